@@ -1,0 +1,87 @@
+"""The `prefixlint` command: a click group whose subcommands are imported only when run.
+
+`prefixlint --version` and `--help` import no tokenizer, template or hub library: the
+pre-commit hook starts this process on every commit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import click
+
+from prefixlint import __version__
+from prefixlint.errors import PrefixlintError
+
+# name -> "module:attribute"; each module keeps its heavy imports inside functions.
+COMMANDS = {
+    "compare": ("prefixlint.commands.compare:compare", "Measure the prefix-cache reuse of requests served in order."),
+}
+
+EXIT_USAGE = 2
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module_name, _, attribute = COMMANDS[name][0].partition(":")
+        return getattr(importlib.import_module(module_name), attribute)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Short help from the table, so that `--help` imports no command module.
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except PrefixlintError as exc:
+            report_error(exc)
+            ctx.exit(EXIT_USAGE)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except KeyboardInterrupt:
+            ctx.exit(130)
+        except Exception as exc:  # an internal error: no traceback unless asked for
+            if os.environ.get("PREFIXLINT_DEBUG"):
+                raise
+            click.echo(
+                f"prefixlint: internal error: {type(exc).__name__}: {exc}\n"
+                "  hint: run again with PREFIXLINT_DEBUG=1 for the traceback, and report it",
+                err=True,
+            )
+            ctx.exit(EXIT_USAGE)
+
+
+def report_error(exc: PrefixlintError) -> None:
+    click.echo(f"prefixlint: error: {exc}", err=True)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="prefixlint", message="%(prog)s %(version)s")
+@click.option(
+    "--color/--no-color", default=None,
+    help="Colour the output (default: when writing to a terminal and NO_COLOR is unset).",
+)
+@click.pass_context
+def cli(ctx: click.Context, color: bool | None) -> None:
+    """Measure how much of each LLM request a serving engine can take from its prefix cache,
+    and lint prompt templates for what destroys that reuse."""
+    if color is None and os.environ.get("NO_COLOR"):
+        color = False
+    ctx.color = color
+
+
+def main() -> None:
+    try:
+        cli.main(prog_name="prefixlint")
+    except BrokenPipeError:  # `prefixlint ... | head`
+        sys.stderr.close()
+        sys.exit(0)

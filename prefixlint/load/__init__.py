@@ -1,0 +1,1 @@
+"""Load: read files as text and turn each template format into one in-memory shape."""

@@ -1,0 +1,60 @@
+"""Read an input file as text, refusing what is not a prompt: too large, binary, not UTF-8."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from prefixlint.errors import PrefixlintError
+
+#: Larger inputs are refused: a prompt of 10 MB is roughly 2.5 million tokens.
+MAX_BYTES = 10 * 1024 * 1024
+STDIN = "-"
+
+
+def decode_text(data: bytes, source: str, *, allow_empty: bool = False) -> str:
+    if b"\x00" in data:
+        line = data[: data.index(b"\x00")].count(b"\n") + 1
+        raise PrefixlintError("binary file (it contains NUL bytes), not a prompt", path=source, line=line)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        head = data[: exc.start]
+        line = head.count(b"\n") + 1
+        column = len(head[head.rfind(b"\n") + 1 :].decode("utf-8", errors="replace")) + 1
+        raise PrefixlintError(
+            f"not valid UTF-8: byte 0x{data[exc.start]:02x} at byte offset {exc.start}",
+            path=source, line=line, column=column,
+            hint="save the file as UTF-8",
+        ) from None
+    text = text.removeprefix("\ufeff")
+    if not text and not allow_empty:
+        raise PrefixlintError("file is empty", path=source)
+    return text
+
+
+def read_text(source: str, *, max_bytes: int = MAX_BYTES, allow_empty: bool = False) -> str:
+    """The text of `source` (a path, or `-` for standard input)."""
+    if source == STDIN:
+        data = sys.stdin.buffer.read(max_bytes + 1)
+    else:
+        path = Path(source)
+        try:
+            size = path.stat().st_size
+            if path.is_dir():
+                raise PrefixlintError("is a directory, not a file", path=source)
+            if size > max_bytes:
+                raise PrefixlintError(
+                    f"file is too large ({size / 1048576:.1f} MiB; the limit is"
+                    f" {max_bytes / 1048576:.0f} MiB)", path=source,
+                )
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise PrefixlintError("no such file", path=source) from None
+        except PermissionError:
+            raise PrefixlintError("permission denied", path=source) from None
+        except IsADirectoryError:
+            raise PrefixlintError("is a directory, not a file", path=source) from None
+    if len(data) > max_bytes:
+        raise PrefixlintError(f"input is larger than {max_bytes / 1048576:.0f} MiB", path=source)
+    return decode_text(data, source, allow_empty=allow_empty)

@@ -1,0 +1,1 @@
+"""Matching: the exact-token shared prefix between requests, and what each engine reuses of it."""

@@ -1,0 +1,114 @@
+"""Exact-token shared prefixes: between two sequences, and against everything cached so far.
+
+`PrefixCache` is a radix tree over token ids, the structure SGLang's RadixCache uses: serving
+N requests costs O(total tokens), not O(N^2) pairwise comparisons.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+
+def shared_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """Number of leading tokens that `a` and `b` have in common."""
+    return _common(a, 0, b, 0, min(len(a), len(b)))
+
+
+def _common(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) -> int:
+    """Length of the common run of a[i:] and b[j:], at most `limit`.
+
+    Compares in slices that double in size, so long equal runs are checked at C speed.
+    """
+    n = 0
+    step = 64
+    while n < limit:
+        k = min(step, limit - n)
+        if a[i + n : i + n + k] == b[j + n : j + n + k]:
+            n += k
+            step *= 2
+            continue
+        # The first difference is in this chunk: halve it until it is found.
+        lo, hi = n, n + k  # a[i:i+lo] == b[j:j+lo], and they differ before hi
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if a[i + lo : i + mid] == b[j + lo : j + mid]:
+                lo = mid
+            else:
+                hi = mid
+        return lo
+    return limit
+
+
+@dataclass
+class _Node:
+    tokens: list[int] = field(default_factory=list)  # the edge label leading into this node
+    children: dict[int, "_Node"] = field(default_factory=dict)
+    owner: int = -1  # the most recent request whose tokens pass through this node
+
+
+@dataclass(frozen=True)
+class Match:
+    """The longest cached run a request starts with, and which cached request it follows."""
+
+    length: int
+    #: Index (order of insertion) of the cached request that shares `length` tokens and, where
+    #: one exists, continues differently: the request to compare against at the divergence.
+    other: int | None
+
+
+class PrefixCache:
+    """Every sequence inserted so far, queryable for the longest prefix a new one shares."""
+
+    def __init__(self) -> None:
+        self._root = _Node()
+        self._count = 0
+
+    def __len__(self) -> int:
+        return self._count
+
+    def longest_match(self, tokens: Sequence[int]) -> Match:
+        node = self._root
+        depth = 0
+        other: int | None = None
+        while depth < len(tokens):
+            child = node.children.get(tokens[depth])
+            if child is None:
+                # Diverges at a node: the most recent child (if any) is the other side.
+                if node.children:
+                    other = max(c.owner for c in node.children.values())
+                return Match(depth, other)
+            other = child.owner
+            run = _common(tokens, depth, child.tokens, 0, min(len(child.tokens), len(tokens) - depth))
+            depth += run
+            if run < len(child.tokens):
+                return Match(depth, other)
+            node = child
+        return Match(depth, other)
+
+    def insert(self, tokens: Sequence[int]) -> int:
+        """Add a sequence; returns its index."""
+        index = self._count
+        self._count += 1
+        node = self._root
+        depth = 0
+        while depth < len(tokens):
+            child = node.children.get(tokens[depth])
+            if child is None:
+                node.children[tokens[depth]] = _Node(list(tokens[depth:]), {}, index)
+                return index
+            run = _common(tokens, depth, child.tokens, 0, min(len(child.tokens), len(tokens) - depth))
+            if run < len(child.tokens):
+                # Split the edge at the divergence point.
+                tail = _Node(child.tokens[run:], child.children, child.owner)
+                child.tokens = child.tokens[:run]
+                child.children = {tail.tokens[0]: tail}
+            child.owner = index
+            depth += run
+            node = child
+        return index
+
+    def match_and_insert(self, tokens: Sequence[int]) -> Match:
+        found = self.longest_match(tokens)
+        self.insert(tokens)
+        return found

@@ -1,0 +1,1 @@
+"""Report: turn measurements and findings into text, JSON and the other output formats."""

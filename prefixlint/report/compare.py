@@ -1,0 +1,102 @@
+"""Output of `prefixlint compare`: a table a person reads, or the JSON shape tools read."""
+
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+from prefixlint.match.profiles import EngineProfile
+from prefixlint.match.serve import Served
+from prefixlint.report.style import paint, pct, tail, visible
+
+
+def to_dict(results: Sequence[Served], tokenizer: str, profile: EngineProfile) -> dict:
+    requests = []
+    for item in results:
+        divergence = None
+        if item.divergence is not None:
+            d = item.divergence
+            divergence = {
+                "token_index": d.token_index,
+                "char_offset": d.char_offset,
+                "other_source": results[d.other_index].request.source,
+                "other_char_offset": d.other_char_offset,
+                "token": d.token,
+                "other_token": d.other_token,
+            }
+        requests.append({
+            "source": item.request.source,
+            "tokens": item.tokens,
+            "shared_prefix_tokens": item.shared_prefix_tokens,
+            "reusable_tokens": item.reusable_tokens,
+            "shared_prefix_ratio": round(item.ratio(item.shared_prefix_tokens), 6),
+            "reusable_ratio": round(item.ratio(item.reusable_tokens), 6),
+            "divergence": divergence,
+        })
+    total = sum(item.tokens for item in results)
+    reusable = sum(item.reusable_tokens for item in results)
+    return {
+        "tokenizer": tokenizer,
+        "engine": {
+            "name": profile.name,
+            "block_size": profile.unit,
+            "whole_blocks_only": profile.whole_units_only,
+            "last_token_recomputed": profile.last_token_recomputed,
+            "min_tokens": profile.min_tokens,
+        },
+        "requests": requests,
+        "totals": {
+            "tokens": total,
+            "shared_prefix_tokens": sum(item.shared_prefix_tokens for item in results),
+            "reusable_tokens": reusable,
+            "reusable_ratio": round(reusable / total, 6) if total else 0.0,
+        },
+    }
+
+
+def to_json(results: Sequence[Served], tokenizer: str, profile: EngineProfile) -> str:
+    return json.dumps(to_dict(results, tokenizer, profile), indent=2, ensure_ascii=False)
+
+
+def _break(item: Served, results: Sequence[Served], color: bool | None) -> list[str]:
+    d = item.divergence
+    if d is None:
+        return []
+    other = results[d.other_index].request
+    before = tail(item.request.text[: d.char_offset])
+    mine = paint(f"[{visible(d.token or '')}]", color, fg="red", bold=True)
+    if d.other_token is None:
+        theirs = paint("(cached request ends here)", color, fg="yellow")
+    else:
+        theirs = paint(f"[{visible(d.other_token)}]", color, fg="yellow", bold=True)
+    pad = " " * len(before)
+    return [
+        f"    diverges at token {d.token_index:,} (char {d.char_offset:,}) from {other.source}"
+        f" (char {d.other_char_offset:,}):",
+        f"      {paint(before, color, fg='green')}{mine}  this request",
+        f"      {pad}{theirs}  {other.source}",
+    ]
+
+
+def to_text(results: Sequence[Served], tokenizer: str, profile: EngineProfile, color: bool | None) -> str:
+    lines = [f"tokenizer {tokenizer} · engine {profile.describe()}", ""]
+    width = max(len(item.request.source) for item in results)
+    for number, item in enumerate(results, 1):
+        if number == 1:
+            note = "  cold: nothing cached yet"
+        elif item.divergence is None and item.shared_prefix_tokens == item.tokens:
+            note = "  whole request cached"
+        else:
+            note = ""
+        lines.append(
+            f"{number:>2}. {item.request.source:<{width}}  {item.tokens:>7,} tokens"
+            f"  shared {item.shared_prefix_tokens:>7,} ({pct(item.shared_prefix_tokens, item.tokens):>6})"
+            f"  reusable {item.reusable_tokens:>7,} ({pct(item.reusable_tokens, item.tokens):>6}){note}"
+        )
+        lines += _break(item, results, color)
+    total = sum(item.tokens for item in results)
+    reusable = sum(item.reusable_tokens for item in results)
+    shared = sum(item.shared_prefix_tokens for item in results)
+    lines += ["", f"{len(results)} requests · {total:,} tokens · shared {shared:,} ({pct(shared, total)})"
+              f" · reusable after rounding {reusable:,} ({pct(reusable, total)})"]
+    return "\n".join(lines)

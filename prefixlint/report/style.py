@@ -1,0 +1,24 @@
+"""Small helpers for human output: percentages, escaped snippets, colour."""
+
+from __future__ import annotations
+
+import click
+
+
+def pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "0.0%"
+
+
+def visible(text: str) -> str:
+    """Show whitespace that matters at a token boundary: newlines and tabs as escapes."""
+    return text.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+
+
+def tail(text: str, width: int = 48) -> str:
+    shown = visible(text)
+    return shown if len(shown) <= width else "…" + shown[-width:]
+
+
+def paint(text: str, color: bool | None, **style) -> str:
+    # click.echo strips these codes again when the output is not a terminal.
+    return click.style(text, **style) if color is not False else text

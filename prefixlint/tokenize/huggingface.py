@@ -1,0 +1,144 @@
+"""Hugging Face tokenizers: a `tokenizer.json`, a directory holding one, or a hub id.
+
+A hub id is resolved through huggingface_hub's own cache (`HF_HOME`, `HF_HUB_CACHE`), so a
+model that was downloaded once is found offline. With `--offline` or `HF_HUB_OFFLINE=1`
+nothing is fetched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+from prefixlint.errors import PrefixlintError
+
+TOKENIZER_FILE = "tokenizer.json"
+CONFIG_FILE = "tokenizer_config.json"
+TEMPLATE_FILE = "chat_template.jinja"
+
+
+def hub_offline(offline: bool) -> bool:
+    value = os.environ.get("HF_HUB_OFFLINE", "")
+    return offline or value.strip().lower() in {"1", "on", "yes", "true"}
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise PrefixlintError(f"cannot read {path.name}: {exc}", path=str(path)) from None
+    if not isinstance(data, dict):
+        raise PrefixlintError("expected a JSON object", path=str(path))
+    return data
+
+
+def _token_content(value: Any) -> str | None:
+    """bos/eos entries are either strings or AddedToken dicts."""
+    if isinstance(value, dict):
+        value = value.get("content")
+    return value if isinstance(value, str) else None
+
+
+class HuggingFaceTokenizer:
+    family = "huggingface"
+
+    def __init__(self, name: str, tokenizer_file: Path, directory: Path | None = None) -> None:
+        from tokenizers import Tokenizer as _Tokenizer
+
+        try:
+            self._tokenizer = _Tokenizer.from_file(str(tokenizer_file))
+        except Exception as exc:  # tokenizers raises plain Exception subclasses from Rust
+            raise PrefixlintError(
+                f"not a Hugging Face tokenizer.json: {exc}", path=str(tokenizer_file)
+            ) from None
+        self.name = name
+        self.path = tokenizer_file
+        self.config: dict[str, Any] = {}
+        self.chat_template: str | None = None
+        if directory is not None:
+            self._read_config(directory)
+
+    def _read_config(self, directory: Path) -> None:
+        config_path = directory / CONFIG_FILE
+        if config_path.is_file():
+            self.config = _read_json(config_path)
+            template = self.config.get("chat_template")
+            if isinstance(template, list):  # named templates: [{"name": "default", "template": ...}]
+                named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
+                template = named.get("default")
+            if isinstance(template, str):
+                self.chat_template = template
+        template_path = directory / TEMPLATE_FILE
+        if template_path.is_file():
+            self.chat_template = template_path.read_text(encoding="utf-8")
+
+    @property
+    def bos_token(self) -> str | None:
+        return _token_content(self.config.get("bos_token"))
+
+    @property
+    def eos_token(self) -> str | None:
+        return _token_content(self.config.get("eos_token"))
+
+    def encode(self, text: str, *, add_special_tokens: bool = False) -> list[int]:
+        return self._tokenizer.encode(text, add_special_tokens=add_special_tokens).ids
+
+    def char_offset(self, text: str, ids: Sequence[int], index: int) -> int:
+        if index <= 0:
+            return 0
+        if index >= len(ids):
+            return len(text)
+        with_specials = len(ids) != len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        encoding = self._tokenizer.encode(text, add_special_tokens=with_specials)
+        return encoding.offsets[index][0]
+
+    def token_text(self, token_id: int) -> str:
+        return self._tokenizer.decode([token_id], skip_special_tokens=False)
+
+    def token_id(self, text: str) -> int | None:
+        return self._tokenizer.token_to_id(text)
+
+
+def from_path(path: Path, display_name: str | None = None) -> HuggingFaceTokenizer:
+    """A tokenizer.json file, or a directory holding one (and tokenizer_config.json)."""
+    if path.is_dir():
+        tokenizer_file = path / TOKENIZER_FILE
+        if not tokenizer_file.is_file():
+            raise PrefixlintError(
+                f"no {TOKENIZER_FILE} in this directory", path=str(path),
+                hint="pass the directory of a Hugging Face model, or the tokenizer.json itself",
+            )
+        return HuggingFaceTokenizer(display_name or str(path), tokenizer_file, path)
+    return HuggingFaceTokenizer(display_name or str(path), path, path.parent)
+
+
+def from_hub(repo_id: str, *, offline: bool, revision: str | None = None) -> HuggingFaceTokenizer:
+    """Resolve a hub id through huggingface_hub's cache (and the network unless offline)."""
+    import huggingface_hub
+    from huggingface_hub import errors as hub_errors
+
+    local_only = hub_offline(offline)
+    fix = (
+        f"download it once with `hf download {repo_id} {TOKENIZER_FILE} {CONFIG_FILE}`"
+        " (or `huggingface-cli download ...`), or pass a path to a tokenizer.json"
+    )
+    try:
+        tokenizer_file = huggingface_hub.hf_hub_download(
+            repo_id, TOKENIZER_FILE, revision=revision, local_files_only=local_only
+        )
+    except hub_errors.LocalEntryNotFoundError:
+        raise PrefixlintError(
+            f"tokenizer {repo_id!r} is not in the Hugging Face cache"
+            + (" and the hub is offline" if local_only else " and could not be downloaded"),
+            hint=fix,
+        ) from None
+    except Exception as exc:  # not found, gated, invalid id, no network: all mean "cannot load"
+        raise PrefixlintError(f"cannot load tokenizer {repo_id!r} from the hub: {exc}", hint=fix) from None
+    for extra in (CONFIG_FILE, TEMPLATE_FILE):
+        try:
+            huggingface_hub.hf_hub_download(repo_id, extra, revision=revision, local_files_only=local_only)
+        except Exception:  # optional files: absent from the cache or from the repository
+            pass
+    return HuggingFaceTokenizer(repo_id, Path(tokenizer_file), Path(tokenizer_file).parent)

@@ -1,0 +1,146 @@
+"""tiktoken encodings (o200k_base, cl100k_base, o200k_harmony), offline from shipped rank files.
+
+tiktoken keeps downloaded rank files in its cache (`TIKTOKEN_CACHE_DIR`, else
+`$TMPDIR/data-gym-cache`) under the sha1 of their URL. A verified file already there is used
+as it is. Otherwise the copy shipped in this package is verified against the sha256 that
+tiktoken expects and written into that cache, and tiktoken then loads it through its own code
+path, so prefixlint never downloads a rank file.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Sequence
+
+from prefixlint.errors import PrefixlintError
+from prefixlint.tokenize.bytelevel import char_offset_from_bytes
+
+_BASE_URL = "https://openaipublic.blob.core.windows.net/encodings/"
+
+
+@dataclass(frozen=True)
+class RankFile:
+    url: str
+    sha256: str
+    shipped: str  # file name under prefixlint/tokenize/data/
+
+
+RANK_FILES = {
+    "o200k_base": RankFile(
+        _BASE_URL + "o200k_base.tiktoken",
+        "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        "o200k_base.tiktoken.gz",
+    ),
+    "cl100k_base": RankFile(
+        _BASE_URL + "cl100k_base.tiktoken",
+        "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+        "cl100k_base.tiktoken.gz",
+    ),
+}
+# Which rank file each supported encoding is built from.
+ENCODING_RANKS = {"o200k_base": "o200k_base", "o200k_harmony": "o200k_base", "cl100k_base": "cl100k_base"}
+
+
+def tiktoken_cache_dir() -> str:
+    """The directory tiktoken reads and writes, decided exactly as `tiktoken.load` does."""
+    if "TIKTOKEN_CACHE_DIR" in os.environ:
+        return os.environ["TIKTOKEN_CACHE_DIR"]
+    if "DATA_GYM_CACHE_DIR" in os.environ:
+        return os.environ["DATA_GYM_CACHE_DIR"]
+    return os.path.join(tempfile.gettempdir(), "data-gym-cache")
+
+
+def cache_path(rank_file: RankFile, cache_dir: str) -> Path:
+    return Path(cache_dir) / hashlib.sha1(rank_file.url.encode()).hexdigest()
+
+
+def _verified(path: Path, sha256: str) -> bool:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() == sha256
+    except OSError:
+        return False
+
+
+def shipped_ranks(rank_file: RankFile) -> bytes:
+    """The rank file shipped in this package, checked against tiktoken's expected sha256."""
+    blob = resources.files("prefixlint.tokenize").joinpath("data", rank_file.shipped).read_bytes()
+    data = gzip.decompress(blob)
+    if hashlib.sha256(data).hexdigest() != rank_file.sha256:
+        raise PrefixlintError(
+            f"the shipped rank file {rank_file.shipped} does not match tiktoken's sha256",
+            hint="reinstall prefixlint: `pip install --force-reinstall prefixlint`",
+        )
+    return data
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def ensure_cached(rank_file: RankFile) -> str:
+    """Make tiktoken's cache hold a verified copy of `rank_file`; return the cache dir to use."""
+    cache_dir = tiktoken_cache_dir()
+    if cache_dir and _verified(cache_path(rank_file, cache_dir), rank_file.sha256):
+        return cache_dir
+    data = shipped_ranks(rank_file)
+    candidates = [cache_dir] if cache_dir else []  # "" means the user turned tiktoken's cache off
+    candidates.append(os.path.join(tempfile.gettempdir(), f"prefixlint-tiktoken-{os.getuid()}"))
+    for directory in candidates:
+        try:
+            _write_atomically(cache_path(rank_file, directory), data)
+            return directory
+        except OSError:
+            continue
+    raise PrefixlintError(
+        f"cannot write the {rank_file.shipped} rank file to a tiktoken cache directory",
+        hint="set TIKTOKEN_CACHE_DIR to a writable directory",
+    )
+
+
+class TiktokenTokenizer:
+    family = "tiktoken"
+    chat_template = None
+
+    def __init__(self, encoding_name: str) -> None:
+        import tiktoken
+
+        rank_file = RANK_FILES[ENCODING_RANKS[encoding_name]]
+        cache_dir = ensure_cached(rank_file)
+        previous = os.environ.get("TIKTOKEN_CACHE_DIR")
+        os.environ["TIKTOKEN_CACHE_DIR"] = cache_dir
+        try:
+            self._encoding = tiktoken.get_encoding(encoding_name)
+        finally:
+            if previous is None:
+                del os.environ["TIKTOKEN_CACHE_DIR"]
+            else:
+                os.environ["TIKTOKEN_CACHE_DIR"] = previous
+        self.name = encoding_name
+        self.eot_token = self._encoding.eot_token
+
+    def encode(self, text: str, *, add_special_tokens: bool = False) -> list[int]:
+        # Servers parse special-token text in a rendered prompt as the special token.
+        return self._encoding.encode(text, allowed_special="all")
+
+    def char_offset(self, text: str, ids: Sequence[int], index: int) -> int:
+        return char_offset_from_bytes(text, len(self._encoding.decode_bytes(list(ids[:index]))))
+
+    def token_text(self, token_id: int) -> str:
+        return self._encoding.decode_single_token_bytes(token_id).decode("utf-8", errors="replace")
+
+    def special_token_id(self, text: str) -> int | None:
+        """The id of a special token given as text, or None."""
+        try:
+            ids = self._encoding.encode(text, allowed_special="all")
+        except ValueError:
+            return None
+        return ids[0] if len(ids) == 1 and text in self._encoding.special_tokens_set else None
