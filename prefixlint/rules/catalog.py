@@ -1,0 +1,50 @@
+"""The rule catalog: one YAML file per rule under rules/, shipped as `prefixlint.catalog`.
+
+Each file holds the rule's code, name, default severity, options, its documentation in four
+parts (what it does, why is this bad, example, use instead) and pass/fail cases for the tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from prefixlint.errors import PrefixlintError
+
+DOC_PARTS = ("what_it_does", "why_is_this_bad", "example", "use_instead")
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: str
+    summary: str
+    docs: dict[str, str]
+    options: dict[str, Any] = field(default_factory=dict)
+    cases: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+
+
+@lru_cache(maxsize=1)
+def load_catalog() -> dict[str, Rule]:
+    import yaml
+
+    rules: dict[str, Rule] = {}
+    folder = resources.files("prefixlint.catalog")
+    for entry in sorted(folder.iterdir(), key=lambda item: item.name):
+        if not entry.name.endswith(".yaml"):
+            continue
+        try:
+            data = yaml.safe_load(entry.read_text(encoding="utf-8"))
+            rule = Rule(
+                code=data["code"], name=data["name"], severity=data["severity"],
+                summary=data["summary"], docs={part: data["docs"][part] for part in DOC_PARTS},
+                options=data.get("options") or {}, cases=data.get("cases") or {}, source=entry.name,
+            )
+        except (yaml.YAMLError, KeyError, TypeError) as exc:
+            raise PrefixlintError(f"malformed rule file: {exc}", path=f"rules/{entry.name}") from None
+        rules[rule.code] = rule
+    return rules
