@@ -43,9 +43,9 @@ _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
 
 def encoding_for(name: str) -> str | None:
     """The tiktoken encoding that `name` (an encoding or an OpenAI model name) stands for."""
-    if name in TIKTOKEN_ENCODINGS:
-        return name
     key = name.lower().removeprefix("openai/")
+    if key in TIKTOKEN_ENCODINGS:
+        return key
     if key in MODEL_ALIASES:
         return MODEL_ALIASES[key]
     if key.startswith(("gpt-", "o1-", "o3-", "o4-", "chatgpt-", "ft:")):
