@@ -125,3 +125,17 @@ def hub_cache(root: Path, repo_id: str, files: dict[str, Path], commit: str = "a
 
 def qwen3_chat_template() -> str:
     return json.loads(real_file("qwen3/tokenizer_config.json").read_text())["chat_template"]
+
+
+def tiktoken_encoding(name: str):
+    """tiktoken's own Encoding, for computing expected ids independently of prefixlint.
+
+    prefixlint's loader is run first: it seeds tiktoken's cache from the shipped rank file, so
+    tiktoken never downloads (it would, on a fresh machine, if asked first).
+    """
+    import tiktoken
+
+    from prefixlint.tokenize import load_tokenizer
+
+    load_tokenizer(name)
+    return tiktoken.get_encoding(name)

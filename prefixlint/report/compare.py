@@ -84,7 +84,9 @@ def _break(item: Served, results: Sequence[Served], color: bool | None) -> list[
             after = ""
         else:
             shown = paint(f"[{visible(token)}]", color, fg=fg, bold=True)
-            after = head(request.text[offset + len(token):], AFTER_WIDTH)
+            rest = request.text[offset:]
+            # (a SentencePiece token may carry a dummy-prefix space that the text does not have)
+            after = head(rest[len(token) if rest.startswith(token) else len(token.lstrip(" ")):], AFTER_WIDTH)
         return (f"      {request.source:>{width}} | {paint(shared, color, fg='green')}{shown}"
                 f"{paint(after, color, dim=True)}")
 
