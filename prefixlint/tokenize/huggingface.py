@@ -135,6 +135,11 @@ def from_path(path: Path, display_name: str | None = None) -> HuggingFaceTokeniz
     return HuggingFaceTokenizer(display_name or str(path), path, path.parent)
 
 
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def from_hub(repo_id: str, *, offline: bool, revision: str | None = None) -> HuggingFaceTokenizer:
     """Resolve a hub id through huggingface_hub's cache (and the network unless offline)."""
     import huggingface_hub
@@ -150,27 +155,40 @@ def from_hub(repo_id: str, *, offline: bool, revision: str | None = None) -> Hug
         " tokenizer.json or to the model's directory"
     )
 
-    def download(filename: str) -> str:
+    def download(filename: str, local_files_only: bool) -> str:
         return huggingface_hub.hf_hub_download(
-            repo_id, filename, revision=revision, cache_dir=cache_dir, local_files_only=local_only
+            repo_id, filename, revision=revision, cache_dir=cache_dir, local_files_only=local_files_only
         )
 
+    # The cache first: a tokenizer downloaded once is used without contacting the hub at all
+    # (fast, and no retries when there is no network). The hub is asked only for a repository
+    # whose tokenizer.json is not cached yet, and never when offline.
+    from_cache = True
     try:
-        tokenizer_file = download(TOKENIZER_FILE)
+        tokenizer_file = download(TOKENIZER_FILE, True)
     except hub_errors.LocalEntryNotFoundError:
-        raise PrefixlintError(
-            f"tokenizer {shown!r} was taken as a Hugging Face hub id, and its {TOKENIZER_FILE} is not in"
-            f" the Hugging Face cache ({cache_dir})"
-            + (" and the hub is offline" if local_only else " and could not be downloaded"),
-            hint=fix,
-        ) from None
-    except Exception as exc:  # not found, gated, invalid id, no network: all mean "cannot load"
-        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise PrefixlintError(f"cannot load tokenizer {shown!r} from the Hugging Face hub: {first_line}",
+        from_cache = False
+        if local_only:
+            raise PrefixlintError(
+                f"tokenizer {shown!r} was taken as a Hugging Face hub id, and its {TOKENIZER_FILE} is not"
+                f" in the Hugging Face cache ({cache_dir}) and the hub is offline",
+                hint=fix,
+            ) from None
+    except Exception as exc:  # an invalid id or revision
+        raise PrefixlintError(f"cannot load tokenizer {shown!r} from the Hugging Face cache: {_first_line(exc)}",
                               hint=fix) from None
+    if not from_cache:
+        try:
+            tokenizer_file = download(TOKENIZER_FILE, False)
+        except Exception as exc:  # not found, gated, no network: all mean "cannot load"
+            raise PrefixlintError(
+                f"tokenizer {shown!r} was taken as a Hugging Face hub id; its {TOKENIZER_FILE} is not in the"
+                f" Hugging Face cache ({cache_dir}) and could not be downloaded: {_first_line(exc)}",
+                hint=fix,
+            ) from None
     for extra in (CONFIG_FILE, TEMPLATE_FILE):
         try:
-            download(extra)
+            download(extra, from_cache or local_only)
         except Exception:  # optional files: absent from the cache or from the repository
             pass
     return HuggingFaceTokenizer(shown, Path(tokenizer_file), Path(tokenizer_file).parent)

@@ -168,3 +168,35 @@ def test_hub_cache_dir_follows_the_environment_in_huggingface_hubs_order(monkeyp
     assert huggingface.hub_cache_dir() == str(tmp_path / "legacy")
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "new"))
     assert huggingface.hub_cache_dir() == str(tmp_path / "new")
+
+
+def test_a_cached_hub_id_is_used_without_contacting_the_hub_even_online(tmp_path, monkeypatch, forget_loaded):
+    from huggingface_hub import file_download
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("the hub was contacted for a cached tokenizer")
+
+    monkeypatch.setattr(file_download, "get_hf_file_metadata", no_network)
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    cache = hub_cache(tmp_path / "hub", "Qwen/Qwen3-8B", {
+        "tokenizer.json": real_file("qwen3/tokenizer.json"),
+        "tokenizer_config.json": real_file("qwen3/tokenizer_config.json"),
+    })
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    tok = load_tokenizer("Qwen/Qwen3-8B")
+    assert tok.chat_template == json.loads(real_file("qwen3/tokenizer_config.json").read_text())["chat_template"]
+
+
+def test_online_without_a_network_the_error_says_it_could_not_download(tmp_path, monkeypatch, forget_loaded):
+    from huggingface_hub import file_download
+    from huggingface_hub.errors import OfflineModeIsEnabled
+
+    def unreachable(*args, **kwargs):
+        raise OfflineModeIsEnabled("no network in this test")
+
+    monkeypatch.setattr(file_download, "get_hf_file_metadata", unreachable)
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    with pytest.raises(PrefixlintError, match="could not be downloaded") as caught:
+        load_tokenizer("acme/not-downloaded")
+    assert "hf download acme/not-downloaded" in caught.value.hint
