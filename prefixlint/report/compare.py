@@ -90,9 +90,10 @@ def _break(item: Served, results: Sequence[Served], color: bool | None) -> list[
         return (f"      {request.source:>{width}} | {paint(shared, color, fg='green')}{shown}"
                 f"{paint(after, color, dim=True)}")
 
+    nothing = " (nothing shared)" if not d.token_index else ""
     return [
-        f"    diverges at token {d.token_index:,}{' (nothing shared)' if not d.token_index else ''}: char {d.char_offset:,} ({_line_col(mine.text, d.char_offset)})"
-        f" here, char {d.other_char_offset:,} in {theirs.source}",
+        f"    diverges at token {d.token_index:,}{nothing}: char {d.char_offset:,}"
+        f" ({_line_col(mine.text, d.char_offset)}) here, char {d.other_char_offset:,} in {theirs.source}",
         side(mine, d.char_offset, d.token, "red"),
         side(theirs, d.other_char_offset, d.other_token, "yellow"),
     ]

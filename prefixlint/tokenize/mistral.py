@@ -24,6 +24,13 @@ def is_sentencepiece_file(path: Path) -> bool:
     return ".model" in path.name and not path.name.endswith(".json")
 
 
+def available() -> bool:
+    """Whether mistral-common is installed (found without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("mistral_common") is not None
+
+
 def shipped_tekken_path() -> Path:
     try:
         import mistral_common

@@ -63,8 +63,11 @@ def _from_path(path: Path, display: str) -> Tokenizer:
     from prefixlint.tokenize import mistral
 
     if path.is_dir():
-        for candidate in sorted(path.glob("tekken*.json")):
-            return mistral.MistralTokenizer(candidate, display)
+        tekken = sorted(path.glob("tekken*.json"))
+        # A Mistral model directory: mistral-common, as vLLM's mistral tokenizer mode does;
+        # without mistral-common installed, its tokenizer.json (when it has one) instead.
+        if tekken and (mistral.available() or not (path / "tokenizer.json").is_file()):
+            return mistral.MistralTokenizer(tekken[-1], display)
     elif mistral.is_tekken_file(path) or mistral.is_sentencepiece_file(path):
         return mistral.MistralTokenizer(path, display)
     from prefixlint.tokenize import huggingface

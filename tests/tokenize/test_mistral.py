@@ -8,7 +8,7 @@ import pytest
 from mistral_common.tokens.tokenizers.sentencepiece import SentencePieceTokenizer
 from mistral_common.tokens.tokenizers.tekken import Tekkenizer
 
-from prefixlint.tokenize import load_tokenizer
+from prefixlint.tokenize import load_tokenizer, mistral, registry
 from tests.realfiles import real_file
 
 TEXT = "Hello wörld 🙂 line\n\nnext\tTab  spaces, 東京"
@@ -89,3 +89,11 @@ def test_sentencepiece_offsets_with_bos_and_multibyte_text():
         prefix = sentencepiece().decode(ids[:index])
         if "\ufffd" not in prefix:
             assert TEXT[:offset].lstrip(" ") == prefix.lstrip(" "), index
+
+
+def test_a_directory_with_tekken_and_tokenizer_json_falls_back_without_mistral_common(tmp_path, monkeypatch):
+    (tmp_path / "tekken.json").write_bytes(real_file("tekken").read_bytes())
+    (tmp_path / "tokenizer.json").write_bytes(real_file("qwen3/tokenizer.json").read_bytes())
+    assert load_tokenizer(str(tmp_path)).family == "mistral"
+    monkeypatch.setattr(mistral, "available", lambda: False)
+    assert registry._from_path(tmp_path, str(tmp_path)).family == "huggingface"
