@@ -189,3 +189,16 @@ def test_a_real_process_prints_the_json():
     assert [r["tokens"] for r in data["requests"]] == [5, 6]
     assert data["requests"][0]["source"] == "<stdin>" and data["requests"][0]["divergence"] is None
     assert data["requests"][1]["divergence"]["token_index"] == 0
+
+
+def test_a_fresh_install_without_network_works_out_of_the_box(tmp_path):
+    """An empty tiktoken cache and every download sent to a closed local port: still works."""
+    env = {k: v for k, v in os.environ.items() if k.upper() not in {"NO_PROXY", "TIKTOKEN_CACHE_DIR",
+                                                                     "DATA_GYM_CACHE_DIR"}}
+    env.update(TIKTOKEN_CACHE_DIR=str(tmp_path / "cache"), HTTPS_PROXY="http://127.0.0.1:9",
+               HTTP_PROXY="http://127.0.0.1:9", HF_HUB_OFFLINE="1")
+    done = subprocess.run([sys.executable, "-m", "prefixlint", "compare", "--text", A, "--text", B],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "5 tokens" in done.stdout and "6 tokens" in done.stdout and "[What's]" in done.stdout
+    assert len(list((tmp_path / "cache").iterdir())) == 1  # o200k_base, seeded from the package
