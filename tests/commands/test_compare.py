@@ -21,8 +21,11 @@ ENC = tiktoken_encoding("o200k_base")
 
 
 def run(*args, input=None, env=None):
-    result = CliRunner().invoke(cli, list(args), input=input, env=env)
-    return result
+    return CliRunner().invoke(cli, list(args), input=input, env=env)
+
+
+def leading_common(a: list[int], b: list[int]) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 def compare_json(*args, input=None):
@@ -60,20 +63,13 @@ def test_files_stdin_and_text_are_served_in_that_order(tmp_path):
     texts = [system + "User: hi", system + "User: howdy", system + "User: hello", system + "User: hey"]
     ids = [ENC.encode(t) for t in texts]
     for number, request in enumerate(data["requests"]):
-        shared = max((sum(1 for _ in _common_run(ids[number], earlier)) for earlier in ids[:number]), default=0)
+        shared = max((leading_common(ids[number], earlier) for earlier in ids[:number]), default=0)
         assert request["tokens"] == len(ids[number])
         assert request["shared_prefix_tokens"] == shared
         assert request["reusable_tokens"] == (min(shared, len(ids[number]) - 1) // 16 * 16 if number else 0)
         assert request["shared_prefix_ratio"] == round(shared / len(ids[number]), 6)
     assert data["requests"][0]["divergence"] is None
     assert data["requests"][1]["divergence"]["char_offset"] == len(system + "User:")
-
-
-def _common_run(a, b):
-    for x, y in zip(a, b):
-        if x != y:
-            return
-        yield x
 
 
 def single_token_words(count: int) -> list[str]:
@@ -122,7 +118,7 @@ def test_human_output_shows_the_shared_part_and_both_tokens():
     lines = result.stdout.splitlines()
     k = next(i for i, line in enumerate(lines) if "diverges at token" in line)
     ia, ib = ENC.encode(base), ENC.encode(base.replace("02.", "03."))
-    index = next(i for i, (x, y) in enumerate(zip(ia, ib)) if x != y)
+    index = leading_common(ia, ib)
     char = len(ENC.decode(ib[:index]))
     assert f"diverges at token {index}: char {char} (line 1, col {char + 1})" in lines[k]
     mine, theirs = ENC.decode([ib[index]]), ENC.decode([ia[index]])
