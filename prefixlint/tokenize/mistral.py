@@ -1,7 +1,8 @@
 """Mistral tokenizers (Tekken and SentencePiece) through mistral-common, an optional extra.
 
-`pip install "prefixlint[mistral]"` (mistral-common with sentencepiece). The names `tekken` and `mistral-tekken` pick the newest
-Tekken file that mistral-common itself ships, so they work offline.
+`pip install "prefixlint[mistral]"` (mistral-common with sentencepiece). The names `tekken`
+and `mistral-tekken` pick the newest Tekken file that mistral-common itself ships, so they
+work offline.
 """
 
 from __future__ import annotations
