@@ -11,9 +11,10 @@ import sys
 
 import pytest
 from click.testing import CliRunner
+from tokenizers import Tokenizer
 
 from prefixlint.cli import cli
-from tests.realfiles import tiktoken_encoding
+from tests.realfiles import model_dir, real_file, tiktoken_encoding
 
 A = "What's your refund policy?"
 B = "What is your refund policy?"
@@ -198,3 +199,15 @@ def test_a_fresh_install_without_network_works_out_of_the_box(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "5 tokens" in done.stdout and "6 tokens" in done.stdout and "[What's]" in done.stdout
     assert len(list((tmp_path / "cache").iterdir())) == 1  # o200k_base, seeded from the package
+
+
+def test_a_hugging_face_tokenizer_through_the_command(tmp_path):
+    directory = model_dir(tmp_path, "llama3/tokenizer.json")
+    direct = Tokenizer.from_file(str(real_file("llama3/tokenizer.json")))
+    data = compare_json("--text", A, "--text", B, "--tokenizer", str(directory))
+    counts = [len(direct.encode(text, add_special_tokens=True).ids) for text in (A, B)]
+    assert data["tokenizer"] == str(directory)
+    assert [r["tokens"] for r in data["requests"]] == counts
+    a, b = (direct.encode(text, add_special_tokens=True).ids for text in (A, B))
+    assert data["requests"][1]["shared_prefix_tokens"] == leading_common(a, b)
+    assert data["requests"][1]["divergence"]["token"] == direct.decode([b[leading_common(a, b)]])

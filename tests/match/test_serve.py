@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.realfiles import tiktoken_encoding
 
 from prefixlint.match.profiles import get_profile
@@ -96,3 +98,25 @@ def test_reusable_tokens_follow_the_engine(o200k):
     for engine, expected in [("vllm", shared // 16 * 16), ("sglang", shared), ("lmcache", 0),
                              ("trtllm", shared), ("openai", 0)]:
         assert served(o200k, a, b, engine=engine)[1].reusable_tokens == expected, engine
+
+
+WORDS = ["You", " are", " a", " helpful", " assistant", ".", "\n", " 🙂", " café", " 東京", "2025", "-", "01", "'s"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(WORDS), max_size=12), min_size=2, max_size=5))
+def test_divergence_points_at_the_first_different_token_and_the_shared_text(o200k, requests):
+    texts = ["".join(words) or "." for words in requests]
+    ids = [ENC.encode(text) for text in texts]
+    for number, result in enumerate(served(o200k, *texts)):
+        shared = max((first_difference(ids[number], earlier) for earlier in ids[:number]), default=0)
+        assert result.shared_prefix_tokens == shared
+        d = result.divergence
+        if d is None:
+            assert number == 0 or shared == len(ids[number])
+            continue
+        assert d.token_index == shared and d.other_index < number
+        assert first_difference(ids[number], ids[d.other_index]) == shared
+        assert texts[number][: d.char_offset] == texts[d.other_index][: d.other_char_offset]
+        consumed = len(ENC.decode_bytes(ids[number][:shared]))
+        assert len(texts[number][: d.char_offset].encode()) <= consumed
