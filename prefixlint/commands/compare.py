@@ -7,6 +7,8 @@ import click
 from prefixlint.commands.options import engine_options, format_option, tokenizer_options
 from prefixlint.errors import PrefixlintError
 
+EXIT_USAGE = 2
+
 
 @click.command()
 @click.argument("files", nargs=-1, metavar="[FILE|-]...")
@@ -28,7 +30,7 @@ def compare(ctx, files, texts, tokenizer, offline, engine, block_size, special_t
       prefixlint compare --text "What's your refund policy?" --text "What is your refund policy?"
       prefixlint compare monday.txt tuesday.txt --engine sglang
     """
-    from prefixlint.load.files import read_text
+    from prefixlint.load.files import STDIN, STDIN_NAME, read_text
     from prefixlint.match.profiles import get_profile
     from prefixlint.match.serve import Request, serve
     from prefixlint.report import compare as report
@@ -36,21 +38,23 @@ def compare(ctx, files, texts, tokenizer, offline, engine, block_size, special_t
 
     if not files and not texts:
         raise click.UsageError("give at least one request: FILE, `-` for standard input, or --text STRING")
-    if list(files).count("-") > 1:
+    if list(files).count(STDIN) > 1:
         raise click.UsageError("standard input (`-`) can be given only once")
     profile = get_profile(engine, block_size)
     sources: list[tuple[str, str]] = []
-    problems: list[PrefixlintError] = []
+    problems = 0
     for name in files:
         try:
-            sources.append((name, read_text(name)))
-        except PrefixlintError as exc:
-            problems.append(exc)
-    sources += [(f"--text #{i}", value) for i, value in enumerate(texts, 1)]
-    if problems:
-        for problem in problems[:-1]:
-            click.echo(f"prefixlint: error: {problem}", err=True)
-        raise problems[-1]
+            sources.append((STDIN_NAME if name == STDIN else name, read_text(name)))
+        except PrefixlintError as exc:  # report it, go on with the other requests, exit 2 at the end
+            click.echo(f"prefixlint: error: {exc}", err=True)
+            problems += 1
+    for number, value in enumerate(texts, 1):
+        if not value:
+            raise click.BadParameter(f"--text #{number} is empty", param_hint="--text")
+        sources.append((f"--text #{number}", value))
+    if not sources:
+        ctx.exit(EXIT_USAGE)
     loaded = load_tokenizer(tokenizer, offline=offline)
     requests = [
         Request(name, text, loaded.encode(text, add_special_tokens=special_tokens)) for name, text in sources
@@ -60,3 +64,6 @@ def compare(ctx, files, texts, tokenizer, offline, engine, block_size, special_t
         click.echo(report.to_json(results, loaded.name, profile))
     else:
         click.echo(report.to_text(results, loaded.name, profile, color=ctx.color), color=ctx.color)
+    if problems:
+        click.echo(f"prefixlint: {problems} of {len(files)} files could not be read (see above)", err=True)
+        ctx.exit(EXIT_USAGE)

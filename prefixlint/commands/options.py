@@ -24,7 +24,7 @@ def tokenizer_options(default: str | None = DEFAULT_TOKENIZER):
 
 def engine_options(function):
     function = click.option(
-        "--block-size", type=int, default=None, metavar="N",
+        "--block-size", type=click.IntRange(min=1), default=None, metavar="N",
         help="Override the engine's cache block (page, chunk) size in tokens.",
     )(function)
     return click.option(

@@ -10,6 +10,7 @@ from prefixlint.errors import PrefixlintError
 #: Larger inputs are refused: a prompt of 10 MB is roughly 2.5 million tokens.
 MAX_BYTES = 10 * 1024 * 1024
 STDIN = "-"
+STDIN_NAME = "<stdin>"  # how standard input is named in diagnostics
 
 
 def decode_text(data: bytes, source: str, *, allow_empty: bool = False) -> str:
@@ -36,6 +37,7 @@ def decode_text(data: bytes, source: str, *, allow_empty: bool = False) -> str:
 def read_text(source: str, *, max_bytes: int = MAX_BYTES, allow_empty: bool = False) -> str:
     """The text of `source` (a path, or `-` for standard input)."""
     if source == STDIN:
+        source = STDIN_NAME
         data = sys.stdin.buffer.read(max_bytes + 1)
     else:
         path = Path(source)

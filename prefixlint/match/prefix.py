@@ -44,7 +44,9 @@ def _common(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) -> i
 class _Node:
     tokens: list[int] = field(default_factory=list)  # the edge label leading into this node
     children: dict[int, "_Node"] = field(default_factory=dict)
-    owner: int = -1  # the most recent request whose tokens pass through this node
+    owner: int = -1  # the most recent request whose tokens reach the end of this edge
+    #: The most recent request that goes on past this node (into any child), or -1.
+    onward: int = -1
 
 
 @dataclass(frozen=True)
@@ -68,41 +70,49 @@ class PrefixCache:
         return self._count
 
     def longest_match(self, tokens: Sequence[int]) -> Match:
+        """The longest prefix of `tokens` that some cached sequence starts with.
+
+        `other` is the most recent cached sequence that shares those tokens and goes on with a
+        different token; where every such sequence ends there, the most recent of them; None
+        when nothing is cached.
+        """
+        if not self._count:
+            return Match(0, None)
         node = self._root
         depth = 0
-        other: int | None = None
         while depth < len(tokens):
             child = node.children.get(tokens[depth])
             if child is None:
-                # Diverges at a node: the most recent child (if any) is the other side.
-                if node.children:
-                    other = max(c.owner for c in node.children.values())
-                return Match(depth, other)
-            other = child.owner
+                break
             run = _common(tokens, depth, child.tokens, 0, min(len(child.tokens), len(tokens) - depth))
             depth += run
             if run < len(child.tokens):
-                return Match(depth, other)
+                # Stops inside an edge: everything through this edge goes on differently.
+                return Match(depth, child.owner)
             node = child
-        return Match(depth, other)
+        # Stops at a node: prefer a sequence that goes on past it over one that ends here.
+        return Match(depth, node.onward if node.onward >= 0 else node.owner)
 
     def insert(self, tokens: Sequence[int]) -> int:
         """Add a sequence; returns its index."""
         index = self._count
         self._count += 1
         node = self._root
+        node.owner = index
         depth = 0
         while depth < len(tokens):
+            node.onward = index
             child = node.children.get(tokens[depth])
             if child is None:
                 node.children[tokens[depth]] = _Node(list(tokens[depth:]), {}, index)
                 return index
             run = _common(tokens, depth, child.tokens, 0, min(len(child.tokens), len(tokens) - depth))
             if run < len(child.tokens):
-                # Split the edge at the divergence point.
-                tail = _Node(child.tokens[run:], child.children, child.owner)
+                # Split the edge where this sequence leaves it (or ends inside it).
+                tail = _Node(child.tokens[run:], child.children, child.owner, child.onward)
                 child.tokens = child.tokens[:run]
                 child.children = {tail.tokens[0]: tail}
+                child.onward = tail.owner
             child.owner = index
             depth += run
             node = child

@@ -21,6 +21,7 @@ class EngineProfile:
     min_tokens: int
     increment: int
     power_of_two: bool
+    block_size_option: bool
     verified: bool
     source: str
     notes: str
@@ -47,10 +48,17 @@ class EngineProfile:
     def with_block_size(self, block_size: int | None) -> "EngineProfile":
         if block_size is None:
             return self
+        if not self.block_size_option:
+            raise PrefixlintError(
+                f"--block-size does not apply to {self.name}: it has no cache block to set",
+                hint=f"drop --block-size; {self.name} is modelled as {self.describe()}",
+            )
         if block_size < 1:
             raise PrefixlintError(f"--block-size must be at least 1, not {block_size}")
         if self.power_of_two and block_size & (block_size - 1):
-            raise PrefixlintError(f"{self.name} needs a power-of-two block size, not {block_size}")
+            raise PrefixlintError(
+                f"--block-size: {self.name} needs a power-of-two block size (tokens_per_block), not {block_size}"
+            )
         return replace(self, unit=block_size)
 
     def describe(self) -> str:

@@ -27,7 +27,8 @@ class Divergence:
     other_index: int
     other_char_offset: int
     #: The two tokens at `token_index`, as text; `other_token` is None where the cached
-    #: request simply ended there (this request extends it).
+    #: request simply ended there (this request extends it). A token that is only part of a
+    #: character's bytes (an emoji split in two) is shown as the character(s) it falls in.
     token: str | None
     other_token: str | None
 
@@ -47,6 +48,14 @@ class Served:
         return count / self.tokens if self.tokens else 0.0
 
 
+def _shown(tokenizer: Tokenizer, request: Request, index: int, start: int) -> str:
+    piece = tokenizer.token_text(request.ids[index])
+    if "\ufffd" not in piece or "\ufffd" in request.text:
+        return piece
+    end = tokenizer.char_offset(request.text, request.ids, index + 1)
+    return request.text[start:max(end, start + 1)]
+
+
 def serve(requests: Sequence[Request], tokenizer: Tokenizer, profile: EngineProfile) -> list[Served]:
     cache = PrefixCache()
     results: list[Served] = []
@@ -56,13 +65,15 @@ def serve(requests: Sequence[Request], tokenizer: Tokenizer, profile: EngineProf
         divergence = None
         if found.other is not None and shared < len(request.ids):
             other = requests[found.other]
+            char_offset = tokenizer.char_offset(request.text, request.ids, shared)
+            other_char_offset = tokenizer.char_offset(other.text, other.ids, shared)
             divergence = Divergence(
                 token_index=shared,
-                char_offset=tokenizer.char_offset(request.text, request.ids, shared),
+                char_offset=char_offset,
                 other_index=found.other,
-                other_char_offset=tokenizer.char_offset(other.text, other.ids, shared),
-                token=tokenizer.token_text(request.ids[shared]),
-                other_token=tokenizer.token_text(other.ids[shared]) if shared < len(other.ids) else None,
+                other_char_offset=other_char_offset,
+                token=_shown(tokenizer, request, shared, char_offset),
+                other_token=_shown(tokenizer, other, shared, other_char_offset) if shared < len(other.ids) else None,
             )
         results.append(
             Served(request, shared, profile.reusable_tokens(shared, len(request.ids)), divergence)

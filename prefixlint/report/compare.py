@@ -7,7 +7,10 @@ from typing import Sequence
 
 from prefixlint.match.profiles import EngineProfile
 from prefixlint.match.serve import Served
-from prefixlint.report.style import paint, pct, tail, visible
+from prefixlint.report.style import head, paint, pct, tail, visible
+
+SHARED_WIDTH = 40  # characters of shared text shown before a break
+AFTER_WIDTH = 24  # characters shown after each side's first differing token
 
 
 def to_dict(results: Sequence[Served], tokenizer: str, profile: EngineProfile) -> dict:
@@ -43,6 +46,8 @@ def to_dict(results: Sequence[Served], tokenizer: str, profile: EngineProfile) -
             "whole_blocks_only": profile.whole_units_only,
             "last_token_recomputed": profile.last_token_recomputed,
             "min_tokens": profile.min_tokens,
+            "increment": profile.increment,
+            "verified": profile.verified,
         },
         "requests": requests,
         "totals": {
@@ -58,24 +63,44 @@ def to_json(results: Sequence[Served], tokenizer: str, profile: EngineProfile) -
     return json.dumps(to_dict(results, tokenizer, profile), indent=2, ensure_ascii=False)
 
 
+def _line_col(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return f"line {line}, col {column}"
+
+
 def _break(item: Served, results: Sequence[Served], color: bool | None) -> list[str]:
+    """The break at a glance: the end of the shared text, then each side's first own token."""
     d = item.divergence
     if d is None:
         return []
-    other = results[d.other_index].request
-    before = tail(item.request.text[: d.char_offset])
-    mine = paint(f"[{visible(d.token or '')}]", color, fg="red", bold=True)
-    if d.other_token is None:
-        theirs = paint("(cached request ends here)", color, fg="yellow")
-    else:
-        theirs = paint(f"[{visible(d.other_token)}]", color, fg="yellow", bold=True)
-    pad = " " * len(before)
+    mine, theirs = item.request, results[d.other_index].request
+    shared = tail(mine.text[: d.char_offset], SHARED_WIDTH)
+    width = max(len(mine.source), len(theirs.source))
+
+    def side(request, offset: int, token: str | None, fg: str) -> str:
+        if token is None:
+            shown = paint("[end of request]", color, fg=fg)
+            after = ""
+        else:
+            shown = paint(f"[{visible(token)}]", color, fg=fg, bold=True)
+            rest = request.text[offset:]
+            # (a SentencePiece token may carry a dummy-prefix space that the text does not have)
+            after = head(rest[len(token) if rest.startswith(token) else len(token.lstrip(" ")):], AFTER_WIDTH)
+        return (f"      {request.source:>{width}} | {paint(shared, color, fg='green')}{shown}"
+                f"{paint(after, color, dim=True)}")
+
+    nothing = " (nothing shared)" if not d.token_index else ""
     return [
-        f"    diverges at token {d.token_index:,} (char {d.char_offset:,}) from {other.source}"
-        f" (char {d.other_char_offset:,}):",
-        f"      {paint(before, color, fg='green')}{mine}  this request",
-        f"      {pad}{theirs}  {other.source}",
+        f"    diverges at token {d.token_index:,}{nothing}: char {d.char_offset:,}"
+        f" ({_line_col(mine.text, d.char_offset)}) here, char {d.other_char_offset:,} in {theirs.source}",
+        side(mine, d.char_offset, d.token, "red"),
+        side(theirs, d.other_char_offset, d.other_token, "yellow"),
     ]
+
+
+def _tokens(count: int) -> str:
+    return f"{count:,} token" + ("" if count == 1 else "s")
 
 
 def to_text(results: Sequence[Served], tokenizer: str, profile: EngineProfile, color: bool | None) -> str:
@@ -89,7 +114,7 @@ def to_text(results: Sequence[Served], tokenizer: str, profile: EngineProfile, c
         else:
             note = ""
         lines.append(
-            f"{number:>2}. {item.request.source:<{width}}  {item.tokens:>7,} tokens"
+            f"{number:>2}. {item.request.source:<{width}}  {_tokens(item.tokens):>14}"
             f"  shared {item.shared_prefix_tokens:>7,} ({pct(item.shared_prefix_tokens, item.tokens):>6})"
             f"  reusable {item.reusable_tokens:>7,} ({pct(item.reusable_tokens, item.tokens):>6}){note}"
         )
@@ -97,6 +122,7 @@ def to_text(results: Sequence[Served], tokenizer: str, profile: EngineProfile, c
     total = sum(item.tokens for item in results)
     reusable = sum(item.reusable_tokens for item in results)
     shared = sum(item.shared_prefix_tokens for item in results)
-    lines += ["", f"{len(results)} requests · {total:,} tokens · shared {shared:,} ({pct(shared, total)})"
+    lines += ["", f"{len(results)} request{'s' if len(results) != 1 else ''} · {_tokens(total)}"
+              f" · shared {shared:,} ({pct(shared, total)})"
               f" · reusable after rounding {reusable:,} ({pct(reusable, total)})"]
     return "\n".join(lines)

@@ -19,6 +19,11 @@ def tail(text: str, width: int = 48) -> str:
     return shown if len(shown) <= width else "…" + shown[-width:]
 
 
+def head(text: str, width: int = 24) -> str:
+    shown = visible(text)
+    return shown if len(shown) <= width else shown[:width] + "…"
+
+
 def paint(text: str, color: bool | None, **style) -> str:
     # click.echo strips these codes again when the output is not a terminal.
     return click.style(text, **style) if color is not False else text

@@ -20,8 +20,29 @@ TEMPLATE_FILE = "chat_template.jinja"
 
 
 def hub_offline(offline: bool) -> bool:
-    value = os.environ.get("HF_HUB_OFFLINE", "")
+    """True when the hub must not be contacted: `--offline`, HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE."""
+    value = os.environ.get("HF_HUB_OFFLINE") or os.environ.get("TRANSFORMERS_OFFLINE") or ""
     return offline or value.strip().lower() in {"1", "on", "yes", "true"}
+
+
+def hub_cache_dir() -> str:
+    """huggingface_hub's cache directory, read from the environment now.
+
+    huggingface_hub computes `constants.HF_HUB_CACHE` once, when it is first imported, and
+    `hf_hub_download(cache_dir=None)` uses that value; resolving it here at call time (same
+    variables, same order) means a change of HF_HUB_CACHE or HF_HOME is always seen.
+    """
+    def expand(value: str) -> str:
+        return os.path.expandvars(os.path.expanduser(value))
+
+    if os.environ.get("HF_HUB_CACHE"):
+        return expand(os.environ["HF_HUB_CACHE"])
+    if os.environ.get("HUGGINGFACE_HUB_CACHE"):
+        return expand(os.environ["HUGGINGFACE_HUB_CACHE"])
+    home = os.environ.get("HF_HOME") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "huggingface"
+    )
+    return os.path.join(expand(home), "hub")
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -114,31 +135,60 @@ def from_path(path: Path, display_name: str | None = None) -> HuggingFaceTokeniz
     return HuggingFaceTokenizer(display_name or str(path), path, path.parent)
 
 
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def from_hub(repo_id: str, *, offline: bool, revision: str | None = None) -> HuggingFaceTokenizer:
     """Resolve a hub id through huggingface_hub's cache (and the network unless offline)."""
     import huggingface_hub
     from huggingface_hub import errors as hub_errors
 
     local_only = hub_offline(offline)
+    cache_dir = hub_cache_dir()
+    shown = f"{repo_id}@{revision}" if revision else repo_id
     fix = (
-        f"download it once with `hf download {repo_id} {TOKENIZER_FILE} {CONFIG_FILE}`"
-        " (or `huggingface-cli download ...`), or pass a path to a tokenizer.json"
+        f"download it once with `hf download {repo_id} {TOKENIZER_FILE} {CONFIG_FILE}"
+        + (f" --revision {revision}" if revision else "")
+        + "` (older huggingface_hub: `huggingface-cli download ...`), or pass a path to a"
+        " tokenizer.json or to the model's directory"
     )
-    try:
-        tokenizer_file = huggingface_hub.hf_hub_download(
-            repo_id, TOKENIZER_FILE, revision=revision, local_files_only=local_only
+
+    def download(filename: str, local_files_only: bool) -> str:
+        return huggingface_hub.hf_hub_download(
+            repo_id, filename, revision=revision, cache_dir=cache_dir, local_files_only=local_files_only
         )
+
+    # The cache first: a tokenizer downloaded once is used without contacting the hub at all
+    # (fast, and no retries when there is no network). The hub is asked only for a repository
+    # whose tokenizer.json is not cached yet, and never when offline.
+    from_cache = True
+    try:
+        tokenizer_file = download(TOKENIZER_FILE, True)
     except hub_errors.LocalEntryNotFoundError:
-        raise PrefixlintError(
-            f"tokenizer {repo_id!r} is not in the Hugging Face cache"
-            + (" and the hub is offline" if local_only else " and could not be downloaded"),
-            hint=fix,
-        ) from None
-    except Exception as exc:  # not found, gated, invalid id, no network: all mean "cannot load"
-        raise PrefixlintError(f"cannot load tokenizer {repo_id!r} from the hub: {exc}", hint=fix) from None
+        from_cache = False
+        if local_only:
+            raise PrefixlintError(
+                f"tokenizer {shown!r} was taken as a Hugging Face hub id, and its {TOKENIZER_FILE} is not"
+                f" in the Hugging Face cache ({cache_dir}) and the hub is offline",
+                hint=fix,
+            ) from None
+    except Exception as exc:  # an invalid id or revision
+        raise PrefixlintError(f"cannot load tokenizer {shown!r} from the Hugging Face cache: {_first_line(exc)}",
+                              hint=fix) from None
+    if not from_cache:
+        try:
+            tokenizer_file = download(TOKENIZER_FILE, False)
+        except Exception as exc:  # not found, gated, no network: all mean "cannot load"
+            raise PrefixlintError(
+                f"tokenizer {shown!r} was taken as a Hugging Face hub id; its {TOKENIZER_FILE} is not in the"
+                f" Hugging Face cache ({cache_dir}) and could not be downloaded: {_first_line(exc)}",
+                hint=fix,
+            ) from None
     for extra in (CONFIG_FILE, TEMPLATE_FILE):
         try:
-            huggingface_hub.hf_hub_download(repo_id, extra, revision=revision, local_files_only=local_only)
+            download(extra, from_cache or local_only)
         except Exception:  # optional files: absent from the cache or from the repository
             pass
-    return HuggingFaceTokenizer(repo_id, Path(tokenizer_file), Path(tokenizer_file).parent)
+    return HuggingFaceTokenizer(shown, Path(tokenizer_file), Path(tokenizer_file).parent)

@@ -1,7 +1,8 @@
 """Mistral tokenizers (Tekken and SentencePiece) through mistral-common, an optional extra.
 
-`pip install "prefixlint[mistral]"`. The names `tekken` and `mistral-tekken` pick the newest
-Tekken file that mistral-common itself ships, so they work offline.
+`pip install "prefixlint[mistral]"` (mistral-common with sentencepiece). The names `tekken`
+and `mistral-tekken` pick the newest Tekken file that mistral-common itself ships, so they
+work offline.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from prefixlint.errors import PrefixlintError
 from prefixlint.tokenize.bytelevel import char_offset_from_bytes
 
 SHIPPED_TEKKEN = "tekken_240911.json"
-INSTALL_HINT = 'install the extra: pip install "prefixlint[mistral]"'
+INSTALL_HINT = 'install the extra: pip install "prefixlint[mistral]" (mistral-common and sentencepiece)'
 
 
 def is_tekken_file(path: Path) -> bool:
@@ -22,6 +23,13 @@ def is_tekken_file(path: Path) -> bool:
 
 def is_sentencepiece_file(path: Path) -> bool:
     return ".model" in path.name and not path.name.endswith(".json")
+
+
+def available() -> bool:
+    """Whether mistral-common is installed (found without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("mistral_common") is not None
 
 
 def shipped_tekken_path() -> Path:
@@ -43,6 +51,7 @@ class MistralTokenizer:
 
                 self._tokenizer = Tekkenizer.from_file(str(path))
             else:
+                import sentencepiece  # noqa: F401  (mistral-common's optional dependency)
                 from mistral_common.tokens.tokenizers.sentencepiece import SentencePieceTokenizer
 
                 self._tokenizer = SentencePieceTokenizer(str(path))
@@ -52,24 +61,60 @@ class MistralTokenizer:
             raise PrefixlintError(f"not a Mistral tokenizer file: {exc}", path=str(path)) from None
         self.name = name or str(path)
         self.path = path
+        #: The SentencePiece processor for offsets and pieces (None for Tekken).
+        self._pieces = None
+        if not is_tekken_file(path):
+            import sentencepiece
+
+            self._pieces = sentencepiece.SentencePieceProcessor(model_file=str(path))
 
     def encode(self, text: str, *, add_special_tokens: bool = False) -> list[int]:
         return list(self._tokenizer.encode(text, bos=add_special_tokens, eos=False))
 
-    def _piece_bytes(self, token_id: int) -> bytes:
-        piece = getattr(self._tokenizer, "id_to_byte_piece", None)
-        if piece is not None:
-            try:
-                return piece(token_id)
-            except Exception:
-                return b""
-        text = self._tokenizer.id_to_piece(token_id).replace("\u2581", " ")
-        return text.encode("utf-8")
-
     def char_offset(self, text: str, ids: Sequence[int], index: int) -> int:
-        bos = getattr(self._tokenizer, "bos_id", None)
-        count = sum(len(self._piece_bytes(i)) for i in ids[:index] if i != bos)
+        if index <= 0:
+            return 0
+        if index >= len(ids):
+            return len(text)
+        bos = self._tokenizer.bos_id
+        if self._pieces is not None:
+            return self._sentencepiece_offset(text, ids, index, bos)
+        count = sum(len(self._tekken_bytes(i)) for i in ids[:index] if i != bos)
         return min(char_offset_from_bytes(text, count), len(text))
 
+    def _sentencepiece_offset(self, text: str, ids: Sequence[int], index: int, bos: int) -> int:
+        # SentencePiece pieces do not add up to the text: the first word gets a dummy-prefix
+        # '\u2581' that is not in the text, and byte-fallback pieces are spelled `<0x0A>`.
+        # The processor itself knows where each piece starts in the input.
+        position = index - (1 if ids and ids[0] == bos else 0)
+        if position <= 0:
+            return 0
+        try:  # sentencepiece >= 0.2.1: character offsets
+            starts = [begin for begin, _ in self._pieces.encode(text, return_type="offset_mapping")["offsets"]]
+        except (TypeError, ValueError):  # 0.2.0: byte offsets in an immutable proto
+            pieces = self._pieces.encode(text, out_type="immutable_proto").pieces
+            starts = [char_offset_from_bytes(text, piece.begin) for piece in pieces]
+        return starts[position] if position < len(starts) else len(text)
+
+    def _tekken_bytes(self, token_id: int) -> bytes:
+        try:
+            return self._tokenizer.id_to_byte_piece(token_id)
+        except Exception:  # an id outside the vocabulary
+            return b""
+
     def token_text(self, token_id: int) -> str:
-        return self._piece_bytes(token_id).decode("utf-8", errors="replace")
+        if self._pieces is None:
+            from mistral_common.tokens.tokenizers.base import SpecialTokenPolicy
+
+            try:
+                piece = self._tokenizer.id_to_byte_piece(token_id, SpecialTokenPolicy.KEEP)
+            except Exception:
+                return "\ufffd"
+            return piece.decode("utf-8", errors="replace")
+        sp = self._pieces
+        piece = sp.id_to_piece(token_id)
+        if sp.is_byte(token_id):  # byte fallback: <0x0A> is the byte 0x0a
+            return bytes([int(piece[3:-1], 16)]).decode("utf-8", errors="replace")
+        if sp.is_control(token_id) or sp.is_unknown(token_id):
+            return piece
+        return piece.replace("\u2581", " ")

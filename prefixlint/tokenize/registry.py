@@ -43,9 +43,9 @@ _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
 
 def encoding_for(name: str) -> str | None:
     """The tiktoken encoding that `name` (an encoding or an OpenAI model name) stands for."""
-    if name in TIKTOKEN_ENCODINGS:
-        return name
     key = name.lower().removeprefix("openai/")
+    if key in TIKTOKEN_ENCODINGS:
+        return key
     if key in MODEL_ALIASES:
         return MODEL_ALIASES[key]
     if key.startswith(("gpt-", "o1-", "o3-", "o4-", "chatgpt-", "ft:")):
@@ -63,8 +63,11 @@ def _from_path(path: Path, display: str) -> Tokenizer:
     from prefixlint.tokenize import mistral
 
     if path.is_dir():
-        for candidate in sorted(path.glob("tekken*.json")):
-            return mistral.MistralTokenizer(candidate, display)
+        tekken = sorted(path.glob("tekken*.json"))
+        # A Mistral model directory: mistral-common, as vLLM's mistral tokenizer mode does;
+        # without mistral-common installed, its tokenizer.json (when it has one) instead.
+        if tekken and (mistral.available() or not (path / "tokenizer.json").is_file()):
+            return mistral.MistralTokenizer(tekken[-1], display)
     elif mistral.is_tekken_file(path) or mistral.is_sentencepiece_file(path):
         return mistral.MistralTokenizer(path, display)
     from prefixlint.tokenize import huggingface
