@@ -12,7 +12,12 @@ from typing import Sequence
 
 def shared_prefix(a: Sequence[int], b: Sequence[int]) -> int:
     """Number of leading tokens that `a` and `b` have in common."""
-    return _common(a, 0, b, 0, min(len(a), len(b)))
+    return _common(_as_list(a), 0, _as_list(b), 0, min(len(a), len(b)))
+
+
+def _as_list(tokens: Sequence[int]) -> list[int]:
+    # Slices are compared with ==, and a tuple slice never equals a list slice: one type only.
+    return tokens if type(tokens) is list else list(tokens)
 
 
 def _common(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) -> int:
@@ -78,6 +83,7 @@ class PrefixCache:
         """
         if not self._count:
             return Match(0, None)
+        tokens = _as_list(tokens)
         node = self._root
         depth = 0
         while depth < len(tokens):
@@ -95,6 +101,7 @@ class PrefixCache:
 
     def insert(self, tokens: Sequence[int]) -> int:
         """Add a sequence; returns its index."""
+        tokens = _as_list(tokens)
         index = self._count
         self._count += 1
         node = self._root

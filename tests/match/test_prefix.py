@@ -82,3 +82,13 @@ def test_other_prefers_the_request_that_goes_on_differently():
     assert cache.longest_match([1, 2, 3, 4, 5]) == Match(4, 0)  # 0 ends there: nothing goes on
     assert cache.longest_match([7]) == Match(0, 2)
     assert PrefixCache().longest_match([1]) == Match(0, None)
+
+
+def test_tuples_and_lists_match_each_other():
+    # A tuple slice never equals a list slice: the cache must not care which one it is given.
+    cache = PrefixCache()
+    cache.insert((1, 2, 3, 4))
+    cache.insert([1, 2, 3, 5])
+    assert cache.longest_match((1, 2, 3, 4, 9)).length == 4
+    assert cache.longest_match([1, 2, 9]).length == 2
+    assert shared_prefix((1, 2, 3), [1, 2, 4]) == 2
