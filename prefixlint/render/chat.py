@@ -201,14 +201,16 @@ def generated_reply(
         messages[: index + 1], tokenizer=tokenizer, chat_template=template, tools=tools,
         add_generation_prompt=False, now=now,
     )
-    reasoning = prep.reasoning_of(reply)
+    # Reasoning counts only for templates that know reasoning: a model whose template never
+    # mentions it does not write a `<think>` block.
+    reasoning = prep.reasoning_of(reply) if _knows_reasoning(template) else None
     exact = full.text.startswith(prompt.text)
     if exact and reasoning and reasoning.strip() not in full.text[len(prompt.text):]:
         exact = False  # the template never shows this reasoning, yet the model wrote it
     if exact:
         region = full.text[len(prompt.text):]
     else:
-        region = _rebuilt_reply(reply, prompt.text) + _probe_end_of_turn(tokenizer, template, now)
+        region = _rebuilt_reply(reply, reasoning, prompt.text) + _probe_end_of_turn(tokenizer, template, now)
     marker = end_of_turn(tokenizer, region)
     if marker is None:
         body, eot = region, None
@@ -218,9 +220,15 @@ def generated_reply(
     return GeneratedReply(body + (eot or ""), tuple(ids), eot, exact)
 
 
-def _rebuilt_reply(reply: Mapping[str, Any], prompt_text: str) -> str:
+def _knows_reasoning(template: ChatTemplate) -> bool:
+    source = template.source or ""
+    # Qwen3 and DeepSeek-R1 split `</think>` off the content; others read the reasoning field.
+    words = ("split('</think>')", 'split("</think>")', "reasoning_content", ".thinking", "['thinking']")
+    return any(word in source for word in words)
+
+
+def _rebuilt_reply(reply: Mapping[str, Any], reasoning: str | None, prompt_text: str) -> str:
     content = prep.flatten_content(reply.get("content")) or ""
-    reasoning = prep.reasoning_of(reply)
     if not reasoning:
         return content
     opened = "" if prompt_text.endswith("<think>\n") else "<think>\n"
