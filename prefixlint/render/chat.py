@@ -65,10 +65,11 @@ class RenderedChat:
         return tokenizer.encode(self.text, add_special_tokens=False)
 
     def message_at(self, char_offset: int) -> int | None:
-        """The message whose rendered block holds `char_offset`: its text, or the template's
-        markup between the previous located message and it. None after the last message."""
+        """The message whose rendered block holds `char_offset`: its text (up to and including
+        the character right after it), or the template's markup between the previous located
+        message and it. None after the last message."""
         for index, span in enumerate(self.spans):
-            if span is not None and char_offset < span[1]:
+            if span is not None and char_offset <= span[1]:
                 return index
         return None
 
