@@ -274,3 +274,65 @@ def test_help_imports_no_template_library():
             " if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_requests_as_sent_show_the_application_editing_history(tmp_path, qwen3):
+    """Two requests as an application sent them: the second rewrote the first user message."""
+    sent = """\
+        requests:
+          - messages:
+              - {role: user, content: "Summarize the report, please."}
+            response: {role: assistant, content: "It says sales grew."}
+          - messages:
+              - {role: user, content: "Summarize the report."}
+              - {role: assistant, content: "It says sales grew."}
+              - {role: user, content: "By how much?"}
+        """
+    report = run_json(tmp_path, sent, "--tokenizer", str(real_file("qwen3/tokenizer.json")),
+                      "--chat-template", str(real_file("template/qwen2.5")))
+    system = "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n"
+    t1 = system + "<|im_start|>user\nSummarize the report, please.<|im_end|>\n<|im_start|>assistant\n"
+    t2 = (system + "<|im_start|>user\nSummarize the report.<|im_end|>\n<|im_start|>assistant\n"
+          "It says sales grew.<|im_end|>\n<|im_start|>user\nBy how much?<|im_end|>\n<|im_start|>assistant\n")
+    cached = qwen3.encode(t1) + qwen3.encode("It says sales grew.") + [qwen3.token_id("<|im_end|>")]
+    shared = shared_prefix(cached, qwen3.encode(t2))
+    second = report["turns"][1]
+    assert (second["shared_prefix_tokens"], second["cause_kind"]) == (shared, "application-changed-message")
+    assert second["cause_message_index"] == 0
+    assert second["cause_char_offset"] == t2.index("Summarize")
+    assert "the application changed an earlier message (user)" in second["cause"]
+
+
+JSON_SCHEMA = {
+    "type": "object",
+    "required": ["tokenizer", "engine", "turns"],
+    "properties": {
+        "tokenizer": {"type": "string"},
+        "engine": {"type": "object", "required": ["name", "block_size"]},
+        "turns": {"type": "array", "items": {
+            "type": "object",
+            "required": ["turn", "prompt_tokens", "shared_prefix_tokens", "reusable_tokens", "divergence", "cause"],
+            "properties": {
+                "turn": {"type": "integer", "minimum": 1},
+                "prompt_tokens": {"type": "integer"},
+                "shared_prefix_tokens": {"type": "integer"},
+                "reusable_tokens": {"type": "integer"},
+                "divergence": {"oneOf": [{"type": "null"}, {
+                    "type": "object", "required": ["message_index", "char_offset", "token_index"],
+                    "properties": {"message_index": {"type": ["integer", "null"]},
+                                   "char_offset": {"type": "integer"}, "token_index": {"type": "integer"}},
+                }]},
+                "cause": {"type": ["string", "null"]},
+            },
+        }},
+    },
+}
+
+
+def test_json_keeps_the_contract_of_the_issue(tmp_path, qwen3_dir):
+    import jsonschema
+
+    report = run_json(tmp_path, QWEN3_CHAT, "--tokenizer", qwen3_dir, "--engine", "sglang")
+    jsonschema.validate(report, JSON_SCHEMA)
+    assert report["engine"]["name"] == "sglang"
+    assert [t["turn"] for t in report["turns"]] == [1, 2]
