@@ -72,7 +72,7 @@ def to_text(path: str, tokenizer: str, profile: EngineProfile, template: ChatTem
     cached = "prompts and generated replies" if generated else "prompts only (--no-generated)"
     lines = [
         f"{path} · tokenizer {tokenizer} · engine {profile.describe()}",
-        f"chat format: {template.format} ({template.origin}) · the cache holds {cached}",
+        f"chat template: {template.origin} · the cache holds {cached}",
     ]
     if template.note:
         lines.append(paint(f"note: {template.note}", color, fg="yellow"))

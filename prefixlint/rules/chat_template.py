@@ -70,7 +70,7 @@ class HistoryRewrite:
     cached_tokens: int
 
 
-def _diff(a: str, b: str) -> tuple[int, str, str]:
+def changed_words(a: str, b: str) -> tuple[int, str, str]:
     """First differing offset, and the differing runs widened to whole words (`02 Jan 2025`)."""
     start = len(common_text(a, b))
     end = 0
@@ -129,7 +129,7 @@ def detect_date_injection(
     second = render_chat(messages, tokenizer=tokenizer, chat_template=template, tools=tools, now=later)
     if first.text == second.text:
         return None
-    offset, text, other = _diff(first.text, second.text)
+    offset, text, other = changed_words(first.text, second.text)
     ids = first.ids(tokenizer)
     stable = shared_prefix(ids, second.ids(tokenizer))
     output_line = template_line_at(template, messages, tools, True, tokenizer, now, offset)

@@ -19,7 +19,7 @@ from prefixlint.render.chat import render_chat
 from prefixlint.render.templates import ChatTemplate
 from prefixlint.render.turns import RenderedTurn
 from prefixlint.report.style import visible
-from prefixlint.rules.chat_template import common_text, rewrite_reason, template_line_at
+from prefixlint.rules.chat_template import changed_words, common_text, rewrite_reason, template_line_at
 
 BOUNDARY = "token-boundary"
 APPLICATION = "application-changed-message"
@@ -89,9 +89,9 @@ def explain(previous: RenderedTurn, current: RenderedTurn, reuse: TurnReuse, tok
                             tools=current.request.tools, now=previous.now)
         if len(common_text(cached_text, again.text)) > common:
             line = (current.prompt.clock_lines or (None,))[0]
-            return Cause(DATE, f"{who} injects a changing date: {visible(cached_text[common:common + 12])!r}"
-                         f" became {visible(text[common:common + 12])!r} {_where(message_index, common, line)}",
-                         message_index, common, line)
+            _, before, after = changed_words(again.text, text)
+            return Cause(DATE, f"{who} injects a changing date: '{visible(before)}' became '{visible(after)}'"
+                         f" {_where(message_index, common, line)}", message_index, common, line)
     reason = rewrite_reason(cached_text, text, common, current.messages, message_index, previous.reply)
     line = template_line_at(template, current.messages, current.request.tools, True, tokenizer, current.now, common)
     return Cause(HISTORY, f"{who} rewrote history: it {reason} {_where(message_index, common, line)}",
