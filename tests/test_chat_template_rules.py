@@ -71,7 +71,7 @@ def test_pfx102_pass(case):
 
 @pytest.mark.parametrize("case", cases("PFX102", "fail"))
 def test_pfx102_fail(case):
-    kwargs = {"messages": case["messages"]} if "messages" in case else {}
+    kwargs = {key: case[key] for key in ("messages", "tools") if key in case}
     found = detect_history_rewrite(tokenizer_for(case["tokenizer"]), template_for(case), **kwargs)
     assert found is not None
     expect = case["expect"]

@@ -160,7 +160,7 @@ def detect_history_rewrite(
     if shared == len(cached_ids) or offset >= len(cached_text):
         return None  # kept intact (a lost token at a boundary is not the template's doing)
     message_index = following.message_at(offset)
-    reason = rewrite_reason(cached_text, following.text, offset, messages, message_index, reply)
+    reason = rewrite_reason(cached_text, following.text, offset, messages, message_index, reply, tools)
     line = template_line_at(template, messages, tools, True, tokenizer, now, offset)
     cached_line = None
     if reply.exact:
@@ -173,7 +173,7 @@ def detect_history_rewrite(
 
 def rewrite_reason(
     cached_text: str, new_text: str, offset: int, messages: Sequence[Mapping[str, Any]],
-    message_index: int | None, reply: GeneratedReply | None,
+    message_index: int | None, reply: GeneratedReply | None, tools=None,
 ) -> str:
     """What the template changed at `offset` once an earlier reply became history (a verb phrase)."""
     message = messages[message_index] if message_index is not None else {}
@@ -181,6 +181,8 @@ def rewrite_reason(
     ahead = cached_text[offset:]
     if reasoning and reasoning[:40] in ahead and reasoning[:40] not in new_text[offset:]:
         return "drops the reasoning of earlier replies"
+    if _tool_block_moved(ahead, new_text[offset:], tools):
+        return "moves the tool definitions (they follow the last user message)"
     end = reply.end_of_turn if reply is not None else None
     if end is None and ahead.startswith("<|return|>"):
         end = "<|return|>"
@@ -188,6 +190,20 @@ def rewrite_reason(
         shown = _common_marker(new_text[offset:])
         return f"ends earlier replies with {shown!r} where the model generated {end!r}"
     return "renders an earlier message differently once it is history"
+
+
+def _tool_block_moved(cached_ahead: str, new_ahead: str, tools, window: int = 400) -> bool:
+    """The cached text goes on with the tool definitions where the new text does not: the
+    template writes them at a place that moves with the conversation (Mistral's
+    `[AVAILABLE_TOOLS]` before the last user message)."""
+    for tool in tools or ():
+        function = tool.get("function") or {}
+        for mark in (function.get("description"), function.get("name")):
+            position = cached_ahead[:window].find(mark) if isinstance(mark, str) and mark else -1
+            if position >= 0:
+                later = new_ahead.find(mark)
+                return later < 0 or later > position
+    return False
 
 
 def _common_marker(text: str) -> str:

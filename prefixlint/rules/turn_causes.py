@@ -92,7 +92,8 @@ def explain(previous: RenderedTurn, current: RenderedTurn, reuse: TurnReuse, tok
             _, before, after = changed_words(again.text, text)
             return Cause(DATE, f"{who} injects a changing date: '{visible(before)}' became '{visible(after)}'"
                          f" {_where(message_index, common, line)}", message_index, common, line)
-    reason = rewrite_reason(cached_text, text, common, current.messages, message_index, previous.reply)
+    reason = rewrite_reason(cached_text, text, common, current.messages, message_index, previous.reply,
+                            current.request.tools)
     line = template_line_at(template, current.messages, current.request.tools, True, tokenizer, current.now, common)
     return Cause(HISTORY, f"{who} rewrote history: it {reason} {_where(message_index, common, line)}",
                  message_index, common, line)
