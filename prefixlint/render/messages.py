@@ -13,8 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
-ROLES = ("system", "developer", "user", "assistant", "tool")
-REASONING_KEYS = ("reasoning_content", "reasoning", "thinking")
+from prefixlint.load.transcript import REASONING_KEYS, ROLES  # noqa: F401 (ROLES re-exported)
 
 
 def flatten_content(content: Any) -> str | None:

@@ -82,6 +82,8 @@ def to_text(path: str, tokenizer: str, profile: EngineProfile, template: ChatTem
             note = "cold: nothing cached yet"
         elif cause is not None:
             note = paint(f"{reuse.lost_tokens:,} lost: {cause.text}", color, fg="red")
+        elif reuse.shared_prefix_tokens < reuse.previous_cached_tokens:
+            note = "the request is shorter than what the previous turn cached, and inside it"
         else:
             note = "reuses all the previous turn cached"
         lines.append(
