@@ -336,3 +336,24 @@ def test_json_keeps_the_contract_of_the_issue(tmp_path, qwen3_dir):
     jsonschema.validate(report, JSON_SCHEMA)
     assert report["engine"]["name"] == "sglang"
     assert [t["turn"] for t in report["turns"]] == [1, 2]
+
+
+def test_a_hub_id_brings_its_chat_template_from_the_cache_offline(tmp_path, monkeypatch, qwen3):
+    from tests.realfiles import hub_cache
+
+    cache = hub_cache(tmp_path / "hub", "Qwen/Qwen3-8B", {
+        "tokenizer.json": real_file("qwen3/tokenizer.json"),
+        "tokenizer_config.json": real_file("qwen3/tokenizer_config.json"),
+    })
+    import huggingface_hub.constants
+
+    # huggingface_hub reads HF_HUB_CACHE when it is imported (transformers may have done so).
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(cache))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    report = run_json(tmp_path, QWEN3_CHAT, "--tokenizer", "Qwen/Qwen3-8B", "--offline")
+    assert report["chat_template"].endswith("tokenizer_config.json (chat_template)")
+    assert report["turns"][1]["cause_kind"] == "template-rewrites-history"
+    t1 = ("<|im_start|>system\nYou are terse.<|im_end|>\n<|im_start|>user\nCapital of France?<|im_end|>\n"
+          "<|im_start|>assistant\n")
+    assert report["turns"][0]["prompt_tokens"] == len(qwen3.encode(t1))
