@@ -2,7 +2,8 @@
 
 In the order vLLM itself decides:
 1. `--chat-template PATH` (a `.jinja` file, or a `tokenizer_config.json` holding `chat_template`);
-2. the gpt-oss encoding (`o200k_harmony`): the harmony format, rendered by `openai-harmony`;
+2. gpt-oss (the `o200k_harmony` encoding, or a Hugging Face tokenizer named `...gpt-oss...`):
+   the harmony format, rendered by `openai-harmony`, as vLLM does for that model type;
 3. the template the tokenizer's files carry (`chat_template.jinja` or `tokenizer_config.json`);
 4. the OpenAI encodings (`o200k_base`, `cl100k_base`), whose chat markup is not public: a
    ChatML-style approximation (`<|im_start|>role<|im_sep|>content<|im_end|>`), said so in output.
@@ -95,7 +96,7 @@ def resolve_chat_template(tokenizer, chat_template: ChatTemplate | str | None = 
         return chat_template
     if isinstance(chat_template, str):
         return ChatTemplate(JINJA, chat_template, "chat template given")
-    if tokenizer.family == "tiktoken" and tokenizer.name == "o200k_harmony":
+    if uses_harmony(tokenizer):
         return ChatTemplate(HARMONY, None, "harmony format (openai-harmony)")
     if getattr(tokenizer, "chat_template", None):
         return ChatTemplate(JINJA, tokenizer.chat_template, _tokenizer_template_origin(tokenizer))
@@ -106,6 +107,13 @@ def resolve_chat_template(tokenizer, chat_template: ChatTemplate | str | None = 
         hint="pass --chat-template PATH (a .jinja file or the model's tokenizer_config.json),"
         " or a tokenizer directory or hub id whose files include one",
     )
+
+
+def uses_harmony(tokenizer) -> bool:
+    """gpt-oss: vLLM renders it with openai-harmony, whatever Jinja template its files carry."""
+    if tokenizer.family == "tiktoken":
+        return tokenizer.name == "o200k_harmony"
+    return "gpt-oss" in tokenizer.name.lower()
 
 
 def _tokenizer_template_origin(tokenizer) -> str:
