@@ -58,8 +58,25 @@ class ChatTemplate:
 
     format: str  # jinja | harmony | chatml-approximation
     source: str | None
-    origin: str  # a path, "tokenizer_config.json of NAME", "harmony (openai-harmony)", ...
+    origin: str  # a path, "PATH (chat_template)" for a JSON config, or a description
     note: str | None = None
+    #: The file the template was read from (a .jinja file or a tokenizer_config.json), if any.
+    path: str | None = None
+
+    def file_location(self, template_line: int | None) -> tuple[str, int | None]:
+        """Where a template line is in the file it came from: the same line of a .jinja file;
+        in a tokenizer_config.json, the line of its `"chat_template"` key (the template is one
+        JSON string there)."""
+        if self.path is None:
+            return self.origin, None
+        if not self.path.lower().endswith(".json"):
+            return self.path, template_line
+        try:
+            text = Path(self.path).read_text(encoding="utf-8")
+        except OSError:
+            return self.path, None
+        index = text.find('"chat_template"')
+        return self.path, text.count("\n", 0, index) + 1 if index >= 0 else None
 
 
 def read_chat_template(path: str) -> ChatTemplate:
@@ -68,7 +85,7 @@ def read_chat_template(path: str) -> ChatTemplate:
 
     text = read_text(path)
     if Path(path).suffix.lower() != ".json":
-        return ChatTemplate(JINJA, text, path)
+        return ChatTemplate(JINJA, text, path, path=path)
     try:
         config = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -79,7 +96,7 @@ def read_chat_template(path: str) -> ChatTemplate:
             "no `chat_template` in this JSON file", path=path,
             hint="pass a .jinja file, or the model's tokenizer_config.json",
         )
-    return ChatTemplate(JINJA, template, f"{path} (chat_template)")
+    return ChatTemplate(JINJA, template, f"{path} (chat_template)", path=path)
 
 
 def template_from_config(config: dict[str, Any]) -> str | None:
@@ -99,7 +116,8 @@ def resolve_chat_template(tokenizer, chat_template: ChatTemplate | str | None = 
     if uses_harmony(tokenizer):
         return ChatTemplate(HARMONY, None, "harmony format (openai-harmony)")
     if getattr(tokenizer, "chat_template", None):
-        return ChatTemplate(JINJA, tokenizer.chat_template, _tokenizer_template_origin(tokenizer))
+        origin, path = _tokenizer_template_origin(tokenizer)
+        return ChatTemplate(JINJA, tokenizer.chat_template, origin, path=path)
     if tokenizer.family == "tiktoken":
         return ChatTemplate(CHATML, CHATML_TEMPLATE, "ChatML-style approximation", CHATML_NOTE)
     raise PrefixlintError(
@@ -116,11 +134,12 @@ def uses_harmony(tokenizer) -> bool:
     return "gpt-oss" in tokenizer.name.lower()
 
 
-def _tokenizer_template_origin(tokenizer) -> str:
+def _tokenizer_template_origin(tokenizer) -> tuple[str, str | None]:
     path = getattr(tokenizer, "path", None)
     if path is not None:
         folder = Path(path).parent
         if (folder / "chat_template.jinja").is_file():
-            return str(folder / "chat_template.jinja")
-        return f"{folder / 'tokenizer_config.json'} (chat_template)"
-    return f"chat template of {tokenizer.name}"
+            return str(folder / "chat_template.jinja"), str(folder / "chat_template.jinja")
+        config = folder / "tokenizer_config.json"
+        return f"{config} (chat_template)", str(config)
+    return f"chat template of {tokenizer.name}", None
