@@ -18,6 +18,7 @@ from prefixlint.errors import PrefixlintError
 # name -> "module:attribute"; each module keeps its heavy imports inside functions.
 COMMANDS = {
     "compare": ("prefixlint.commands.compare:compare", "Measure the prefix-cache reuse of requests served in order."),
+    "transcript": ("prefixlint.commands.transcript:transcript", "Show turn by turn how much of a chat the server reuses, and why not more."),
 }
 
 EXIT_USAGE = 2
