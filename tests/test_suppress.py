@@ -85,11 +85,11 @@ def test_text_that_is_not_a_directive_is_ignored(text):
 ])
 def test_a_malformed_code_list_is_an_error_at_the_code(text, bad, column):
     with pytest.raises(PrefixlintError) as caught:
-        Suppressions.parse(text)
+        Suppressions.parse(text, "prompts/x.yaml")
     line = text.count("\n", 0, text.index(bad)) + 1
     line_start = text.rfind("\n", 0, text.index(bad, text.index("prefixlint"))) + 1
     assert column == text.index(bad, text.index("prefixlint")) - line_start + 1
-    assert (caught.value.line, caught.value.column) == (line, column)
+    assert (caught.value.path, caught.value.line, caught.value.column) == ("prompts/x.yaml", line, column)
     assert caught.value.message == f"malformed suppression comment: {bad!r} is not a rule code"
 
 

@@ -62,7 +62,7 @@ class Suppressions:
     directives: tuple[Directive, ...] = ()
 
     @classmethod
-    def parse(cls, source_text: str) -> "Suppressions":
+    def parse(cls, source_text: str, path: str | None = None) -> "Suppressions":
         """Every directive in the text; a malformed code list is a PrefixlintError at its line."""
         directives = []
         for match in DIRECTIVE.finditer(source_text):
@@ -78,7 +78,7 @@ class Suppressions:
                 if not CODE.fullmatch(item.group()):
                     raise PrefixlintError(
                         f"malformed suppression comment: {item.group()!r} is not a rule code",
-                        line=line, column=column + item.start() + match.start("codes") - start,
+                        path=path, line=line, column=column + item.start() + match.start("codes") - start,
                         hint="write codes like PFX001, separated by commas; put a reason after ' -- '",
                     )
                 codes.append(item.group())
