@@ -3,7 +3,7 @@
     samples/support_bot.yaml:9:19: PFX001 {{ now }} (a timestamp, changes every request) ends ...
     samples/support_bot.yaml: 1,934 tokens · reusable now 0.8% · after the fixes 97.6%
 
-Errors go to the same stream as `path:line: error: message`. `--statistics` adds a count per code.
+Files with errors are left out (the command prints those on stderr) but counted at the end. `--statistics` adds a count per code.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ _COLORS = {"error": "red", "warning": "yellow", "info": "blue"}
 def format_text(results: Sequence[FileResult], *, color: bool | None = None, statistics: bool = False) -> str:
     lines: list[str] = []
     for result in results:
-        if result.error is not None:
-            lines.append(f"{paint('error', color, fg='red', bold=True)}: {result.error}")
+        if result.error is not None:  # the command prints errors on stderr
             continue
         for f in result.findings:
             code = paint(f.code, color, fg=_COLORS.get(f.severity, "white"), bold=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.report.results import FileResult
@@ -22,35 +22,24 @@ class Settings:
     tokenizer: str = "o200k_base"
     engine: str = "vllm"
     block_size: int | None = None
-    select: tuple[str, ...] | None = None  # code prefixes; None: every rule
-    ignore: tuple[str, ...] = ()
+    #: Whether a rule code is reported (`Config.is_enabled`: select/ignore); None: every rule.
+    enabled: Callable[[str], bool] | None = None
     min_stable_tokens: int = 16
     extend_volatile: Any = None
     offline: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def selected(code: str, select: Sequence[str] | None, ignore: Sequence[str]) -> bool:
-    """ruff-style: a code is on when some --select prefix matches it, and off when an --ignore
-    prefix matches it at least as specifically."""
-    chosen = [p for p in (select if select is not None else ("",)) if code.startswith(p)]
-    if not chosen:
-        return False
-    dropped = [p for p in ignore if code.startswith(p)]
-    return not dropped or max(map(len, dropped)) < max(map(len, chosen))
-
-
-def check_file(path: str, settings: Settings,
-               postprocess: Callable[[str, str, list[Finding]], list[Finding]] | None = None) -> FileResult:
+def check_file(path: str, settings: Settings) -> FileResult:
     try:
-        return _check(path, settings, postprocess)
+        return _check(path, settings)
     except PrefixlintError as exc:
         return FileResult(path, error=exc.located(path))
     except RecursionError:
         return FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))
 
 
-def _check(path: str, settings: Settings, postprocess) -> FileResult:
+def _check(path: str, settings: Settings) -> FileResult:
     from prefixlint.load.registry import load_template
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
@@ -58,9 +47,11 @@ def _check(path: str, settings: Settings, postprocess) -> FileResult:
     from prefixlint.rules.checks import Measured, check_function
     from prefixlint.rules.classify import builtin_catalog, load_catalog_extension
     from prefixlint.rules.measure import Measurer
+    from prefixlint.rules.suppress import Suppressions
     from prefixlint.tokenize import load_tokenizer
 
     template = load_template(path)
+    suppressions = Suppressions.parse(template.source, path)
     profile = get_profile(template.engine or settings.engine, settings.block_size)
     compiled = compile_template(template)
     if template.declares_variables:
@@ -75,11 +66,12 @@ def _check(path: str, settings: Settings, postprocess) -> FileResult:
     data = Measured(path, template.is_chat, profile, catalog, settings.min_stable_tokens, measured, overall,
                     {m.volatility.name for m in flagged})
     findings: list[Finding] = []
+    enabled = settings.enabled or (lambda code: True)
     for rule in load_catalog().values():
-        if selected(rule.code, settings.select, settings.ignore):
+        if rule.check and enabled(rule.code):  # PFX000 comes from the suppressions, not a check
             findings += check_function(rule)(rule, data)
-    if postprocess is not None:
-        findings = postprocess(path, template.source, findings)
+    kept, unused = suppressions.apply(findings, path, enabled=settings.enabled)
+    findings = kept + unused
     findings.sort(key=Finding.sort_key)
     return FileResult(
         path, overall.tokens, overall.reusable_tokens, overall.fixed_reusable_tokens, tuple(findings),
@@ -117,7 +109,7 @@ def _first_word(source: str, name: str) -> tuple[int | None, int | None]:
     return None, None
 
 
-def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings], postprocess=None) -> list[FileResult]:
+def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings]) -> list[FileResult]:
     results = []
     for path in paths:
         try:
@@ -125,5 +117,5 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings], p
         except PrefixlintError as exc:
             results.append(FileResult(path, error=exc.located(path)))
             continue
-        results.append(check_file(path, settings, postprocess))
+        results.append(check_file(path, settings))
     return results
