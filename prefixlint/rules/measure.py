@@ -132,15 +132,30 @@ class Measurer:
         stable_after = self._stable_tokens_after(base, span_end)
         measured = self.compare(base, varied, moved if stable_after >= self.min_stable_tokens else set())
         merged_text, merged_token, unmerged = "", "", measured.shared_prefix_tokens
-        if span and measured.shared_prefix_tokens < len(base.ids):
-            token_start = self.tokenizer.char_offset(base.text, base.ids, measured.shared_prefix_tokens)
-            span_start = base.starts[message] + span.start
-            if token_start < span_start <= at:
-                merged_text = base.text[token_start:span_start]
-                merged_token = self.tokenizer.token_text(base.ids[measured.shared_prefix_tokens])
-                unmerged = len(self.encode(base.text[:span_start]))
+        if span is not None:
+            merged_text, merged_token = self._merge_at(base, varied, message, measured.shared_prefix_tokens)
+            if merged_text:
+                unmerged = len(self.encode(base.text[: base.starts[message] + span.start]))
         return VolatileMeasurement(volatility, placeholder, frozenset(moved), measured, stable_after,
                                    merged_text, merged_token, unmerged)
+
+    def _merge_at(self, base: Request, varied: Request, message: int, shared: int) -> tuple[str, str]:
+        """(stable text, token) when the first differing token of either request starts inside
+        the stable text before the changed substitution: the boundary token merged with the value."""
+        for request, other in ((base, varied), (varied, base)):
+            if shared >= len(request.ids):
+                continue
+            changed = changed_placeholders(request.messages, other.messages)
+            token_start = self.tokenizer.char_offset(request.text, request.ids, shared)
+            token = self.tokenizer.token_text(request.ids[shared])
+            starts = [request.starts[message] + s.start for s in request.messages[message].spans
+                      if s.placeholder in changed and request.starts[message] + s.start > token_start]
+            if not starts:
+                continue
+            span_start = min(starts)
+            if span_start < token_start + len(token):
+                return request.text[token_start:span_start], token
+        return "", ""
 
     def _first(self, placeholders: set[int]) -> Placeholder:
         return min((self.compiled.placeholders[i] for i in placeholders), key=lambda p: p.offset)
