@@ -128,7 +128,8 @@ def stable_prefix_below_minimum(rule: Rule, data: Measured) -> Iterator[Finding]
         name=rule.name, severity=rule.severity, message=message, variable=first.volatility.name,
         tokens=overall.tokens, shared_prefix_tokens=overall.shared_prefix_tokens,
         reusable_tokens=overall.reusable_tokens, fixed_reusable_tokens=overall.fixed_reusable_tokens,
-        extra={"minimum_tokens": minimum, "fixed_shared_prefix_tokens": overall.fixed_shared_prefix_tokens},
+        extra={"placeholder": first.placeholder.text, "minimum_tokens": minimum,
+               "fixed_shared_prefix_tokens": overall.fixed_shared_prefix_tokens},
     )
 
 
