@@ -55,7 +55,9 @@ class Config:
     def merge_cli(self, **flags: Any) -> "Config":
         """A copy where every flag that is not None replaces the file's value.
 
-        `select`/`ignore` take a comma-separated string or a sequence of codes.
+        `select`/`ignore` take a comma-separated string or a sequence of codes. An empty
+        `select`, `ignore` or `exclude` (what click gives for a `multiple=True` option that was
+        not used) counts as not given.
         """
         known = {item.name for item in fields(self)}
         unknown = sorted(set(flags) - known)
@@ -63,7 +65,7 @@ class Config:
             raise TypeError(f"Config.merge_cli got unknown flags: {', '.join(unknown)}")
         changes: dict[str, Any] = {}
         for name, value in flags.items():
-            if value is None:
+            if value is None or (name in ("select", "ignore", "exclude") and not value):
                 continue
             if name in ("select", "ignore"):
                 try:
@@ -74,6 +76,19 @@ class Config:
                 value = tuple(value)
             changes[name] = value
         return replace(self, **changes)
+
+    def is_excluded(self, path: Path) -> bool:
+        """Whether `exclude` matches `path`, relative to `exclude_root` (else the working directory).
+
+        A directory walk applies the `exclude` of one configuration; the check command applies
+        each walked file's own configuration with this, so a nested file's `exclude` counts too.
+        """
+        if not self.exclude:
+            return False
+        root = self.exclude_root or Path.cwd()
+        absolute = Path(os.path.abspath(path))
+        relative = absolute.relative_to(root) if absolute.is_relative_to(root) else Path(path)
+        return _exclude_spec(self.exclude).match_file(relative.as_posix())
 
     def is_enabled(self, code: str) -> bool:
         """Whether findings with `code` are reported, with ruff's select/ignore semantics.
@@ -86,6 +101,13 @@ class Config:
         selected = _specificity(code, self.select if self.select is not None else ("PFX",))
         ignored = _specificity(code, self.ignore)
         return selected >= 0 and selected > ignored
+
+
+@lru_cache(maxsize=64)
+def _exclude_spec(patterns: tuple[str, ...]) -> Any:
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
 def _specificity(code: str, selectors: tuple[str, ...]) -> int:

@@ -166,10 +166,10 @@ def test_a_broken_file_is_read_once_and_reported_for_every_path(repo):
     assert config_module._read_config_file_cached.cache_info().misses == 1
 
 
-def test_importing_the_module_does_not_import_yaml():
-    code = "import sys, prefixlint.config; print('yaml' in sys.modules)"
+def test_importing_the_module_does_not_import_yaml_or_pathspec():
+    code = "import sys, prefixlint.config; print('yaml' in sys.modules, 'pathspec' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "False False"
 
 
 # --- what a file may hold -------------------------------------------------------------------
@@ -334,6 +334,8 @@ def test_merge_cli_lets_flags_that_are_given_win(repo):
     assert merged == Config(tokenizer="o200k_base", engine="vllm", block_size=64,
                             select=("PFX001", "PFX002"), ignore=("PFX007",), source=source)
     assert merged.merge_cli(ignore=["PFX1"], exclude=["a/"]).ignore == ("PFX1",)
+    # click gives () for a multiple=True option that was not used: that is "not given".
+    assert merged.merge_cli(select=(), ignore=(), exclude=()) == merged
 
 
 def test_merge_cli_rejects_bad_codes_and_unknown_flags():
@@ -375,3 +377,17 @@ def test_is_enabled_follows_the_longest_matching_prefix(select, ignore, enabled)
     codes = ["PFX000", "PFX001", "PFX003", "PFX007", "PFX101"]
     config = Config(select=select, ignore=ignore)
     assert {code for code in codes if config.is_enabled(code)} == enabled
+
+
+def test_is_excluded_matches_relative_to_the_configuration_file(repo, monkeypatch):
+    source = write(repo / "prompts" / ".prefixlint.yaml", 'exclude: ["/legacy/", "*.generated.yaml"]\n')
+    config = load_config(repo / "prompts" / "a.yaml")
+    assert config.exclude_root == repo / "prompts"
+    monkeypatch.chdir(repo)
+    assert [config.is_excluded(Path(name)) for name in (
+        "prompts/legacy/old.yaml", "prompts/sub/legacy/kept.yaml", "prompts/sub/x.generated.yaml",
+        "prompts/a.yaml",
+    )] == [True, False, True, False]
+    assert config.is_excluded(repo / "prompts" / "legacy" / "deep" / "b.md") is True
+    assert Config().is_excluded(Path("anything.yaml")) is False
+    assert source.exists()

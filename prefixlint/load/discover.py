@@ -36,11 +36,12 @@ SKIPPED_DIRECTORIES = frozenset({".git", "node_modules", ".venv", "venv", "__pyc
 #: File names (case-insensitive globs) that match DEFAULT_PATTERNS but are project files, not
 #: prompts: linting them costs time, and a README that shows Jinja syntax would fail the run.
 NOT_TEMPLATES: tuple[str, ...] = (
-    "readme*", "changelog*", "changes*", "history*", "news*", "license*", "licence*", "copying*",
-    "notice*", "authors*", "contributors*", "contributing*", "code_of_conduct*", "security*",
-    "support.md", "requirements*.txt", "constraints*.txt", "cmakelists.txt", "robots.txt",
+    "readme", "readme.*", "changelog", "changelog.*", "license", "license.*", "licence", "licence.*",
+    "copying", "copying.*", "notice", "notice.*", "authors", "authors.*", "contributors",
+    "contributors.*", "contributing", "contributing.*", "code_of_conduct.*", "security.md",
+    "requirements*.txt", "constraints*.txt", "cmakelists.txt", "robots.txt",
     "docker-compose*.y*ml", "compose.y*ml", "mkdocs.y*ml", "pnpm-lock.yaml", "pnpm-workspace.yaml",
-    "environment.y*ml", "codecov.y*ml", "pubspec.yaml", "action.y*ml", "chart.yaml",
+    "codecov.y*ml", "pubspec.yaml", "environment.y*ml",
 )
 STDIN = "-"
 
