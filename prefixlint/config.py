@@ -20,7 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from prefixlint.config_files import CODE_HINT, ConfigValueError, read_toml, read_yaml, selectors
+from prefixlint.config_files import read_toml, read_yaml
+from prefixlint.config_keys import CODE_HINT, ConfigValueError, selectors
 from prefixlint.errors import PrefixlintError
 
 #: The names looked for in each directory, highest precedence first.

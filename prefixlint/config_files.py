@@ -1,8 +1,5 @@
 """Read one configuration file (TOML or YAML) into validated Config fields, with locations.
 
-The keys, their types and their validators (`KEYS`) live here too, so `config.py` holds only
-the Config dataclass and which file applies to which path.
-
 YAML problems point at the node (line and column, from PyYAML's marks); tomllib keeps no
 positions, so TOML problems name the key and the line where the key is written.
 """
@@ -10,12 +7,10 @@ positions, so TOML problems name the key and the line where the key is written.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any
 
+from prefixlint.config_keys import KEYS, ConfigValueError, check_value, normalize_key, unknown_key_message
 from prefixlint.errors import PrefixlintError
-
-#: A rule code (`PFX001`) or a prefix of one (`PFX`, `PFX0`, `PFX00`), as select/ignore take them.
-CODE_SELECTOR = re.compile(r"PFX\d{0,3}")
 
 _HINT = "see docs/configuration.md for the keys and their types"
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)|\s*\(at end of document\)")
@@ -149,100 +144,3 @@ def _at(node: Any, source: str, message: str, hint: str | None = None) -> Prefix
     mark = node.start_mark
     return PrefixlintError(message, path=source, line=mark.line + 1, column=mark.column + 1, hint=hint)
 
-
-# --- validation shared by the TOML and YAML readers ------------------------------------------
-
-CODE_HINT = "rule codes look like PFX001; a prefix such as PFX0 stands for all codes it starts"
-
-
-class ConfigValueError(Exception):
-    """A value of the wrong shape; `index` points at the offending item of a list."""
-
-    def __init__(self, message: str, index: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.index = index
-
-
-def _string(value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigValueError(f"must be a non-empty string, not {_describe(value)}")
-    return value
-
-
-def _integer(minimum: int) -> Callable[[Any], int]:
-    def check(value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigValueError(f"must be an integer, not {_describe(value)}")
-        if value < minimum:
-            raise ConfigValueError(f"must be at least {minimum}, not {value}")
-        return value
-
-    return check
-
-
-def _string_list(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [item.strip() for item in value.split(",") if item.strip()]
-    if not isinstance(value, (list, tuple)):
-        raise ConfigValueError(f"must be a list of strings, not {_describe(value)}")
-    for index, item in enumerate(value):
-        if not isinstance(item, str):
-            raise ConfigValueError(f"item {index + 1} must be a string, not {_describe(item)}", index)
-    return list(value)
-
-
-def selectors(value: Any) -> tuple[str, ...]:
-    items = _string_list(value)
-    for index, item in enumerate(items):
-        if not CODE_SELECTOR.fullmatch(item):
-            raise ConfigValueError(f"{item!r} is not a rule code or code prefix (like PFX001 or PFX0)", index)
-    return tuple(items)
-
-
-def _patterns(value: Any) -> tuple[str, ...]:
-    if isinstance(value, str):
-        raise ConfigValueError("must be a list of patterns, not a string")
-    return tuple(_string_list(value))
-
-
-def _signals(value: Any) -> list[dict[str, Any]]:
-    if not isinstance(value, list):
-        raise ConfigValueError(f"must be a list of tables/mappings, not {_describe(value)}")
-    for index, item in enumerate(value):
-        if not isinstance(item, dict) or not all(isinstance(key, str) for key in item):
-            raise ConfigValueError(f"item {index + 1} must be a table/mapping, not {_describe(item)}", index)
-    return [dict(item) for item in value]
-
-
-def _describe(value: Any) -> str:
-    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
-             list: "a list", dict: "a table/mapping", type(None): "null"}
-    return names.get(type(value), type(value).__name__)
-
-
-#: Config key (as written in files, dashed) -> (Config field, validator).
-KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
-    "tokenizer": ("tokenizer", _string),
-    "engine": ("engine", _string),
-    "block-size": ("block_size", _integer(1)),
-    "select": ("select", selectors),
-    "ignore": ("ignore", selectors),
-    "min-stable-tokens": ("min_stable_tokens", _integer(0)),
-    "extend-volatile": ("extend_volatile", _signals),
-    "exclude": ("exclude", _patterns),
-}
-
-
-def normalize_key(key: str) -> str:
-    return key.replace("_", "-")
-
-
-def check_value(key: str, value: Any) -> tuple[str, Any]:
-    """(Config field, validated value) for a dashed key; raises ConfigValueError."""
-    name, validate = KEYS[key]
-    return name, validate(value)
-
-
-def unknown_key_message(key: str) -> str:
-    return f"unknown configuration key {key!r} (known keys: {', '.join(KEYS)})"
