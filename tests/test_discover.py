@@ -64,6 +64,16 @@ def test_files_named_on_the_command_line_are_taken_as_given(repo):
         ".hidden.yml", "README.md", "ignored.yaml", "notes.json", "tool.py"]
 
 
+def test_force_exclude_applies_exclude_to_named_files_too(repo):
+    make(repo, ".gitignore", text="ignored.yaml\n")
+    make(repo, "drafts/a.yaml", "b.yaml", "ignored.yaml", "c.generated.yaml")
+    named = ["drafts/a.yaml", "b.yaml", "ignored.yaml", "c.generated.yaml"]
+    exclude = ("drafts/", "*.generated.yaml")
+    assert spelled(discover(named, exclude=exclude)) == ["b.yaml", "c.generated.yaml", "drafts/a.yaml", "ignored.yaml"]
+    # Only `exclude` is forced: .gitignore still never filters a file named on the command line.
+    assert spelled(discover(named, exclude=exclude, force_exclude=True)) == ["b.yaml", "ignored.yaml"]
+
+
 def test_each_file_appears_once(repo):
     make(repo, "prompts/a.yaml", "prompts/b.md")
     found = discover(["prompts", "prompts/a.yaml", "./prompts/b.md", "prompts", str(repo / "prompts/a.yaml")])
