@@ -160,3 +160,17 @@ def test_help_imports_nothing_heavy():
             "print(sorted(heavy & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_exclude_from_the_closest_configuration(tmp_path):
+    (tmp_path / "prompts" / "drafts").mkdir(parents=True)
+    (tmp_path / "prompts" / "drafts" / ".prefixlint.yaml").write_text("exclude: ['old_*.md']\n")
+    text = "Hello {{ user_name }}, you are talking to the assistant of Northwind Bank. " * 3 + "\n"
+    for name in ("prompts/a.md", "prompts/drafts/old_b.md", "prompts/drafts/c.md"):
+        (tmp_path / name).write_text(text)
+    walked = json.loads(run("--format", "json", str(tmp_path / "prompts")).stdout)
+    assert sorted(Path(f["path"]).name for f in walked["files"]) == ["a.md", "c.md"]
+    named = tmp_path / "prompts/drafts/old_b.md"
+    assert len(json.loads(run("--format", "json", str(named)).stdout)["files"]) == 1
+    forced = run("--format", "json", "--force-exclude", str(named), str(tmp_path / "prompts/a.md"))
+    assert [Path(f["path"]).name for f in json.loads(forced.stdout)["files"]] == ["a.md"]
