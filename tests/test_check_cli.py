@@ -174,3 +174,25 @@ def test_exclude_from_the_closest_configuration(tmp_path):
     assert len(json.loads(run("--format", "json", str(named)).stdout)["files"]) == 1
     forced = run("--format", "json", "--force-exclude", str(named), str(tmp_path / "prompts/a.md"))
     assert [Path(f["path"]).name for f in json.loads(forced.stdout)["files"]] == ["a.md"]
+
+
+def test_a_hugging_face_tokenizer_measures_with_its_own_vocabulary(monkeypatch):
+    """Qwen3's real tokenizer.json: the numbers are recomputed here with the `tokenizers` library."""
+    from tokenizers import Tokenizer
+
+    from prefixlint.match.prefix import shared_prefix
+    from tests.realfiles import real_file
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    path = real_file("qwen3/tokenizer.json")
+    result = run("--isolated", "--offline", "--format", "json", "--tokenizer", str(path),
+                 str(SAMPLES / "greeting_policy.md"))
+    (entry,) = json.loads(result.stdout)["files"]
+    (finding,) = entry["findings"]
+    qwen = Tokenizer.from_file(str(path))
+    text = (SAMPLES / "greeting_policy.md").read_text()
+    a, b = (qwen.encode(text.replace("{{ user_name }}", name), add_special_tokens=False).ids
+            for name in ("Maria Garcia", "Kenji Watanabe"))
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX003", 1, 7)
+    assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(b), shared_prefix(a, b))
+    assert entry["tokenizer"] != "o200k_base"
