@@ -210,3 +210,16 @@ def test_a_value_that_only_picks_a_branch_is_located_at_its_tag(tmp_path):
     assert volatile["user_name"]["class"] == "user-data"
     # Nothing to move (the value picks a branch), so no PFX003; and no order can help: PFX007.
     assert [(f["code"], f["line"], f["column"]) for f in data["files"][0]["findings"]] == [("PFX007", 1, 1)]
+
+
+@pytest.mark.parametrize(("flags", "fragment"), [
+    (["--engine", "warp"], "unknown engine 'warp'"),
+    (["--block-size", "0"], "--block-size must be at least 1"),
+    (["--tokenizer", "no-such-org/no-such-model", "--offline"], "no-such-org/no-such-model"),
+])
+def test_bad_flags_are_one_usage_error(flags, fragment, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    result = run("--isolated", *flags, str(SAMPLES))
+    assert result.exit_code == 2
+    assert result.stderr.count("prefixlint: error:") == 1 and fragment in result.stderr
+    assert result.stdout == ""
