@@ -58,7 +58,7 @@ def test_one_located_diagnostic_and_the_good_file_still_checked(tmp_path, good, 
     bad = write(tmp_path, name, content)
     result = CliRunner().invoke(cli, ["check", "--isolated", str(bad), str(good)])
     assert result.exit_code == 2, result.output
-    errors = [l for l in result.stderr.splitlines() if l.startswith("prefixlint: error:")]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("prefixlint: error:")]
     assert len(errors) == 1, result.stderr
     assert errors[0].startswith(f"prefixlint: error: {bad}:{line}:") or errors[0].startswith(
         f"prefixlint: error: {bad}:{line} ")

@@ -45,7 +45,7 @@ def test_spans_cover_exactly_the_substituted_values(parts, x, y):
     values = {"x": x, "y": y}
     assert len(out.spans) == len(parts)
     rebuilt, cursor = [], 0
-    for span, (literal, name) in zip(out.spans, parts):
+    for span, (_literal, name) in zip(out.spans, parts):
         assert out.text[span.start:span.end] == values[name]
         rebuilt.append(out.text[cursor:span.start])
         cursor = span.end
