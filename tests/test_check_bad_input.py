@@ -35,7 +35,7 @@ BAD = [
     ("list.yaml", "- a\n- b\n", "not a recognised template", 1),
     ("badkind.yaml", "variables:\n  now: {kind: hourly}\nprompt: x {{ now }}\n", "unknown kind 'hourly'", 2),
     ("nocontent.yaml", "messages:\n  - role: system\n", "without `content`", 2),
-    ("attr.md", "Hello {{ user.name.first }}\n", "cannot render", 1),
+    ("attr.yaml", "variables:\n  user: {samples: [Ana]}\nprompt: |\n  Hello {{ user.name.first }}\n", "has no attribute", 4),
 ]
 
 
