@@ -22,6 +22,7 @@ OPEN, SEP, CLOSE = "\ue000", "\ue001", "\ue002"
 _MARK = re.compile(f"{OPEN}(\\d+){SEP}|{CLOSE}")
 _FILENAME = "<prefixlint template>"
 _JINJA_SYNTAX = re.compile(r"\{[{%#]")
+_NOT_CODE = re.compile(r"\{%-?\s*raw\s*-?%\}.*?\{%-?\s*endraw\s*-?%\}|\{#.*?#\}", re.DOTALL)
 
 
 class JinjaTemplate:
@@ -181,12 +182,15 @@ def _walk(expr, node_type):
 def _begin_offsets(source: str, begins: list[tuple[int, str]]) -> list[int | None]:
     """Content offset of each `{{` token the lexer saw, found in order on its line."""
     starts = line_starts(source)
+    # `{{` inside raw blocks and comments is text, not a placeholder: blank it out (same length).
+    source = _NOT_CODE.sub(lambda m: " " * len(m.group()), source)
     cursor, offsets = 0, []
     for line, value in begins:
         at = source.find(value, max(cursor, starts[min(line, len(starts)) - 1]))
         offsets.append(at if at >= 0 else None)
-        if at >= 0:
-            cursor = at + len(value)
+        if at >= 0:  # go on after this expression's `}}` (a string in it may hold `{{`)
+            end = source.find("}}", at + len(value))
+            cursor = end + 2 if end >= 0 else at + len(value)
     return offsets
 
 
