@@ -78,7 +78,9 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, ou
         )
 
     problems: list[PrefixlintError] = []
-    files: list[Path] = []
+    files: dict[str, None] = {}
+    named: set[str] = set()
+    walks: dict[str, list[str]] = {}  # directory named on the command line -> the files found in it
     for raw in paths:
         try:
             walk = load_config(Path(raw), config_file=config_path, isolated=isolated)
@@ -87,10 +89,23 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, ou
                 # A walked file's own (closer) configuration may exclude it too.
                 found = [f for f in found
                          if not load_config(f, config_file=config_path, isolated=isolated).is_excluded(f)]
-            files += found
         except PrefixlintError as exc:
             problems.append(exc.located(raw))
-    results = check_files([str(f) for f in dict.fromkeys(files)], settings_for)
+            continue
+        files.update(dict.fromkeys(map(str, found)))
+        if Path(raw).is_dir():
+            walks[raw] = [str(f) for f in found]
+        else:
+            named.update(map(str, found))
+    # A file found by a walk that no loader reads (a CI workflow, a config) is skipped; a file
+    # named on the command line is always reported.
+    results = check_files(list(files), settings_for, frozenset(files) - named)
+    checked = {result.path for result in results}
+    for directory, found in walks.items():
+        if found and not checked.intersection(found):
+            problems.append(PrefixlintError(
+                f"no prompt templates under {directory}: the {len(found)} matching"
+                f" file{'s are' if len(found) != 1 else ' is'} in no format prefixlint reads", path=directory, hint="name a file on the command line to see why"))
     results += [FileResult(problem.path or "", error=problem) for problem in problems]
     if output_format == "text":  # diagnostics on stderr, as the other commands print them
         for result in results:

@@ -36,6 +36,10 @@ from pathlib import PurePath
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Template
 
+class NotATemplate(PrefixlintError):
+    """The file is not in any format a loader reads (a directory walk skips such files)."""
+
+
 # extension -> adapter modules under prefixlint.load, tried in order
 LOADERS: dict[str, tuple[str, ...]] = {
     ".yaml": ("native_yaml",),
@@ -63,7 +67,7 @@ def load_template(path: str, text: str | None = None) -> Template:
 
     candidates = LOADERS.get(PurePath(path).suffix.lower())
     if candidates is None:
-        raise PrefixlintError(
+        raise NotATemplate(
             "not a template file this version reads",
             path=path, hint=f"prefixlint check reads: {', '.join(sorted(LOADERS))}",
         )
@@ -74,5 +78,5 @@ def load_template(path: str, text: str | None = None) -> Template:
         if module.sniff(text):
             return module.load(path, text)
     names = " or ".join(adapter(name).FORMAT for name in candidates)
-    raise PrefixlintError(f"not a recognised template ({names})", path=path, line=1,
+    raise NotATemplate(f"not a recognised template ({names})", path=path, line=1,
                           hint="a native prefixlint YAML file has a top-level `messages` or `prompt`")
