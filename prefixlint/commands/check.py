@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from prefixlint.commands.options import format_option
+from prefixlint.commands.options import format_option, tokenizer_options
 from prefixlint.errors import PrefixlintError
 from prefixlint.report.formats import CHECK_FORMATS
 
@@ -14,10 +14,9 @@ EXIT_ERROR = 2
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, metavar="PATHS...")
-@click.option("--tokenizer", "-t", metavar="NAME", default=None,
-              help="Tokenizer (default o200k_base): a tiktoken encoding, a path to tokenizer.json or its"
-              " directory, or a Hugging Face hub id. A file's own `tokenizer:` wins.")
-@click.option("--offline", is_flag=True, default=False, help="Never use the network (as HF_HUB_OFFLINE=1).")
+# No defaults here: a flag given wins over the configuration files, which win over the
+# defaults (o200k_base, vllm); a template's own `tokenizer:` / `engine:` wins over all.
+@tokenizer_options(default=None)
 @click.option("--engine", "-e", metavar="NAME", default=None,
               help="Engine profile (default vllm): vllm, sglang, trtllm, llamacpp, lmcache, tgi, openai,"
               " anthropic, gemini, deepseek. A file's own `engine:` wins.")
