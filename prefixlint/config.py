@@ -1,0 +1,190 @@
+"""Configuration: `[tool.prefixlint]` in pyproject.toml or `.prefixlint.yaml`; the closest file wins.
+
+For each checked file, prefixlint looks in the file's directory, then in each parent, up to the
+git root (the directory holding `.git`) or the filesystem root, and takes the first directory
+with a configuration. Within one directory the first of `CONFIG_FILES` that exists counts:
+`.prefixlint.yaml`, then `.prefixlint.yml`, then `pyproject.toml` (and a pyproject.toml without a
+`[tool.prefixlint]` table does not count: the search goes on upward). Files are not merged.
+`--config PATH` uses one file for every path; `--isolated` uses none. Flags win over files
+(`Config.merge_cli`).
+
+Keys are written with dashes (`block-size`) like the command-line flags; underscores are
+accepted too. Every problem is a PrefixlintError naming the file and line (TOML: the key).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from prefixlint.config_files import read_toml, read_yaml
+from prefixlint.config_keys import CODE_HINT, ConfigValueError, selectors
+from prefixlint.errors import PrefixlintError
+
+#: The names looked for in each directory, highest precedence first.
+CONFIG_FILES = (".prefixlint.yaml", ".prefixlint.yml", "pyproject.toml")
+DEFAULT_MIN_STABLE_TOKENS = 16
+
+
+@dataclass(frozen=True)
+class Config:
+    tokenizer: str | None = None
+    engine: str | None = None
+    block_size: int | None = None
+    #: Codes or prefixes to report; None means all rules.
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    #: A volatile value followed by fewer stable tokens than this is not a finding.
+    min_stable_tokens: int = DEFAULT_MIN_STABLE_TOKENS
+    #: Extra volatile-value signals (mappings in the rule catalog's signal format).
+    extend_volatile: list[dict[str, Any]] = field(default_factory=list, hash=False)
+    #: gitignore-style patterns, relative to the directory of `source` (see `exclude_root`).
+    exclude: tuple[str, ...] = ()
+    #: The file this configuration came from; None for the defaults.
+    source: Path | None = None
+
+    @property
+    def exclude_root(self) -> Path | None:
+        """The directory `exclude` patterns are relative to: the config file's directory."""
+        return self.source.parent if self.source is not None else None
+
+    def merge_cli(self, **flags: Any) -> "Config":
+        """A copy where every flag that is not None replaces the file's value.
+
+        `select`/`ignore` take a comma-separated string or a sequence of codes. An empty
+        `select`, `ignore` or `exclude` (what click gives for a `multiple=True` option that was
+        not used) counts as not given.
+        """
+        known = {item.name for item in fields(self)}
+        unknown = sorted(set(flags) - known)
+        if unknown:
+            raise TypeError(f"Config.merge_cli got unknown flags: {', '.join(unknown)}")
+        changes: dict[str, Any] = {}
+        for name, value in flags.items():
+            if value is None or (name in ("select", "ignore", "exclude") and not value):
+                continue
+            if name in ("select", "ignore"):
+                try:
+                    value = selectors(value)
+                except ConfigValueError as exc:
+                    raise PrefixlintError(f"--{name}: {exc.message}", hint=CODE_HINT) from None
+            elif name in ("exclude",):
+                value = tuple(value)
+            changes[name] = value
+        return replace(self, **changes)
+
+    def is_excluded(self, path: Path) -> bool:
+        """Whether `exclude` matches `path`, relative to `exclude_root` (else the working directory).
+
+        A directory walk applies the `exclude` of one configuration; the check command applies
+        each walked file's own configuration with this, so a nested file's `exclude` counts too.
+        """
+        if not self.exclude:
+            return False
+        root = self.exclude_root or Path.cwd()
+        absolute = Path(os.path.abspath(path))
+        relative = absolute.relative_to(root) if absolute.is_relative_to(root) else Path(path)
+        return _exclude_spec(self.exclude).match_file(relative.as_posix())
+
+    def is_enabled(self, code: str) -> bool:
+        """Whether findings with `code` are reported, with ruff's select/ignore semantics.
+
+        The longest selector that is a prefix of the code decides: `select = ["PFX0"]`,
+        `ignore = ["PFX003"]` reports PFX001 but not PFX003, and `select = ["PFX003"]`,
+        `ignore = ["PFX0"]` reports PFX003 only. At equal length `ignore` wins. No `select`
+        means `PFX` (every rule).
+        """
+        selected = _specificity(code, self.select if self.select is not None else ("PFX",))
+        ignored = _specificity(code, self.ignore)
+        return selected >= 0 and selected > ignored
+
+
+@lru_cache(maxsize=64)
+def _exclude_spec(patterns: tuple[str, ...]) -> Any:
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
+def _specificity(code: str, selectors: tuple[str, ...]) -> int:
+    return max((len(item) for item in selectors if code.startswith(item)), default=-1)
+
+
+def load_config(path: Path, *, config_file: Path | None = None, isolated: bool = False) -> Config:
+    """The configuration that applies to `path` (a file or a directory); cached per directory."""
+    if isolated:
+        if config_file is not None:
+            raise PrefixlintError("--config and --isolated cannot be used together")
+        return Config()
+    if config_file is not None:
+        config = _read_config_file(Path(os.path.abspath(config_file)))
+        if config is None:
+            raise PrefixlintError("no [tool.prefixlint] table in this file", path=str(config_file))
+        return config
+    start = Path(os.path.abspath(path))
+    if not start.is_dir():
+        start = start.parent
+    return _config_in_directory(start)
+
+
+def clear_cache() -> None:
+    """Forget every configuration read so far (for long-lived processes and tests)."""
+    _config_in_directory.cache_clear()
+    _read_config_file_cached.cache_clear()
+
+
+@lru_cache(maxsize=None)
+def _config_in_directory(directory: Path) -> Config:
+    for name in CONFIG_FILES:
+        candidate = directory / name
+        if candidate.is_file():
+            config = _read_config_file(candidate)
+            if config is not None:
+                return config
+    if (directory / ".git").exists() or directory.parent == directory:
+        return Config()
+    return _config_in_directory(directory.parent)
+
+
+def _read_config_file(path: Path) -> Config | None:
+    """The Config in `path`, or None for a TOML file without `[tool.prefixlint]`."""
+    result = _read_config_file_cached(path)
+    if isinstance(result, PrefixlintError):
+        raise result
+    return result
+
+
+@lru_cache(maxsize=None)
+def _read_config_file_cached(path: Path) -> Config | None | PrefixlintError:
+    # A broken file is read once: every checked file below it gets the same error.
+    shown = _shown(path)
+    try:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise PrefixlintError("configuration file not found", path=shown) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PrefixlintError(f"cannot read configuration file: {exc}", path=shown) from None
+        if path.suffix == ".toml":
+            values = read_toml(text, shown)
+        elif path.suffix in (".yaml", ".yml"):
+            values = read_yaml(text, shown)
+        else:
+            raise PrefixlintError(
+                "unsupported configuration file type", path=shown,
+                hint="use pyproject.toml ([tool.prefixlint]) or .prefixlint.yaml",
+            )
+        return None if values is None else Config(**values, source=path)
+    except PrefixlintError as exc:
+        return exc
+
+
+def _shown(path: Path) -> str:
+    """The path as diagnostics show it: relative to the working directory when inside it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,82 @@
+"""Which loader reads which file: a table keyed by extension, adapters imported by name.
+
+Adding a format is one module plus one line here. An adapter module (e.g.
+`prefixlint/load/prompty.py`) defines:
+
+    FORMAT = "prompty"                          # a short name, shown in output
+    def sniff(text: str) -> bool: ...           # does this text look like my format?
+    def load(path: str, text: str) -> Template: # parse it (prefixlint.load.template.Template)
+
+and is listed under each extension it reads in `LOADERS`. Where several formats share an
+extension (`.yaml`: native, LangChain, Semantic Kernel, promptfoo; `.prompt`: Dotprompt,
+Humanloop), the candidates are tried in order and the first whose `sniff` accepts the text
+loads it; put the most specific first and a catch-all last. Adapters raise PrefixlintError
+with a path and line for anything they cannot read.
+
+What a Template needs (see `prefixlint.load.template`), and the helpers that build it:
+- `messages`: each message's `content` and, for every character of it, its offset in the file.
+  Text copied verbatim from the file (a body after front matter):
+  `identity_message(role, text, start)`. A YAML scalar: `compose(text, path)` and `mapping_get`
+  from `prefixlint.load.yaml_source` give the node, `align(node.value, text, start, end,
+  node.style)` its offsets (as `native_yaml._scalar_message` does).
+- `syntax`: "jinja" (also Handlebars/Mustache `{{x}}`), "format" (`{x}`) or "dollar" (`${x}`).
+- `variables` (name -> Variable(kind, samples)) and `declares_variables` when the format lists
+  its inputs (Prompty `inputs`/`sample`, Dotprompt `input.default`, LangChain `input_variables`).
+- `is_chat` for a conversation; `role_markers` when one text holds it with role lines
+  (`prefixlint.load.template.ROLE_LINE`, `# system:` as Prompt flow writes it; Prompty's
+  `system:` lines need that pattern widened).
+- `tokenizer` / `engine` when the file names them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import PurePath
+
+from prefixlint.errors import PrefixlintError
+from prefixlint.load.template import Template
+
+class NotATemplate(PrefixlintError):
+    """The file is not in any format a loader reads (a directory walk skips such files)."""
+
+
+# extension -> adapter modules under prefixlint.load, tried in order
+LOADERS: dict[str, tuple[str, ...]] = {
+    ".yaml": ("native_yaml",),
+    ".yml": ("native_yaml",),
+    ".md": ("plain_text",),
+    ".txt": ("plain_text",),
+    ".j2": ("plain_text",),
+    ".jinja": ("plain_text",),
+    ".jinja2": ("plain_text",),
+}
+
+
+def template_extensions() -> tuple[str, ...]:
+    """File name endings that directory walking picks up."""
+    return tuple(LOADERS)
+
+
+def adapter(name: str):
+    return importlib.import_module(f"prefixlint.load.{name}")
+
+
+def load_template(path: str, text: str | None = None) -> Template:
+    """Read `path` (through `prefixlint.load.files.read_text`) and load it with its adapter."""
+    from prefixlint.load.files import read_text
+
+    candidates = LOADERS.get(PurePath(path).suffix.lower())
+    if candidates is None:
+        raise NotATemplate(
+            "not a template file this version reads",
+            path=path, hint=f"prefixlint check reads: {', '.join(sorted(LOADERS))}",
+        )
+    if text is None:
+        text = read_text(path)
+    for name in candidates:
+        module = adapter(name)
+        if module.sniff(text):
+            return module.load(path, text)
+    names = " or ".join(adapter(name).FORMAT for name in candidates)
+    raise NotATemplate(f"not a recognised template ({names})", path=path, line=1,
+                          hint="a native prefixlint YAML file has a top-level `messages` or `prompt`")

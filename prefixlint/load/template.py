@@ -1,0 +1,192 @@
+"""The in-memory shape every template format is loaded into, with a way back to the file.
+
+A loader (one module per format, see `prefixlint.load.registry`) turns a file into a
+`Template`: its messages (or one prompt), the variables it declares, the placeholder syntax of
+its text, and optional tokenizer/engine overrides. Every character of every message's content
+keeps the offset in the file it came from (`Message.offsets`), so a position found in the
+rendered text can be reported at its 1-based line and column in the file as written.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Any
+
+#: A role line of a conversation kept in one text (Prompt flow): `# system:`, `# user:` ...
+ROLE_LINE = re.compile(r"^[ \t]*#[ \t]*(system|user|assistant)[ \t]*:[ \t]*\r?$", re.MULTILINE | re.IGNORECASE)
+KINDS = ("stable", "per_day", "per_user", "per_request")
+#: Placeholder syntaxes the renderer knows: Jinja2 (also Handlebars-style `{{x}}`),
+#: Python str.format `{x}`, and JavaScript/shell `${x}`.
+SYNTAXES = ("jinja", "format", "dollar")
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A variable the file declares: how often its value changes, and example values."""
+
+    name: str
+    kind: str | None = None  # one of KINDS, or None when the file does not say
+    samples: tuple[Any, ...] = ()
+    line: int | None = None  # where it is declared, for diagnostics
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a chat file (role, content), or the whole prompt (role None)."""
+
+    role: str | None
+    content: str
+    #: offsets[i] is the 0-based character offset in the file of content[i];
+    #: len(offsets) == len(content).
+    offsets: tuple[int, ...]
+    #: Where the content starts in the file (used when the content is empty).
+    start: int = 0
+
+    def file_offset(self, index: int) -> int:
+        """File offset of content character `index` (the end of the content maps past its last char)."""
+        if not self.offsets:
+            return self.start
+        if index < len(self.offsets):
+            return self.offsets[max(index, 0)]
+        return self.offsets[-1] + 1
+
+
+@dataclass(frozen=True)
+class Template:
+    path: str
+    format: str  # the loader's name: "native-yaml", "plain-text", ...
+    source: str  # the file's text as read
+    messages: tuple[Message, ...]
+    syntax: str = "jinja"  # one of SYNTAXES
+    variables: dict[str, Variable] = field(default_factory=dict)
+    #: True when the file declares its variables (native YAML `variables:`): an undeclared
+    #: name is then an error. Plain files declare nothing, so every free name is a variable.
+    declares_variables: bool = False
+    tokenizer: str | None = None
+    engine: str | None = None
+    #: True for a conversation (messages with roles), False for a single prompt.
+    is_chat: bool = False
+    #: True when one text holds the whole conversation, its roles marked by lines such as
+    #: `# system:` / `# user:` (Prompt flow); the render is split into messages at those lines.
+    role_markers: bool = False
+    _line_starts: list[int] = field(default_factory=list, repr=False, compare=False)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a 0-based character offset in the file."""
+        if not self._line_starts:
+            self._line_starts.extend(line_starts(self.source))
+        line = bisect_right(self._line_starts, offset)
+        return line, offset - self._line_starts[line - 1] + 1
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset where each line of `text` starts."""
+    starts = [0]
+    at = text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
+
+
+def identity_message(role: str | None, text: str, start: int) -> Message:
+    """A message whose content is the file's text from `start` on, character for character."""
+    return Message(role, text, tuple(range(start, start + len(text))), start)
+
+
+def align(content: str, raw: str, start: int, end: int, style: str | None = None) -> tuple[int, ...]:
+    """File offsets for each character of `content`, a scalar that YAML read from raw[start:end].
+
+    `style` is the scalar's style as PyYAML reports it (None plain, `'`, `"`, `|`, `>`).
+    Every content line that appears verbatim in the region (the usual case) is mapped with
+    str.find; other characters are matched one by one: whitespace to whitespace (folding,
+    indentation), `''` in single-quoted and backslash escapes in double-quoted scalars to
+    the one character they stand for, anything else by looking a few characters ahead.
+    """
+    offsets: list[int] = []
+    p = start
+    if style in ("'", '"'):  # past the opening quote
+        p = start + 1
+    elif style in ("|", ">"):  # past the header line (`|-`, `>2`, a comment)
+        header_end = raw.find("\n", start, end)
+        p = header_end + 1 if header_end >= 0 else end
+    lines = content.split("\n")
+    for number, line in enumerate(lines):
+        found = raw.find(line, p, end) if line else -1
+        if line and found >= 0 and not raw[p:found].strip():
+            offsets.extend(range(found, found + len(line)))
+            p = found + len(line)
+        else:
+            p = _align_chars(line, raw, p, end, offsets, style)
+        if number < len(lines) - 1:  # the newline that ended this content line
+            if style == '"':
+                p = _skip_continuations(raw, p, end)
+                if raw.startswith("\\n", p):  # an escaped newline
+                    offsets.append(p)
+                    p += 2
+                    continue
+            q = p
+            while q < end and raw[q] in " \t\r":
+                q += 1
+            if q < end and raw[q] == "\n":
+                p = q
+            offsets.append(min(p, max(end - 1, start)))
+            p = min(p + 1, end)
+    return tuple(offsets)
+
+
+def _skip_continuations(raw: str, p: int, end: int) -> int:
+    """Past any backslash-newline line continuations (and the indentation after them)."""
+    while raw.startswith("\\\n", p):
+        p += 2
+        while p < end and raw[p] in " \t":
+            p += 1
+    return p
+
+
+def _escape_length(raw: str, p: int) -> int:
+    """Length of the double-quoted escape sequence at raw[p] (a backslash)."""
+    code = raw[p + 1 : p + 2]
+    return {"x": 4, "u": 6, "U": 10}.get(code, 2)
+
+
+def _align_chars(text: str, raw: str, p: int, end: int, offsets: list[int], style: str | None) -> int:
+    for char in text:
+        if style == '"':
+            p = _skip_continuations(raw, p, end)
+        if char.isspace() and not (style == '"' and raw.startswith("\\", p)):
+            if p < end and raw[p].isspace():
+                offsets.append(p)
+                p += 1
+            else:
+                offsets.append(min(p, end))
+            continue
+        while p < end and raw[p].isspace() and raw[p] != char:
+            p += 1
+        if style == '"' and raw.startswith("\\", p):  # an escape sequence: one character
+            offsets.append(p)
+            p += _escape_length(raw, p)
+        elif style == "'" and char == "'" and raw.startswith("''", p):
+            offsets.append(p)
+            p += 2
+        elif p < end and raw[p] == char:
+            offsets.append(p)
+            p += 1
+        else:
+            ahead = raw.find(char, p, min(end, p + 12))
+            offsets.append(ahead if ahead >= 0 else min(p, end))
+            p = ahead + 1 if ahead >= 0 else p
+    return p
+
+
+def source_location(template: Template, message: Message, content_line: int, content_column: int = 1) -> tuple[int, int]:
+    """File (line, column) of a 1-based (line, column) inside a message's content."""
+    index = 0
+    for _ in range(content_line - 1):
+        found = message.content.find("\n", index)
+        if found < 0:
+            break
+        index = found + 1
+    return template.position(message.file_offset(index + content_column - 1))
