@@ -13,10 +13,16 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
-KINDS = ("stable", "per_day", "per_user", "per_request")
-#: Placeholder syntaxes the renderer knows: Jinja2 (also Handlebars-style `{{x}}`),
-#: Python str.format `{x}`, and JavaScript/shell `${x}`.
-SYNTAXES = ("jinja", "format", "dollar")
+#: `conversation` marks the conversation slot (chat history, a messages placeholder): it
+#: changes every turn but grows by appending, so the turns already in it are a reusable prefix.
+KINDS = ("stable", "per_day", "per_user", "per_request", "conversation")
+#: Placeholder syntaxes the renderer knows: Jinja2 (also Nunjucks), Python str.format `{x}`,
+#: JavaScript/shell `${x}`, Mustache, Handlebars and Semantic Kernel's `{{$x}}`.
+SYNTAXES = ("jinja", "format", "dollar", "mustache", "handlebars", "sk")
+#: The role of a message that IS the conversation slot (LangChain's MessagesPlaceholder,
+#: Dotprompt's `{{history}}` between role sections): it renders as earlier turns, each framed
+#: as a message of its own. Its `content` is the slot as written in the file.
+SLOT_ROLE = "(conversation)"
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,8 @@ class Template:
     #: True when the file declares its variables (native YAML `variables:`): an undeclared
     #: name is then an error. Plain files declare nothing, so every free name is a variable.
     declares_variables: bool = False
+    #: The conversation slot's variable name where the file has one (see SLOT_ROLE, KINDS).
+    slot: str | None = None
     tokenizer: str | None = None
     engine: str | None = None
     #: True for a conversation (messages with roles), False for a single prompt.

@@ -3,13 +3,15 @@
 A single prompt is its own text. A conversation is framed the way ChatML does it
 (`<|im_start|>role\\n...<|im_end|>\\n`, then the generation prompt `<|im_start|>assistant\\n`):
 the framing is stable text, so it moves no finding; tokenizers without ChatML special
-tokens count it as ordinary text.
+tokens count it as ordinary text. A conversation slot (`SLOT_ROLE`) renders as earlier turns
+already framed as messages, so it is joined as it is.
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
+from prefixlint.load.template import SLOT_ROLE
 from prefixlint.render.spans import RenderedMessage
 
 
@@ -21,9 +23,10 @@ def join(messages: Sequence[RenderedMessage], is_chat: bool) -> tuple[str, tuple
     starts: list[int] = []
     length = 0
     for message in messages:
-        head = f"<|im_start|>{message.role}\n"
+        framed = message.role != SLOT_ROLE
+        head = f"<|im_start|>{message.role}\n" if framed else ""
         starts.append(length + len(head))
-        piece = f"{head}{message.text}<|im_end|>\n"
+        piece = f"{head}{message.text}<|im_end|>\n" if framed else message.text
         parts.append(piece)
         length += len(piece)
     parts.append("<|im_start|>assistant\n")
