@@ -31,6 +31,8 @@ LOADERS: dict[str, tuple[str, ...]] = {
     ".j2": ("plain_text",),
     ".jinja": ("plain_text",),
     ".jinja2": ("plain_text",),
+    ".prompty": ("prompty",),
+    ".prompt": ("dotprompt",),
 }
 
 
@@ -59,6 +61,9 @@ def load_template(path: str, text: str | None = None) -> Template:
         module = adapter(name)
         if module.sniff(text):
             return module.load(path, text)
-    names = " or ".join(adapter(name).FORMAT for name in candidates)
+    modules = [adapter(name) for name in candidates]
+    names = " or ".join(module.FORMAT for module in modules)
+    hints = [getattr(module, "HINT", None) for module in modules]
     raise PrefixlintError(f"not a recognised template ({names})", path=path, line=1,
-                          hint="a native prefixlint YAML file has a top-level `messages` or `prompt`")
+                          hint="; ".join(h for h in hints if h)
+                          or "a native prefixlint YAML file has a top-level `messages` or `prompt`")
