@@ -24,8 +24,9 @@ from prefixlint.load.template import Template
 
 # extension -> adapter modules under prefixlint.load, tried in order
 LOADERS: dict[str, tuple[str, ...]] = {
-    ".yaml": ("native_yaml",),
-    ".yml": ("native_yaml",),
+    ".yaml": ("langchain", "native_yaml"),
+    ".yml": ("langchain", "native_yaml"),
+    ".json": ("langchain",),
     ".md": ("plain_text",),
     ".txt": ("plain_text",),
     ".j2": ("plain_text",),
