@@ -24,8 +24,8 @@ from prefixlint.load.template import Template
 
 # extension -> adapter modules under prefixlint.load, tried in order
 LOADERS: dict[str, tuple[str, ...]] = {
-    ".yaml": ("langchain", "native_yaml"),
-    ".yml": ("langchain", "native_yaml"),
+    ".yaml": ("langchain", "semantic_kernel", "native_yaml"),
+    ".yml": ("langchain", "semantic_kernel", "native_yaml"),
     ".json": ("langchain",),
     ".md": ("plain_text",),
     ".txt": ("plain_text",),
