@@ -30,16 +30,48 @@ class Settings:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def check_file(path: str, settings: Settings) -> FileResult:
+def check_path(path: str, settings: Settings) -> list[FileResult]:
+    """The results for one file: one per file a template comes from (a promptfoo config's prompts
+    may live in the config and in the files it references); a file's prompts are summed."""
+    from prefixlint.load.registry import load_templates
+
     try:
-        return _check(path, settings)
+        templates = load_templates(path)
+    except PrefixlintError as exc:
+        return [FileResult(path, error=exc.located(path))]
+    except RecursionError:
+        return [FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))]
+    if len(templates) == 1 and templates[0].path == path:
+        return [check_file(path, settings, templates[0])]
+    return merge_by_path([check_file(t.path, settings, t) for t in templates])
+
+
+def merge_by_path(results: list[FileResult]) -> list[FileResult]:
+    merged: dict[str, list[FileResult]] = {}
+    for result in results:
+        merged.setdefault(result.path, []).append(result)
+    out = []
+    for path, group in merged.items():
+        out += [r for r in group if r.error is not None]
+        good = [r for r in group if r.error is None]
+        if good:
+            findings = tuple(sorted(dict.fromkeys(f for r in good for f in r.findings), key=Finding.sort_key))
+            out.append(FileResult(path, sum(r.tokens for r in good), sum(r.reusable_tokens for r in good),
+                                  sum(r.fixed_reusable_tokens for r in good), findings,
+                                  extra={**good[0].extra, "prompts": len(good)}))
+    return out
+
+
+def check_file(path: str, settings: Settings, template=None) -> FileResult:
+    try:
+        return _check(path, settings, template)
     except PrefixlintError as exc:
         return FileResult(path, error=exc.located(path))
     except RecursionError:
         return FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))
 
 
-def _check(path: str, settings: Settings) -> FileResult:
+def _check(path: str, settings: Settings, template=None) -> FileResult:
     from prefixlint.load.registry import load_template
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
@@ -50,7 +82,7 @@ def _check(path: str, settings: Settings) -> FileResult:
     from prefixlint.rules.suppress import Suppressions
     from prefixlint.tokenize import load_tokenizer
 
-    template = load_template(path)
+    template = template if template is not None else load_template(path)
     suppressions = Suppressions.parse(template.source, path)
     profile = get_profile(template.engine or settings.engine, settings.block_size)
     compiled = compile_template(template)
@@ -119,5 +151,5 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings]) -
         except PrefixlintError as exc:
             results.append(FileResult(path, error=exc.located(path)))
             continue
-        results.append(check_file(path, settings))
+        results += check_path(path, settings)
     return results
