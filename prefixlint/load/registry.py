@@ -28,12 +28,12 @@ from prefixlint.load.template import Template
 LOADERS: dict[str, tuple[str, ...]] = {
     ".yaml": ("promptfoo", "langchain", "semantic_kernel", "native_yaml"),
     ".yml": ("promptfoo", "langchain", "semantic_kernel", "native_yaml"),
-    ".json": ("langchain", "promptfoo"),
+    ".json": ("langchain", "chat_template", "promptfoo"),
     ".md": ("plain_text",),
     ".txt": ("plain_text",),
-    ".j2": ("plain_text",),
-    ".jinja": ("plain_text",),
-    ".jinja2": ("plain_text",),
+    ".j2": ("chat_template", "plain_text"),
+    ".jinja": ("chat_template", "plain_text"),
+    ".jinja2": ("chat_template", "plain_text"),
     ".prompty": ("prompty",),
     ".prompt": ("dotprompt",),
 }

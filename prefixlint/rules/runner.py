@@ -85,6 +85,8 @@ def _check(path: str, settings: Settings, template=None) -> FileResult:
     template = template if template is not None else load_template(path)
     suppressions = Suppressions.parse(template.source, path)
     profile = get_profile(template.engine or settings.engine, settings.block_size)
+    if template.format == "hf-chat-template":
+        return _check_chat_template(path, template, settings, profile, suppressions)
     compiled = compile_template(template)
     if template.declares_variables:
         _check_declared(template, compiled)
@@ -117,6 +119,30 @@ def _check(path: str, settings: Settings, template=None) -> FileResult:
                                                 "stable_tokens_after": m.stable_tokens_after}
                             for m in measured}},
     )
+
+
+def _check_chat_template(path, template, settings: Settings, profile, suppressions) -> FileResult:
+    """A chat template on its own: PFX101/PFX102 from probe renders with the run's tokenizer."""
+    from prefixlint.rules.catalog import load_catalog
+    from prefixlint.rules.chat_template_check import detect
+    from prefixlint.rules.checks import Measured, check_function
+    from prefixlint.rules.classify import builtin_catalog
+    from prefixlint.tokenize import load_tokenizer
+
+    enabled = settings.enabled or (lambda code: True)
+    tokenizer = load_tokenizer(template.tokenizer or settings.tokenizer, offline=settings.offline)
+    detections = detect(template, tokenizer, enabled)
+    data = Measured(path, True, profile, builtin_catalog(), settings.min_stable_tokens, [],
+                    chat_template=detections)
+    findings: list[Finding] = []
+    for rule in load_catalog().values():
+        if rule.check and enabled(rule.code):
+            findings += check_function(rule)(rule, data)
+    kept, unused = suppressions.apply(findings, path, enabled=settings.enabled)
+    findings = sorted(kept + unused, key=Finding.sort_key)
+    return FileResult(path, findings=tuple(findings),
+                      extra={"format": template.format, "tokenizer": tokenizer.name, "engine": profile.name,
+                             "block_size": profile.unit})
 
 
 def _check_declared(template, compiled) -> None:

@@ -1,0 +1,57 @@
+"""Check a Hugging Face chat template on its own: PFX101 and PFX102 on the template itself.
+
+The detections (`prefixlint.rules.chat_template`) render probe conversations with the
+template and the run's tokenizer: two clocks for PFX101 (does the template write the date?),
+a reply turned into history for PFX102 (does the next request still start with the previous
+one?). Their template lines are mapped to the line and column of the file, and the rules'
+check functions (`chat_template_injects_date`, `chat_template_rewrites_history` in
+`prefixlint.rules.checks`) turn them into findings, filtered and suppressed like any others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from prefixlint.load.template import Template, source_location
+
+
+@dataclass(frozen=True)
+class ChatTemplateDetections:
+    """What the probes found, each with its (line, column) in the file (None: nothing found)."""
+
+    date: object | None = None
+    date_at: tuple[int, int] | None = None
+    history: object | None = None
+    history_at: tuple[int, int] | None = None
+    prompt_tokens: int = 0
+
+
+def detect(template: Template, tokenizer, enabled) -> ChatTemplateDetections:
+    from jinja2 import TemplateError
+
+    from prefixlint.errors import PrefixlintError
+    from prefixlint.rules.chat_template import detect_date_injection, detect_history_rewrite
+
+    source = template.messages[0].content
+    try:
+        date = detect_date_injection(tokenizer, source) if enabled("PFX101") else None
+        history = detect_history_rewrite(tokenizer, source) if enabled("PFX102") else None
+    except TemplateError as exc:
+        line = getattr(exc, "lineno", None)
+        where = source_location(template, template.messages[0], line) if line else (None, None)
+        raise PrefixlintError(f"cannot render the chat template: {exc}", path=template.path, line=where[0]) from None
+    return ChatTemplateDetections(
+        date, _where(template, date.line if date else None, "strftime_now"),
+        history, _where(template, history.line if history else None, None),
+    )
+
+
+def _where(template: Template, line: int | None, word: str | None) -> tuple[int, int] | None:
+    """File (line, column) of template line `line`: at `word` on it, else its first non-blank."""
+    if line is None:
+        return None
+    message = template.messages[0]
+    lines = message.content.split("\n")
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    column = text.find(word) if word and word in text else len(text) - len(text.lstrip())
+    return source_location(template, message, line, column + 1)
