@@ -33,6 +33,7 @@ def detect(template: Template, tokenizer, enabled) -> ChatTemplateDetections:
     from prefixlint.rules.chat_template import detect_date_injection, detect_history_rewrite
 
     source = template.messages[0].content
+    _parse(template)
     try:
         date = detect_date_injection(tokenizer, source) if enabled("PFX101") else None
         history = detect_history_rewrite(tokenizer, source) if enabled("PFX102") else None
@@ -44,6 +45,30 @@ def detect(template: Template, tokenizer, enabled) -> ChatTemplateDetections:
         date, _where(template, date.line if date else None, "strftime_now"),
         history, _where(template, history.line if history else None, None),
     )
+
+
+def _parse(template: Template) -> None:
+    """A syntax error is reported at its line in the file, before any probe renders."""
+    from jinja2 import TemplateSyntaxError
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    from prefixlint.errors import PrefixlintError
+
+    try:
+        ImmutableSandboxedEnvironment(extensions=["jinja2.ext.loopcontrols"]).parse(template.messages[0].content)
+    except TemplateSyntaxError as exc:
+        line, column = source_location(template, template.messages[0], exc.lineno or 1)
+        raise PrefixlintError(f"Jinja syntax error in the chat template: {exc.message}", path=template.path,
+                              line=line) from None
+
+
+def prompt_tokens(tokenizer, template: Template) -> int:
+    """Tokens of the first date probe rendered with the template (the file's summary line)."""
+    from prefixlint.render.chat import render_chat
+    from prefixlint.rules.chat_template import DATE_PROBES
+
+    return len(render_chat(DATE_PROBES[0], tokenizer=tokenizer, chat_template=template.messages[0].content)
+               .ids(tokenizer))
 
 
 def _where(template: Template, line: int | None, word: str | None) -> tuple[int, int] | None:

@@ -58,8 +58,13 @@ def merge_by_path(results: list[FileResult]) -> list[FileResult]:
             findings = tuple(sorted(dict.fromkeys(f for r in good for f in r.findings), key=Finding.sort_key))
             out.append(FileResult(path, sum(r.tokens for r in good), sum(r.reusable_tokens for r in good),
                                   sum(r.fixed_reusable_tokens for r in good), findings,
-                                  extra={**good[0].extra, "prompts": len(good)}))
+                                  extra={**good[0].extra, "prompts": len(good), **_summed(good)}))
     return out
+
+
+def _summed(results: list[FileResult]) -> dict[str, int]:
+    keys = ("shared_prefix_tokens", "fixed_tokens", "fixed_shared_prefix_tokens")
+    return {key: sum(r.extra.get(key, 0) for r in results) for key in keys if key in results[0].extra}
 
 
 def check_file(path: str, settings: Settings, template=None) -> FileResult:
@@ -124,7 +129,7 @@ def _check(path: str, settings: Settings, template=None) -> FileResult:
 def _check_chat_template(path, template, settings: Settings, profile, suppressions) -> FileResult:
     """A chat template on its own: PFX101/PFX102 from probe renders with the run's tokenizer."""
     from prefixlint.rules.catalog import load_catalog
-    from prefixlint.rules.chat_template_check import detect
+    from prefixlint.rules.chat_template_check import detect, prompt_tokens
     from prefixlint.rules.checks import Measured, check_function
     from prefixlint.rules.classify import builtin_catalog
     from prefixlint.tokenize import load_tokenizer
@@ -140,7 +145,11 @@ def _check_chat_template(path, template, settings: Settings, profile, suppressio
             findings += check_function(rule)(rule, data)
     kept, unused = suppressions.apply(findings, path, enabled=settings.enabled)
     findings = sorted(kept + unused, key=Finding.sort_key)
-    return FileResult(path, findings=tuple(findings),
+    date = detections.date
+    tokens = date.prompt_tokens if date is not None else prompt_tokens(tokenizer, template)
+    stable = date.stable_prefix_tokens if date is not None else tokens
+    return FileResult(path, tokens, profile.reusable_tokens(stable, tokens), profile.reusable_tokens(tokens, tokens),
+                      tuple(findings),
                       extra={"format": template.format, "tokenizer": tokenizer.name, "engine": profile.name,
                              "block_size": profile.unit})
 
