@@ -19,7 +19,7 @@ import re
 from pathlib import PurePath
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.load.template import Message, Template, align, identity_message
+from prefixlint.load.template import Message, Template, identity_message
 
 FORMAT = "hf-chat-template"
 _CHAT = re.compile(r"\{%-?\s*for\s+\w+\s+in\s+(?:loop_)?messages\b|\badd_generation_prompt\b")
@@ -48,7 +48,7 @@ def load(path: str, text: str) -> Template:
     if PurePath(path).suffix.lower() != ".json":
         message = identity_message(None, text, 0)
         return Template(path=path, format=FORMAT, source=text, messages=(message,), syntax="jinja")
-    from prefixlint.load.json_source import compose_json
+    from prefixlint.load.json_source import compose_json, node_offsets
     from prefixlint.load.yaml_source import mapping_get
 
     root = compose_json(text, path)
@@ -61,7 +61,6 @@ def load(path: str, text: str) -> Template:
             name = mapping_get(item, "name")
             if name is not None and name.value == "default":
                 node = mapping_get(item, "template")
-    offsets = align(source, text, node.start_mark.index, node.end_mark.index) if node.id == "scalar" \
-        else (node.start_mark.index,) * len(source)
+    offsets = node_offsets(node, text) if node.id == "scalar" else (node.start_mark.index,) * len(source)
     message = Message(None, source, offsets, node.start_mark.index)
     return Template(path=path, format=FORMAT, source=text, messages=(message,), syntax="jinja")

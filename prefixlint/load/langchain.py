@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.load.json_source import compose_json, looks_like_json
+from prefixlint.load.json_source import compose_json, looks_like_json, node_offsets
 from prefixlint.load.template import SLOT_ROLE, Message, Template, Variable, align
 from prefixlint.load.yaml_source import compose, line_of, mapping_get, to_python
 
@@ -47,6 +47,7 @@ def sniff(text: str) -> bool:
 class _Reader:
     def __init__(self, path: str, text: str) -> None:
         self.path, self.text = path, text
+        self.json = looks_like_json(text)
         self.syntax: str | None = None
         self.variables: dict[str, Variable] = {}
         self.slot: str | None = None
@@ -58,7 +59,8 @@ class _Reader:
         if node is None or node.id != "scalar" or node.tag.endswith(":null"):
             raise self.error(f"{what} must be text", node)
         start, end = node.start_mark.index, node.end_mark.index
-        return Message(None, node.value, align(node.value, self.text, start, end), start)
+        offsets = node_offsets(node, self.text) if self.json else align(node.value, self.text, start, end)
+        return Message(None, node.value, offsets, start)
 
     def format_of(self, node) -> None:
         value = mapping_get(node, "template_format")

@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.load.json_source import compose_json
+from prefixlint.load.json_source import compose_json, node_offsets
 from prefixlint.load.template import Message, Template, Variable, align
 from prefixlint.load.yaml_source import compose, line_of, mapping_get, to_python
 
@@ -150,7 +150,8 @@ def _chat(path, text, root, to_file, variables, inner: str | None = None) -> Tem
             where = to_file(item.start_mark.index) if inner is not None else item.start_mark.index
             line = text.count("\n", 0, where) + 1
             raise PrefixlintError("each message needs a `role` and a text `content`", path=path, line=line)
-        offsets = align(content.value, raw, content.start_mark.index, content.end_mark.index)
+        offsets = node_offsets(content, raw) if raw.lstrip().startswith("[") else \
+            align(content.value, raw, content.start_mark.index, content.end_mark.index)
         messages.append(Message(str(role.value), content.value, tuple(to_file(o) for o in offsets),
                                 to_file(content.start_mark.index)))
     return _template(path, text, tuple(messages), variables, True)
