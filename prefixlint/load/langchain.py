@@ -144,6 +144,8 @@ class _Reader:
 
     def chat(self, node) -> list[Message]:
         node = _kwargs(node)
+        if mapping_get(node, "template_format") is not None:
+            self.format_of(node)
         items = mapping_get(node, "messages")
         if items is None or items.id != "sequence" or not items.value:
             raise self.error("a chat prompt needs a non-empty `messages` list", node)
