@@ -32,6 +32,11 @@ class Measured:
     flagged: set[str] = field(default_factory=set)
     #: All volatile values differing, with every one of them moved after the stable content.
     best: Measurement | None = None
+    #: For rules that need more (the chat-template rules PFX101/PFX102 will): the loaded
+    #: template, the tokenizer, and the Measurer (cached renders and encodings).
+    template: Any = None
+    tokenizer: Any = None
+    measurer: Any = None
     #: For a chat template checked on its own: what PFX101/PFX102's probes found
     #: (`prefixlint.rules.chat_template_check.ChatTemplateDetections`).
     chat_template: Any = None
