@@ -259,3 +259,24 @@ def test_hugging_face_tokenizer_config_rewrites_history(tmp_path, tok):
     rest, _end = json.JSONDecoder().raw_decode('"' + raw_line[finding["column"] - 1 :])
     written = rest.split("\n", 1)[0]
     assert written == "{{- '<|im_start|>' + message.role + '\\n' + content }}"
+
+
+@pytest.mark.parametrize(("template_format", "placeholder"), [
+    ("jinja2", "{{ current_time }}"), ("mustache", "{{current_time}}"), ("f-string", "{current_time}"),
+])
+def test_langchain_prompt_in_each_template_format(tmp_path, template_format, placeholder):
+    rules = "Answer in English. Cite the policy section you used. Never promise refunds. " * 3
+    text = (f"_type: prompt\ninput_variables: [current_time]\ntemplate_format: {template_format}\n"
+            f"template: \"Time: {placeholder}.\\n{rules}\"\n")
+    path = tmp_path / "prompt.yaml"
+    path.write_text(text)
+    (finding,) = json.loads(run("--format", "json", str(path)).stdout)["files"][0]["findings"]
+    assert (finding["code"], finding["line"], finding["column"], finding["placeholder"]) == (
+        "PFX001", 4, len('template: "Time: ') + 1, placeholder)
+
+
+def test_prompty_completion_api_is_one_prompt():
+    text = (FIXTURES / "prompty/support_agent.prompty").read_text().replace("api: chat", "api: completion")
+    template = load_template("support.prompty", text)
+    assert not template.is_chat and [m.role for m in template.messages] == [None]
+    assert template.messages[0].content.startswith("system:\nYou are the support assistant")
