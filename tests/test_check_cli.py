@@ -197,3 +197,17 @@ def test_a_hugging_face_tokenizer_measures_with_its_own_vocabulary(monkeypatch):
     assert (finding["code"], finding["line"], finding["column"]) == ("PFX003", 1, 7)
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(b), shared_prefix(a, b))
     assert entry["tokenizer"] != "o200k_base"
+
+
+def test_a_value_that_only_picks_a_branch_is_located_at_its_tag(tmp_path):
+    path = tmp_path / "branch.j2"
+    path.write_text(
+        '{% if user_name == "Maria Garcia" %}Welcome back, Maria!{% else %}Hello there!{% endif %}\n'
+        "You are the assistant of Northwind Bank. Never ask for PINs or passwords, explain fees in\n"
+        "plain language, and offer an appointment with an adviser for loans and mortgages.\n"
+    )
+    data = json.loads(run("--isolated", "--format", "json", str(path)).stdout)
+    volatile = data["files"][0]["volatile"]
+    assert volatile["user_name"]["class"] == "user-data"
+    # Nothing to move (the value picks a branch), so no PFX003; and no order can help: PFX007.
+    assert [(f["code"], f["line"], f["column"]) for f in data["files"][0]["findings"]] == [("PFX007", 1, 1)]
