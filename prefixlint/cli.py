@@ -21,6 +21,7 @@ COMMANDS = {
     "check": ("prefixlint.commands.check:check", "Lint prompt templates for volatile values ahead of stable content."),
     "rules": ("prefixlint.commands.rules:rules", "List the rules of `prefixlint check`."),
     "rule": ("prefixlint.commands.rules:rule", "Show one rule's documentation (e.g. `prefixlint rule PFX001`)."),
+    "transcript": ("prefixlint.commands.transcript:transcript", "Show turn by turn how much of a chat the server reuses, and why not more."),
 }
 
 EXIT_USAGE = 2

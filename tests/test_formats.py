@@ -280,3 +280,44 @@ def test_prompty_completion_api_is_one_prompt():
     template = load_template("support.prompty", text)
     assert not template.is_chat and [m.role for m in template.messages] == [None]
     assert template.messages[0].content.startswith("system:\nYou are the support assistant")
+
+
+DATED = """\
+{%- set today = strftime_now("%d %B %Y") %}
+{{- "<|system|>\\nCurrent date: " + today + "\\n" }}
+{%- for message in messages %}
+{{- "<|" + message.role + "|>\\n" + message.content + "\\n" }}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- "<|assistant|>\\n" }}{%- endif %}
+"""
+THINKING = """\
+{%- for message in messages %}
+{%- if message.role == "assistant" %}
+{{- "<|im_start|>assistant\\n" }}
+{%- if loop.last and message.reasoning_content %}
+{{- "<think>\\n" + message.reasoning_content + "\\n</think>\\n\\n" }}
+{%- endif %}
+{{- message.content + "<|im_end|>\\n" }}
+{%- else %}
+{{- "<|im_start|>" + message.role + "\\n" + message.content + "<|im_end|>\\n" }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- "<|im_start|>assistant\\n" }}{%- endif %}
+"""
+
+
+@pytest.mark.parametrize(("template", "expected"), [
+    (DATED, [("PFX101", 1, 17)]),  # at `strftime_now`
+    (THINKING, [("PFX102", 7, 1)]),  # the line that writes an earlier reply without its reasoning
+], ids=["date", "reasoning"])
+def test_chat_template_written_for_the_tests(tmp_path, template, expected):
+    path = tmp_path / "chat_template.jinja"
+    path.write_text(template)
+    findings = json.loads(run("--format", "json", str(path)).stdout)["files"][0]["findings"]
+    assert [(f["code"], f["line"], f["column"]) for f in findings] == expected
+    # suppressed like any finding: a Jinja comment on the line
+    code = expected[0][0]
+    lines = template.split("\n")
+    lines[expected[0][1] - 1] += f"{{# prefixlint: disable-line {code} #}}"
+    path.write_text("\n".join(lines))
+    assert json.loads(run("--format", "json", str(path)).stdout)["files"][0]["findings"] == []

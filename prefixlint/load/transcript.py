@@ -25,8 +25,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.render.messages import ROLES, REASONING_KEYS
-
+ROLES = ("system", "developer", "user", "assistant", "tool")
+REASONING_KEYS = ("reasoning_content", "reasoning", "thinking")
 CLOCK_KEYS = ("timestamp",)
 
 

@@ -41,8 +41,8 @@ class TurnReuse:
 
     @property
     def new_tokens(self) -> int:
-        """Tokens this turn adds after everything the previous turn cached."""
-        return max(self.prompt_tokens - self.previous_cached_tokens, 0)
+        """Tokens after the shared prefix: computed afresh (before the engine's rounding)."""
+        return self.prompt_tokens - self.shared_prefix_tokens
 
     @property
     def lost_tokens(self) -> int:
@@ -55,7 +55,7 @@ def measure_turns(turns: Sequence[RenderedTurn], tokenizer, profile: EngineProfi
     results: list[TurnReuse] = []
     previous: RenderedTurn | None = None
     for turn in turns:
-        ids = turn.prompt_ids
+        ids = list(turn.prompt_ids)  # PrefixCache compares slices: lists only, never tuples
         shared = cache.longest_match(ids).length
         expected = len(previous.cached_ids) if previous else 0
         divergence = None
@@ -66,7 +66,7 @@ def measure_turns(turns: Sequence[RenderedTurn], tokenizer, profile: EngineProfi
         ))
         cache.insert(ids)
         if turn.reply is not None:
-            cache.insert(turn.cached_ids)
+            cache.insert(list(turn.cached_ids))
         previous = turn
     return results
 

@@ -61,6 +61,8 @@ def render_turns(
                                         tokenizer=tokenizer, chat_template=chat_template,
                                         tools=request.tools, now=clock)
         except PrefixlintError as exc:
+            if not hasattr(exc, "template_line"):
+                raise  # not the template's doing (a missing extra, an unreadable file)
             raise located(exc, transcript.path, request, number, chat_template) from None
         turns.append(RenderedTurn(number, request, messages, prompt, tuple(prompt.ids(tokenizer)), reply, clock))
     return turns

@@ -70,9 +70,9 @@ class HistoryRewrite:
     cached_tokens: int
 
 
-def _diff(a: str, b: str) -> tuple[int, str, str]:
+def changed_words(a: str, b: str) -> tuple[int, str, str]:
     """First differing offset, and the differing runs widened to whole words (`02 Jan 2025`)."""
-    start = len(_common(a, b))
+    start = len(common_text(a, b))
     end = 0
     while end < min(len(a), len(b)) - start and a[len(a) - 1 - end] == b[len(b) - 1 - end]:
         end += 1
@@ -83,7 +83,7 @@ def _diff(a: str, b: str) -> tuple[int, str, str]:
     return start, a[start: len(a) - end], b[start: len(b) - end]
 
 
-def _common(a: str, b: str) -> str:
+def common_text(a: str, b: str) -> str:
     n = 0
     limit = min(len(a), len(b))
     while n < limit and a[n] == b[n]:
@@ -91,7 +91,7 @@ def _common(a: str, b: str) -> str:
     return a[:n]
 
 
-def _line_at(template: ChatTemplate, messages, tools, add_generation_prompt, tokenizer, now, offset):
+def template_line_at(template: ChatTemplate, messages, tools, add_generation_prompt, tokenizer, now, offset):
     if template.format != JINJA or template.source is None:
         return None
     from prefixlint.render.chat import special_tokens
@@ -129,10 +129,10 @@ def detect_date_injection(
     second = render_chat(messages, tokenizer=tokenizer, chat_template=template, tools=tools, now=later)
     if first.text == second.text:
         return None
-    offset, text, other = _diff(first.text, second.text)
+    offset, text, other = changed_words(first.text, second.text)
     ids = first.ids(tokenizer)
     stable = shared_prefix(ids, second.ids(tokenizer))
-    output_line = _line_at(template, messages, tools, True, tokenizer, now, offset)
+    output_line = template_line_at(template, messages, tools, True, tokenizer, now, offset)
     line = first.clock_lines[0] if first.clock_lines else output_line
     return DateInjection(template.origin, line, output_line, offset, text, other, stable, len(ids))
 
@@ -156,15 +156,15 @@ def detect_history_rewrite(
     new_ids = following.ids(tokenizer)
     shared = shared_prefix(cached_ids, new_ids)
     cached_text = prompt.text + reply.text
-    offset = len(_common(cached_text, following.text))
+    offset = len(common_text(cached_text, following.text))
     if shared == len(cached_ids) or offset >= len(cached_text):
         return None  # kept intact (a lost token at a boundary is not the template's doing)
     message_index = following.message_at(offset)
-    reason = rewrite_reason(cached_text, following.text, offset, messages, message_index, reply)
-    line = _line_at(template, messages, tools, True, tokenizer, now, offset)
+    reason = rewrite_reason(cached_text, following.text, offset, messages, message_index, reply, tools)
+    line = template_line_at(template, messages, tools, True, tokenizer, now, offset)
     cached_line = None
     if reply.exact:
-        cached_line = _line_at(template, messages[: index + 1], tools, False, tokenizer, now, offset)
+        cached_line = template_line_at(template, messages[: index + 1], tools, False, tokenizer, now, offset)
     return HistoryRewrite(
         template.origin, message_index, offset, line, cached_line,
         cached_text[offset: offset + 60], following.text[offset: offset + 60], reason, shared, len(cached_ids),
@@ -173,21 +173,37 @@ def detect_history_rewrite(
 
 def rewrite_reason(
     cached_text: str, new_text: str, offset: int, messages: Sequence[Mapping[str, Any]],
-    message_index: int | None, reply: GeneratedReply | None,
+    message_index: int | None, reply: GeneratedReply | None, tools=None,
 ) -> str:
-    """In words, what the template changed at `offset` when an earlier reply became history."""
+    """What the template changed at `offset` once an earlier reply became history (a verb phrase)."""
     message = messages[message_index] if message_index is not None else {}
     reasoning = (prep.reasoning_of(message) or "").strip()
     ahead = cached_text[offset:]
     if reasoning and reasoning[:40] in ahead and reasoning[:40] not in new_text[offset:]:
-        return f"the template drops the reasoning of earlier replies (message {message_index})"
+        return "drops the reasoning of earlier replies"
+    if _tool_block_moved(ahead, new_text[offset:], tools):
+        return "moves the tool definitions (they follow the last user message)"
     end = reply.end_of_turn if reply is not None else None
     if end is None and ahead.startswith("<|return|>"):
         end = "<|return|>"
     if end and ahead.startswith(end):
         shown = _common_marker(new_text[offset:])
-        return f"the template ends earlier replies with {shown!r} where the model generated {end!r}"
-    return f"the template renders message {message_index} differently once it is history"
+        return f"ends earlier replies with {shown!r} where the model generated {end!r}"
+    return "renders an earlier message differently once it is history"
+
+
+def _tool_block_moved(cached_ahead: str, new_ahead: str, tools, window: int = 400) -> bool:
+    """The cached text goes on with the tool definitions where the new text does not: the
+    template writes them at a place that moves with the conversation (Mistral's
+    `[AVAILABLE_TOOLS]` before the last user message)."""
+    for tool in tools or ():
+        function = tool.get("function") or {}
+        for mark in (function.get("description"), function.get("name")):
+            position = cached_ahead[:window].find(mark) if isinstance(mark, str) and mark else -1
+            if position >= 0:
+                later = new_ahead.find(mark)
+                return later < 0 or later > position
+    return False
 
 
 def _common_marker(text: str) -> str:

@@ -4,15 +4,19 @@ The detections (`prefixlint.rules.chat_template`) render probe conversations wit
 template and the run's tokenizer: two clocks for PFX101 (does the template write the date?),
 a reply turned into history for PFX102 (does the next request still start with the previous
 one?). Their template lines are mapped to the line and column of the file, and the rules'
-check functions (`chat_template_injects_date`, `chat_template_rewrites_history` in
-`prefixlint.rules.checks`) turn them into findings, filtered and suppressed like any others.
+findings (`chat_template_injects_date`, `chat_template_rewrites_history` below, with the
+name and severity of rules/PFX101.yaml and PFX102.yaml) are filtered and suppressed like any
+others.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 
 from prefixlint.load.template import Template, source_location
+from prefixlint.rules.catalog import Rule
+from prefixlint.rules.finding import Finding
 
 
 @dataclass(frozen=True)
@@ -80,3 +84,50 @@ def _where(template: Template, line: int | None, word: str | None) -> tuple[int,
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     column = text.find(word) if word and word in text else len(text) - len(text.lstrip())
     return source_location(template, message, line, column + 1)
+
+
+def chat_template_injects_date(rule: Rule, data) -> Iterator[Finding]:
+    """PFX101: the chat template writes the current date (or time) into every prompt."""
+    found = data.chat_template
+    if found is None or found.date is None:
+        return
+    date, (line, column) = found.date, found.date_at
+    total, shared = date.prompt_tokens, date.stable_prefix_tokens
+    message = (
+        f"the chat template writes the date into every prompt ({date.text!r}, {date.other_text!r} on a later day):"
+        f" after a date change only the first {shared:,} of {total:,} tokens of a request are reused."
+        f" Pass the date in a message where it is needed, or take it out of the template."
+    )
+    yield Finding(
+        path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
+        message=message, variable="strftime_now", tokens=total, shared_prefix_tokens=shared,
+        reusable_tokens=data.profile.reusable_tokens(shared, total),
+        fixed_reusable_tokens=data.profile.reusable_tokens(total, total),
+        extra={"placeholder": "strftime_now" if date.line else "", "output_line": date.output_line,
+               "text": date.text, "other_text": date.other_text},
+    )
+
+
+def chat_template_rewrites_history(rule: Rule, data) -> Iterator[Finding]:
+    """PFX102: the chat template renders an earlier turn differently once it is history."""
+    found = data.chat_template
+    if found is None or found.history is None:
+        return
+    rewrite, (line, column) = found.history, found.history_at or (1, 1)
+    cached, shared = rewrite.cached_tokens, rewrite.shared_prefix_tokens
+    message = (
+        f"{rewrite.reason}: the next request shares {shared:,} of the {cached:,} tokens cached for the previous"
+        f" one (its prompt and the generated reply), so every turn recomputes the history from there."
+    )
+    yield Finding(
+        path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
+        message=message, variable=None, tokens=cached, shared_prefix_tokens=shared,
+        reusable_tokens=data.profile.reusable_tokens(shared, cached),
+        fixed_reusable_tokens=data.profile.reusable_tokens(cached, cached),
+        extra={"placeholder": "", "reason": rewrite.reason, "cached_line": rewrite.cached_line,
+               "cached_text": rewrite.cached_text, "new_text": rewrite.new_text},
+    )
+
+
+#: rule code -> the function that turns the detections into its finding
+CHAT_TEMPLATE_CHECKS = {"PFX101": chat_template_injects_date, "PFX102": chat_template_rewrites_history}

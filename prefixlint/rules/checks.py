@@ -145,49 +145,6 @@ def stable_prefix_below_minimum(rule: Rule, data: Measured) -> Iterator[Finding]
     )
 
 
-def chat_template_injects_date(rule: Rule, data: Measured) -> Iterator[Finding]:
-    """PFX101: the chat template writes the current date (or time) into every prompt."""
-    found = data.chat_template
-    if found is None or found.date is None:
-        return
-    date, (line, column) = found.date, found.date_at
-    total, shared = date.prompt_tokens, date.stable_prefix_tokens
-    message = (
-        f"the chat template writes the date into every prompt ({date.text!r}, {date.other_text!r} on a later day):"
-        f" after a date change only the first {shared:,} of {total:,} tokens of a request are reused."
-        f" Pass the date in a message where it is needed, or take it out of the template."
-    )
-    yield Finding(
-        path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
-        message=message, variable="strftime_now", tokens=total, shared_prefix_tokens=shared,
-        reusable_tokens=data.profile.reusable_tokens(shared, total),
-        fixed_reusable_tokens=data.profile.reusable_tokens(total, total),
-        extra={"placeholder": "strftime_now" if date.line else "", "output_line": date.output_line,
-               "text": date.text, "other_text": date.other_text},
-    )
-
-
-def chat_template_rewrites_history(rule: Rule, data: Measured) -> Iterator[Finding]:
-    """PFX102: the chat template renders an earlier turn differently once it is history."""
-    found = data.chat_template
-    if found is None or found.history is None:
-        return
-    rewrite, (line, column) = found.history, found.history_at or (1, 1)
-    cached, shared = rewrite.cached_tokens, rewrite.shared_prefix_tokens
-    message = (
-        f"{rewrite.reason}: the next request shares {shared:,} of the {cached:,} tokens cached for the previous"
-        f" one (its prompt and the generated reply), so every turn recomputes the history from there."
-    )
-    yield Finding(
-        path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
-        message=message, variable=None, tokens=cached, shared_prefix_tokens=shared,
-        reusable_tokens=data.profile.reusable_tokens(shared, cached),
-        fixed_reusable_tokens=data.profile.reusable_tokens(cached, cached),
-        extra={"placeholder": "", "reason": rewrite.reason, "cached_line": rewrite.cached_line,
-               "cached_text": rewrite.cached_text, "new_text": rewrite.new_text},
-    )
-
-
 def check_function(rule: Rule):
     """The function a rule file names in `check:`."""
     function = globals().get(rule.check)
@@ -197,5 +154,4 @@ def check_function(rule: Rule):
 
 
 #: The functions rule files may name; a test checks that each is named by some rule.
-CHECKS = ("volatile_before_stable", "boundary_merge", "stable_prefix_below_minimum", "chat_template_injects_date",
-          "chat_template_rewrites_history")
+CHECKS = ("volatile_before_stable", "boundary_merge", "stable_prefix_below_minimum")

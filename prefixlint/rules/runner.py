@@ -129,8 +129,8 @@ def _check(path: str, settings: Settings, template=None) -> FileResult:
 def _check_chat_template(path, template, settings: Settings, profile, suppressions) -> FileResult:
     """A chat template on its own: PFX101/PFX102 from probe renders with the run's tokenizer."""
     from prefixlint.rules.catalog import load_catalog
-    from prefixlint.rules.chat_template_check import detect, prompt_tokens
-    from prefixlint.rules.checks import Measured, check_function
+    from prefixlint.rules.chat_template_check import CHAT_TEMPLATE_CHECKS, detect, prompt_tokens
+    from prefixlint.rules.checks import Measured
     from prefixlint.rules.classify import builtin_catalog
     from prefixlint.tokenize import load_tokenizer
 
@@ -140,9 +140,10 @@ def _check_chat_template(path, template, settings: Settings, profile, suppressio
     data = Measured(path, True, profile, builtin_catalog(), settings.min_stable_tokens, [],
                     chat_template=detections)
     findings: list[Finding] = []
-    for rule in load_catalog().values():
-        if rule.check and enabled(rule.code):
-            findings += check_function(rule)(rule, data)
+    catalog = load_catalog()
+    for code, check in CHAT_TEMPLATE_CHECKS.items():
+        if code in catalog and enabled(code):
+            findings += check(catalog[code], data)
     kept, unused = suppressions.apply(findings, path, enabled=settings.enabled)
     findings = sorted(kept + unused, key=Finding.sort_key)
     date = detections.date
