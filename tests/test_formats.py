@@ -321,3 +321,17 @@ def test_chat_template_written_for_the_tests(tmp_path, template, expected):
     lines[expected[0][1] - 1] += f"{{# prefixlint: disable-line {code} #}}"
     path.write_text("\n".join(lines))
     assert json.loads(run("--format", "json", str(path)).stdout)["files"][0]["findings"] == []
+
+
+def test_templates_cannot_read_files_or_reach_internals(tmp_path):
+    """Mustache partials are never loaded from disk; Handlebars and Mustache paths into
+    private attributes are refused with the file and line."""
+    (tmp_path / "secret.mustache").write_text("SECRET")
+    mustache = tmp_path / "partial.prompty"
+    mustache.write_text("---\ntemplate: mustache\n---\nsystem:\nHello {{> secret}}. You help Contoso customers.\n")
+    (system,) = compile_template(load_template(str(mustache))).render({}, {})
+    assert "SECRET" not in system.text and system.text == "Hello . You help Contoso customers."
+    handlebars = tmp_path / "internals.prompt"
+    handlebars.write_text("---\nmodel: x\n---\n{{role \"system\"}}\nYou help {{name.__class__}}.\n")
+    result = run(str(handlebars))
+    assert result.exit_code == 2 and f"{handlebars}:5:10: placeholder" in result.stderr

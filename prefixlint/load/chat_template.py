@@ -39,9 +39,10 @@ def _config_template(text: str):
         return None
     if not isinstance(data, dict):
         return None
-    from prefixlint.render.templates import template_from_config
-
-    return template_from_config(data)
+    template = data.get("chat_template")
+    if isinstance(template, list):  # named templates: [{"name": "default", "template": ...}]
+        template = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}.get("default")
+    return template if isinstance(template, str) else None
 
 
 def load(path: str, text: str) -> Template:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.json_source import compose_json, looks_like_json, node_offsets
-from prefixlint.load.template import SLOT_ROLE, Message, Template, Variable, align
+from prefixlint.load.template import SLOT_NAMES, SLOT_ROLE, Message, Template, Variable, align
 from prefixlint.load.yaml_source import compose, line_of, mapping_get, to_python
 
 FORMAT = "langchain"
@@ -211,12 +211,12 @@ def _fill(template: str, example, syntax: str, reader: _Reader) -> str:
         return re.sub(r"\{\{|\}\}|\{(\w+)\}", lambda m: str(example.get(m.group(1), "")) if m.group(1) else m.group(0)[0],
                       template)
     if syntax == "jinja":
-        from prefixlint.render.jinja_spans import environment
+        from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-        return environment().from_string(template).render(example)
+        return ImmutableSandboxedEnvironment(keep_trailing_newline=True).from_string(template).render(example)
     import pystache
 
-    return pystache.Renderer(escape=lambda text: text, missing_tags="ignore").render(template, example)
+    return pystache.Renderer(escape=lambda text: text, missing_tags="ignore", partials={}).render(template, example)
 
 
 def _escape(text: str, syntax: str) -> str:
@@ -228,8 +228,6 @@ def _escape(text: str, syntax: str) -> str:
 
 
 def load(path: str, text: str) -> Template:
-    from prefixlint.render.history import SLOT_NAMES
-
     root = compose_json(text, path) if looks_like_json(text) else compose(text, path)
     if root is None or root.id != "mapping":
         raise PrefixlintError("a LangChain prompt is a mapping", path=path, line=line_of(root) if root else 1)

@@ -32,7 +32,7 @@ import re
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.front_matter import has_front_matter, python, sections, split, trimmed, variable
-from prefixlint.load.template import Template, Variable
+from prefixlint.load.template import SLOT_NAMES, Template, Variable
 from prefixlint.load.yaml_source import line_of, mapping_get
 
 FORMAT = "prompty"
@@ -47,8 +47,6 @@ def sniff(text: str) -> bool:
 
 
 def load(path: str, text: str) -> Template:
-    from prefixlint.render.history import SLOT_NAMES
-
     root, body = split(text, path, "Prompty")
     front = python(root, path) or {}
     variables: dict[str, Variable] = {}

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.load.template import SLOT_ROLE, Message, Template, Variable, align
+from prefixlint.load.template import SLOT_NAMES, SLOT_ROLE, Message, Template, Variable, align
 from prefixlint.load.yaml_source import compose, line_of, mapping_get, to_python
 
 FORMAT = "semantic-kernel"
@@ -56,8 +56,6 @@ def _piece(message: Message, role: str | None, start: int, end: int) -> Message 
 
 
 def load(path: str, text: str) -> Template:
-    from prefixlint.render.history import SLOT_NAMES
-
     root = compose(text, path)
     if root is None or root.id != "mapping":
         raise PrefixlintError("a Semantic Kernel prompt is a YAML mapping", path=path, line=1)

@@ -23,6 +23,11 @@ SYNTAXES = ("jinja", "format", "dollar", "mustache", "handlebars", "sk")
 #: Dotprompt's `{{history}}` between role sections): it renders as earlier turns, each framed
 #: as a message of its own. Its `content` is the slot as written in the file.
 SLOT_ROLE = "(conversation)"
+#: Variable names that are the conversation slot when a format has no marker of its own for it.
+SLOT_NAMES = frozenset({
+    "history", "chat_history", "conversation", "conversation_history", "messages", "chat_messages",
+    "past_messages", "_conversation",
+})
 
 
 @dataclass(frozen=True)

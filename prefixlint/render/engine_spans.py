@@ -128,7 +128,8 @@ class EngineTemplate:
             import pystache
             from pystache.parser import ParsingError
 
-            renderer = pystache.Renderer(escape=lambda text: text, missing_tags="ignore")
+            # no partials: `{{> name}}` must not read files from disk
+            renderer = pystache.Renderer(escape=lambda text: text, missing_tags="ignore", partials={})
             try:
                 parsed = pystache.parse(source)
             except ParsingError as exc:

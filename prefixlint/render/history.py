@@ -13,11 +13,7 @@ prints it whole: `{{ history }}`, `{history}`, `{{$history}}`).
 
 from __future__ import annotations
 
-#: Names that are the conversation slot when a format has no marker of its own for it.
-SLOT_NAMES = frozenset({
-    "history", "chat_history", "conversation", "conversation_history", "messages", "chat_messages",
-    "past_messages", "_conversation",
-})
+from prefixlint.load.template import SLOT_NAMES  # noqa: F401  (where the names are defined)
 
 TURNS = (
     ("user", "Hi, I ordered a laptop last week and it still has not shipped. Order number 48213."),
