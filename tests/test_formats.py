@@ -10,6 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from click.testing import CliRunner
 
 from prefixlint.cli import cli
@@ -335,3 +337,19 @@ def test_templates_cannot_read_files_or_reach_internals(tmp_path):
     handlebars.write_text("---\nmodel: x\n---\n{{role \"system\"}}\nYou help {{name.__class__}}.\n")
     result = run(str(handlebars))
     assert result.exit_code == 2 and f"{handlebars}:5:10: placeholder" in result.stderr
+
+
+@given(st.text(max_size=60), st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_json_string_offsets_point_at_each_characters_encoding(value, ascii_only):
+    """Invariant: the raw text from a character's offset to the next one's decodes to that
+    character, whatever escapes json.dumps chose (\\n, \\", \\uXXXX, surrogate pairs)."""
+    from prefixlint.load.json_source import string_offsets
+
+    raw = '{"template": ' + json.dumps(value, ensure_ascii=ascii_only) + "}"
+    quote = raw.index(":") + 2
+    offsets = string_offsets(raw, quote)
+    assert len(offsets) == len(value)
+    ends = [*offsets[1:], raw.rindex('"')]
+    for char, start, end in zip(value, offsets, ends):
+        assert json.loads('"' + raw[start:end] + '"') == char
