@@ -353,3 +353,12 @@ def test_json_string_offsets_point_at_each_characters_encoding(value, ascii_only
     ends = [*offsets[1:], raw.rindex('"')]
     for char, start, end in zip(value, offsets, ends):
         assert json.loads('"' + raw[start:end] + '"') == char
+
+
+def test_handlebars_comment_suppresses_in_a_dotprompt_file(tmp_path):
+    text = (FIXTURES / "dotprompt/support.prompt").read_text().replace(
+        "Today is {{today}}.", "Today is {{today}}. {{!-- prefixlint: disable-line PFX001 -- the date matters --}}")
+    path = tmp_path / "support.prompt"
+    path.write_text(text)
+    result = json.loads(run("--format", "json", str(path)).stdout)["files"][0]
+    assert result["error"] is None and result["findings"] == []
