@@ -36,12 +36,13 @@ ROLES = {"system": "system", "human": "user", "user": "user", "ai": "assistant",
          "AIMessagePromptTemplate": "assistant", "SystemMessage": "system", "HumanMessage": "user",
          "AIMessage": "assistant"}
 _TYPE = re.compile(r"""^\s*["']?_type["']?\s*:\s*["']?(prompt|few_shot|chat)\b""", re.MULTILINE)
+_TYPE_JSON = re.compile(r'"_type"\s*:\s*"(prompt|few_shot|chat)"')
 _LC = re.compile(r'"lc"\s*:\s*1[\s\S]*"(PromptTemplate|ChatPromptTemplate|FewShotPromptTemplate)"')
 HINT = "a LangChain prompt has `_type: prompt`, `few_shot` or `chat` (or is an `lc` serialization)"
 
 
 def sniff(text: str) -> bool:
-    return bool(_TYPE.search(text) or _LC.search(text[:200_000]))
+    return bool(_TYPE.search(text) or _TYPE_JSON.search(text[:200_000]) or _LC.search(text[:200_000]))
 
 
 class _Reader:
@@ -56,7 +57,7 @@ class _Reader:
         return PrefixlintError(message, path=self.path, line=line_of(node) if node is not None else 1)
 
     def string(self, node, what: str) -> Message:
-        if node is None or node.id != "scalar" or node.tag.endswith(":null"):
+        if node is None or node.id != "scalar" or not node.tag.endswith(":str"):
             raise self.error(f"{what} must be text", node)
         start, end = node.start_mark.index, node.end_mark.index
         offsets = node_offsets(node, self.text) if self.json else align(node.value, self.text, start, end)
@@ -81,7 +82,7 @@ class _Reader:
                 self.variables[key.value] = Variable(key.value, None, (to_python(value, self.path),), line_of(key))
         if mapping_get(node, "template") is None and mapping_get(node, "template_path") is not None:
             return self.referenced(mapping_get(node, "template_path"))
-        return self.string(mapping_get(node, "template"), f"{what}: `template`")
+        return self.string(mapping_get(node, "template"), "`template`" if what == "template" else f"{what}: `template`")
 
     def referenced(self, node) -> Message:
         """Text from a file next to this one: every character points at the path as written."""

@@ -79,7 +79,7 @@ def load_all(path: str, text: str) -> list[Template]:
             entry = mapping_get(entry, "raw") or mapping_get(entry, "id")
             if entry is None:
                 raise PrefixlintError("a prompt entry needs `raw` or `id`", path=path, line=line_of(entry))
-        if entry.id != "scalar":
+        if entry.id != "scalar" or not entry.tag.endswith(":str"):
             raise PrefixlintError("a prompt is text or a `file://` path", path=path, line=line_of(entry))
         value = str(entry.value)
         if value.startswith("file://"):
@@ -146,7 +146,7 @@ def _chat(path, text, root, to_file, variables, inner: str | None = None) -> Tem
     messages = []
     for item in root.value:
         role, content = mapping_get(item, "role"), mapping_get(item, "content")
-        if role is None or content is None or content.id != "scalar":
+        if role is None or content is None or content.id != "scalar" or not content.tag.endswith(":str"):
             where = to_file(item.start_mark.index) if inner is not None else item.start_mark.index
             line = text.count("\n", 0, where) + 1
             raise PrefixlintError("each message needs a `role` and a text `content`", path=path, line=line)
