@@ -25,6 +25,7 @@ EXPECTED = [
     ("itinerary_semantic_kernel.yaml", "PFX001", 7, 40, "error", "TimePlugin.Now", "{{TimePlugin.Now}}"),
     ("promptfoo/prompts/translate_chat.json", "PFX004", 4, 25, "error", "attempt", "{{ attempt }}"),
     ("support_langchain_hub.json", "PFX003", 21, 46, "warning", "customer_email", "{customer_email}"),
+    ("contoso_chat.jinja2", "PFX003", 4, 19, "warning", "customer_name", "{{ customer_name }}"),
     ("daily_briefing.txt", "PFX001", 1, 10, "warning", "date", "{date}"),
     ("greeting_policy.md", "PFX003", 1, 7, "warning", "user_name", "{{ user_name }}"),
     ("rag_answer.yaml", "PFX005", 17, 22, "error", "documents", "{{ doc.title }}"),

@@ -17,7 +17,7 @@ from prefixlint.load.template import Template
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.match.profiles import EngineProfile
 from prefixlint.match.variants import changed_placeholders, first_difference, move_to_end
-from prefixlint.render.conversation import join
+from prefixlint.render.conversation import join, split_roles
 from prefixlint.render.history import History
 from prefixlint.render.spans import CompiledTemplate, Placeholder, RenderedMessage
 from prefixlint.render.values import call_function, stable_function, variable_value
@@ -105,6 +105,8 @@ class Measurer:
                         continue
                     values[name] = variable_value(name, samples, v.generate, variant, v.volatile)
             messages = self.compiled.render(values, functions)
+            if self.template.role_markers:
+                messages = split_roles(messages[0])
             text, starts = join(messages, self.template.is_chat)
             request = self._renders[vary] = Request(messages, text, starts, self.encode(text))
         return request
