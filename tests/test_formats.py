@@ -119,25 +119,43 @@ def test_malformed_files_are_located_errors_and_others_still_checked(name, line,
     assert "Traceback" not in result.output
 
 
+def prompty_messages(name: str, values: dict):
+    """A Prompty file rendered, then split at its role lines, as Prompty does."""
+    from prefixlint.render.conversation import split_roles
+
+    template = load_template(str(FIXTURES / name))
+    (rendered,) = compile_template(template).render(values, {})
+    return split_roles(rendered, template.role_line)
+
+
 def test_prompty_front_matter_roles_and_samples():
+    from prefixlint.render.history import TURNS, History
+
     template = load_template(str(FIXTURES / "prompty/support_agent.prompty"))
-    assert [m.role for m in template.messages] == ["system", "user"]
+    assert template.is_chat and template.role_markers
     assert template.variables["customer_name"].samples[0] == "Jane Doe"
     assert template.variables["question"].samples == ("Where is my order?",)
     assert template.variables["chat_history"].kind == "conversation" and template.slot == "chat_history"
-    assert template.messages[1].content == "{{customer_name}} asks: {{question}}"
-    mustache = load_template(str(FIXTURES / "prompty/mustache_history.prompty"))
-    assert mustache.syntax == "mustache" and mustache.variables["history"].kind == "conversation"
+    messages = prompty_messages("prompty/support_agent.prompty", {
+        "current_time": "09:26", "customer_name": "Jane Doe", "question": "Where is my order?",
+        "chat_history": History()})
+    # the history loop writes `role:` lines, so its turns become messages of their own
+    assert [m.role for m in messages] == ["system", *(role for role, _ in TURNS), "user"]
+    assert [m.text for m in messages[1:-1]] == [content for _, content in TURNS]
+    assert messages[0].text.startswith("You are the support assistant of Contoso Outdoor")
+    assert messages[0].text.endswith("is upset or asks for one.")
+    assert messages[-1].text == "Jane Doe asks: Where is my order?"
 
 
 def test_prompty_mustache_renders_the_history_section():
     from prefixlint.render.history import TURNS, History
 
     template = load_template(str(FIXTURES / "prompty/mustache_history.prompty"))
-    system, _user = compile_template(template).render({"hiker": "Sam", "history": History()}, {})
-    turns = "".join(f"{role}:\n{content}\n" for role, content in TURNS)
-    assert system.text.startswith("Hello Sam! You are a trail guide")
-    assert system.text.endswith("permits. Never recommend closed trails.\n" + turns)
+    assert template.syntax == "mustache" and template.variables["history"].kind == "conversation"
+    messages = prompty_messages("prompty/mustache_history.prompty", {"hiker": "Sam", "history": History()})
+    assert [m.role for m in messages] == ["system", *(role for role, _ in TURNS), "user"]
+    assert messages[0].text.startswith("Hello Sam! You are a trail guide")
+    assert messages[-1].text == "Which hike do you recommend this weekend?"
 
 
 def test_dotprompt_roles_history_slot_and_defaults():
@@ -280,7 +298,7 @@ def test_langchain_prompt_in_each_template_format(tmp_path, template_format, pla
 def test_prompty_completion_api_is_one_prompt():
     text = (FIXTURES / "prompty/support_agent.prompty").read_text().replace("api: chat", "api: completion")
     template = load_template("support.prompty", text)
-    assert not template.is_chat and [m.role for m in template.messages] == [None]
+    assert not template.is_chat and not template.role_markers and [m.role for m in template.messages] == [None]
     assert template.messages[0].content.startswith("system:\nYou are the support assistant")
 
 
@@ -331,8 +349,8 @@ def test_templates_cannot_read_files_or_reach_internals(tmp_path):
     (tmp_path / "secret.mustache").write_text("SECRET")
     mustache = tmp_path / "partial.prompty"
     mustache.write_text("---\ntemplate: mustache\n---\nsystem:\nHello {{> secret}}. You help Contoso customers.\n")
-    (system,) = compile_template(load_template(str(mustache))).render({}, {})
-    assert "SECRET" not in system.text and system.text == "Hello . You help Contoso customers."
+    (rendered,) = compile_template(load_template(str(mustache))).render({}, {})
+    assert "SECRET" not in rendered.text and rendered.text == "system:\nHello . You help Contoso customers."
     handlebars = tmp_path / "internals.prompt"
     handlebars.write_text("---\nmodel: x\n---\n{{role \"system\"}}\nYou help {{name.__class__}}.\n")
     result = run(str(handlebars))

@@ -18,9 +18,10 @@
     user:
     {{question}}
 
-A line holding only a role (`system:`, `user:`, `assistant:`, also `developer`, `tool`,
-`function`, optionally `# system:` or `system[name="x"]:`) starts a message; text before the
-first role line is a system message (as Prompty's parser does). Variables come from `inputs`
+The body is rendered first, then split into messages at lines holding only a role
+(`system:`, `user:`, `assistant:`, also `developer`, `tool`, `function`, optionally
+`# system:` or `system[name="x"]:`), as Prompty's own parser does; text before the first role
+line is a system message. Variables come from `inputs`
 (their `sample` or `default`) and `sample`; an input whose kind/type is `thread` or
 `chat_history`, or whose name is a conversation name (history, chat_history, messages...), is
 the conversation slot. `model.api: completion` makes the body one prompt.
@@ -31,7 +32,7 @@ from __future__ import annotations
 import re
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.load.front_matter import has_front_matter, python, sections, split, trimmed, variable
+from prefixlint.load.front_matter import has_front_matter, python, split, trimmed, variable
 from prefixlint.load.template import SLOT_NAMES, Template, Variable
 from prefixlint.load.yaml_source import line_of, mapping_get
 
@@ -81,12 +82,11 @@ def load(path: str, text: str) -> Template:
                               line=line_of(mapping_get(root, "template")), hint="use jinja2 or mustache")
     model = front.get("model") if isinstance(front.get("model"), dict) else {}
     is_chat = str(model.get("api", "chat")).lower() != "completion"
-    if is_chat:
-        messages = sections(text, body, len(text), ROLE_LINE, "system")
-    else:
-        single = trimmed(None, text, body, len(text))
-        messages = [single] if single else []
-    if not messages:
+    single = trimmed(None, text, body, len(text))
+    if single is None:
         raise PrefixlintError("the Prompty body is empty", path=path, line=text.count("\n", 0, body) + 1)
-    return Template(path=path, format=FORMAT, source=text, messages=tuple(messages), syntax=syntax,
-                    variables=variables, is_chat=is_chat, slot=slot)
+    # As Prompty does: render the body, then split the result into messages at role lines
+    # (so a loop that writes `{{item.role}}:` lines for the history makes messages too).
+    return Template(path=path, format=FORMAT, source=text, messages=(single,), syntax=syntax,
+                    variables=variables, is_chat=is_chat, slot=slot, role_markers=is_chat,
+                    role_line=ROLE_LINE.pattern if is_chat else None)

@@ -81,6 +81,9 @@ class Template:
     #: True when one text holds the whole conversation, its roles marked by lines such as
     #: `# system:` / `# user:` (Prompt flow); the render is split into messages at those lines.
     role_markers: bool = False
+    #: The role-line pattern for `role_markers` when it is not Prompt flow's `# role:` (a
+    #: regular expression source whose group 1 is the role; Prompty: `system:` lines).
+    role_line: str | None = None
     _line_starts: list[int] = field(default_factory=list, repr=False, compare=False)
 
     def position(self, offset: int) -> tuple[int, int]:

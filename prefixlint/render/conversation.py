@@ -19,7 +19,7 @@ from prefixlint.render.spans import RenderedMessage, Span
 ROLE_LINE = re.compile(r"^[ \t]*#[ \t]*(system|user|assistant)[ \t]*:[ \t]*\r?$", re.MULTILINE | re.IGNORECASE)
 
 
-def split_roles(message: RenderedMessage) -> tuple[RenderedMessage, ...]:
+def split_roles(message: RenderedMessage, role_line: str | None = None) -> tuple[RenderedMessage, ...]:
     """The messages of a rendered text whose roles are marked by role lines.
 
     Text before the first role line, when not blank, is a system message. Each message's text
@@ -27,7 +27,8 @@ def split_roles(message: RenderedMessage) -> tuple[RenderedMessage, ...]:
     re-based to it (a span cut by the trimming is dropped).
     """
     text = message.text
-    marks = list(ROLE_LINE.finditer(text))
+    pattern = re.compile(role_line, re.MULTILINE | re.IGNORECASE) if role_line else ROLE_LINE
+    marks = list(pattern.finditer(text))
     pieces: list[tuple[str, int, int]] = []
     if marks and text[: marks[0].start()].strip():
         pieces.append(("system", 0, marks[0].start()))

@@ -106,7 +106,7 @@ class Measurer:
                     values[name] = variable_value(name, samples, v.generate, variant, v.volatile)
             messages = self.compiled.render(values, functions)
             if self.template.role_markers:
-                messages = split_roles(messages[0])
+                messages = split_roles(messages[0], self.template.role_line)
             text, starts = join(messages, self.template.is_chat)
             request = self._renders[vary] = Request(messages, text, starts, self.encode(text))
         return request
