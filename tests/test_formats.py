@@ -30,6 +30,7 @@ BLOCK = 16
 EXPECTED = [
     ("prompty/support_agent.prompty", "PFX001", 27, 21, "{{current_time}}"),
     ("dotprompt/support.prompt", "PFX001", 16, 10, "{{today}}"),
+    ("humanloop/onboarding.prompt", "PFX003", 9, 22, "{{user_name}}"),
     ("langchain/answer_prompt.json", "PFX001", 5, 30, "{current_date}"),
     ("langchain/antonyms_few_shot.yaml", "PFX002", 4, 18, "{session_id}"),
     ("langchain/support_chat_hub.json", "PFX003", 20, 47, "{user_name}"),
@@ -39,13 +40,14 @@ EXPECTED = [
 ]
 CLEAN = [
     "prompty/support_agent_fixed.prompty", "prompty/mustache_history.prompty", "dotprompt/support_fixed.prompt",
+    "humanloop/clean_short.prompt",
     "langchain/mustache_chat.yaml", "semantic_kernel/trip_planner_handlebars.yaml", "chat_template/chatml.jinja",
 ]
 # (file, line, column or None, words of the message)
 MALFORMED = [
     ("prompty/malformed.prompty", 7, 1, "malformed YAML"),
     ("dotprompt/malformed.prompt", 9, 1, "unclosed block {{#if}}"),
-    ("dotprompt/humanloop.prompt", 1, None, "not a recognised template (dotprompt)"),
+    ("humanloop/malformed.prompt", 6, None, "a Humanloop chat prompt holds <system>, <user> or <assistant> tags"),
     ("langchain/malformed.json", 5, 1, "malformed JSON"),
     ("semantic_kernel/malformed.yaml", 2, None, "unknown template_format 'liquid'"),
     ("promptfoo_malformed/promptfooconfig.yaml", 3, None, "cannot read prompts/missing.txt"),
@@ -53,6 +55,7 @@ MALFORMED = [
 ]
 FORMATS = {
     "prompty/support_agent.prompty": "prompty", "dotprompt/support.prompt": "dotprompt",
+    "humanloop/onboarding.prompt": "humanloop",
     "langchain/answer_prompt.json": "langchain", "langchain/antonyms_few_shot.yaml": "langchain",
     "langchain/mustache_chat.yaml": "langchain", "semantic_kernel/support_chat.yaml": "semantic-kernel",
     "promptfoo/promptfooconfig.yaml": "promptfoo", "chat_template/chatml.jinja": "hf-chat-template",
@@ -165,6 +168,18 @@ def test_dotprompt_roles_history_slot_and_defaults():
     assert template.variables["customer"].samples == ("a Contoso customer",)
     assert set(template.variables) == {"today", "customer", "question"}
     assert template.syntax == "handlebars"
+
+
+def test_humanloop_tags_are_messages_dedented_in_place():
+    template = load_template(str(FIXTURES / "humanloop/onboarding.prompt"))
+    text = template.source
+    assert [m.role for m in template.messages] == ["system", "user"] and template.is_chat
+    system = template.messages[0]
+    written = text[text.index("<system>\n") + len("<system>\n") : text.index("\n</system>")]
+    assert system.content == "\n".join(line[2:] for line in written.split("\n"))
+    # every character of the dedented content points at itself in the file
+    assert all(text[offset] == char for char, offset in zip(system.content, system.offsets))
+    assert template.messages[1].content == "{{question}}"
 
 
 def test_a_value_ahead_of_the_conversation_slot_is_a_finding(tmp_path, report, tok):

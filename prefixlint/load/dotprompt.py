@@ -21,8 +21,8 @@ there as messages of their own. Variables are the schema's properties, with `inp
 values as samples. The body is Handlebars, rendered with dotpromptz-handlebars.
 
 `.prompt` is also Humanloop's extension. A Humanloop file has front matter with `provider` or
-`endpoint` and a body of `<system>` / `<user>` tags; `sniff` rejects it, so it is reported as
-an unread format instead of being misread.
+`endpoint` and a body of `<system>` / `<user>` tags; `sniff` rejects it, and
+`prefixlint.load.humanloop` reads it.
 """
 
 from __future__ import annotations
@@ -39,8 +39,7 @@ MARKER = re.compile(r"\{\{~?\s*(?:role\s+(?:\"(?P<role>[^\"]+)\"|'(?P<role2>[^']
 _HUMANLOOP = re.compile(r"^\s*<(system|user|assistant)>", re.MULTILINE)
 _HUMANLOOP_KEYS = re.compile(r"^(provider|endpoint)\s*:", re.MULTILINE)
 _PICO_KEY = re.compile(r"^(?P<name>[A-Za-z_][\w-]*)\??(?:\((?P<type>[^)]*)\))?$")
-HINT = ("Dotprompt: YAML front matter between `---` lines, then a Handlebars body; Humanloop .prompt files"
-        " (`<system>` tags, `provider:`) are not read")
+HINT = "Dotprompt: YAML front matter between `---` lines, then a Handlebars body"
 
 
 def sniff(text: str) -> bool:

@@ -35,7 +35,7 @@ LOADERS: dict[str, tuple[str, ...]] = {
     ".jinja": ("chat_template", "plain_text"),
     ".jinja2": ("chat_template", "plain_text"),
     ".prompty": ("prompty",),
-    ".prompt": ("dotprompt",),
+    ".prompt": ("dotprompt", "humanloop"),
 }
 
 
