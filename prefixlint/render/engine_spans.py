@@ -70,11 +70,12 @@ class EngineTemplate:
             out.append(source[last : match.start()])
             last = match.end()
             head = body[:1]
-            if head in "#^/!>=*" and body[:1] or body.startswith("else") or body.startswith("{"):
+            is_block = bool(head) and head in "#^/!>=*"  # blocks, closers, partials, delimiters
+            if is_block or body == "else" or body.startswith(("else ", "{")):
                 self._block(message, body, match.start(), blocks, variables)
                 out.append(match.group(0))
                 continue
-            names = self._names(message, body, match.start())
+            names = self._names(message, body.lstrip("&").strip(), match.start())  # `{{&x}}`: unescaped
             if not blocks:
                 variables.update(dict.fromkeys(names))
             offset = message.file_offset(match.start())
