@@ -14,6 +14,20 @@ extension (`.yaml`: native, LangChain, Semantic Kernel, promptfoo; `.prompt`: Do
 Humanloop), the candidates are tried in order and the first whose `sniff` accepts the text
 loads it; put the most specific first and a catch-all last. Adapters raise PrefixlintError
 with a path and line for anything they cannot read.
+
+What a Template needs (see `prefixlint.load.template`), and the helpers that build it:
+- `messages`: each message's `content` and, for every character of it, its offset in the file.
+  Text copied verbatim from the file (a body after front matter):
+  `identity_message(role, text, start)`. A YAML scalar: `compose(text, path)` and `mapping_get`
+  from `prefixlint.load.yaml_source` give the node, `align(node.value, text, start, end,
+  node.style)` its offsets (as `native_yaml._scalar_message` does).
+- `syntax`: "jinja" (also Handlebars/Mustache `{{x}}`), "format" (`{x}`) or "dollar" (`${x}`).
+- `variables` (name -> Variable(kind, samples)) and `declares_variables` when the format lists
+  its inputs (Prompty `inputs`/`sample`, Dotprompt `input.default`, LangChain `input_variables`).
+- `is_chat` for a conversation; `role_markers` when one text holds it with role lines
+  (`prefixlint.render.conversation.ROLE_LINE`, `# system:` as Prompt flow writes it; Prompty's
+  `system:` lines need that pattern widened).
+- `tokenizer` / `engine` when the file names them.
 """
 
 from __future__ import annotations

@@ -89,11 +89,19 @@ class Template:
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a 0-based character offset in the file."""
         if not self._line_starts:
-            starts = [0]
-            starts += [i + 1 for i, char in enumerate(self.source) if char == "\n"]
-            self._line_starts.extend(starts)
+            self._line_starts.extend(line_starts(self.source))
         line = bisect_right(self._line_starts, offset)
         return line, offset - self._line_starts[line - 1] + 1
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset where each line of `text` starts."""
+    starts = [0]
+    at = text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
 
 
 def identity_message(role: str | None, text: str, start: int) -> Message:
