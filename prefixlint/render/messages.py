@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
-from prefixlint.load.transcript import REASONING_KEYS, ROLES  # noqa: F401 (ROLES re-exported)
+from prefixlint.load.transcript import REASONING_KEYS
 
 
 def flatten_content(content: Any) -> str | None:
