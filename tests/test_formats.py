@@ -395,3 +395,12 @@ def test_handlebars_comment_suppresses_in_a_dotprompt_file(tmp_path):
     path.write_text(text)
     result = json.loads(run("--format", "json", str(path)).stdout)["files"][0]
     assert result["error"] is None and result["findings"] == []
+
+
+@pytest.mark.parametrize(("name", "model"), [
+    ("prompty/support_agent.prompty", "gpt-4o"), ("dotprompt/support.prompt", "googleai/gemini-2.0-flash"),
+    ("humanloop/onboarding.prompt", "gpt-4o"), ("semantic_kernel/support_chat.yaml", None),
+    ("langchain/answer_prompt.json", None),
+])
+def test_the_model_a_file_names_is_reported(name, model):
+    assert load_template(str(FIXTURES / name)).model == model

@@ -71,8 +71,9 @@ def load(path: str, text: str) -> Template:
     if not messages:
         raise PrefixlintError("the Dotprompt body is empty", path=path, line=text.count("\n", 0, body) + 1)
     slot = "history" if any(m.role == SLOT_ROLE for m in messages) else None
+    model = front.get("model")
     return Template(path=path, format=FORMAT, source=text, messages=tuple(messages), syntax="handlebars",
-                    variables=variables, is_chat=True, slot=slot)
+                    variables=variables, is_chat=True, slot=slot, model=str(model) if model else None)
 
 
 def _messages(text: str, body: int) -> list:

@@ -79,4 +79,6 @@ def load(path: str, text: str) -> Template:
         messages = [single] if single else []
     if not messages:
         raise PrefixlintError("the Humanloop prompt is empty", path=path, line=text.count("\n", 0, body) + 1)
-    return Template(path=path, format=FORMAT, source=text, messages=tuple(messages), syntax="jinja", is_chat=is_chat)
+    model = front.get("model")
+    return Template(path=path, format=FORMAT, source=text, messages=tuple(messages), syntax="jinja", is_chat=is_chat,
+                    model=str(model) if model else None)

@@ -82,6 +82,9 @@ def load(path: str, text: str) -> Template:
                               line=line_of(mapping_get(root, "template")), hint="use jinja2 or mustache")
     model = front.get("model") if isinstance(front.get("model"), dict) else {}
     is_chat = str(model.get("api", "chat")).lower() != "completion"
+    configuration = model.get("configuration") if isinstance(model.get("configuration"), dict) else {}
+    model_name = model.get("id") or configuration.get("azure_deployment") or configuration.get("model") \
+        or configuration.get("name") or (front.get("model") if isinstance(front.get("model"), str) else None)
     single = trimmed(None, text, body, len(text))
     if single is None:
         raise PrefixlintError("the Prompty body is empty", path=path, line=text.count("\n", 0, body) + 1)
@@ -89,4 +92,5 @@ def load(path: str, text: str) -> Template:
     # (so a loop that writes `{{item.role}}:` lines for the history makes messages too).
     return Template(path=path, format=FORMAT, source=text, messages=(single,), syntax=syntax,
                     variables=variables, is_chat=is_chat, slot=slot, role_markers=is_chat,
+                    model=str(model_name) if model_name else None,
                     role_line=ROLE_LINE.pattern if is_chat else None)

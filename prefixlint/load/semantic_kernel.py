@@ -93,7 +93,17 @@ def load(path: str, text: str) -> Template:
     if not messages:
         raise PrefixlintError("the template is empty", path=path, line=line_of(node))
     return Template(path=path, format=FORMAT, source=text, messages=tuple(messages), syntax=SYNTAX[name],
-                    variables=variables, is_chat=True, slot=slot)
+                    variables=variables, is_chat=True, slot=slot, model=_model(root, path))
+
+
+def _model(root, path: str) -> str | None:
+    """The first `model_id` under `execution_settings` (one entry per service)."""
+    settings = mapping_get(root, "execution_settings")
+    values = to_python(settings, path) if settings is not None else None
+    for entry in (values or {}).values() if isinstance(values, dict) else ():
+        if isinstance(entry, dict) and entry.get("model_id"):
+            return str(entry["model_id"])
+    return None
 
 
 def _variables(node, path: str, slot_names) -> tuple[dict[str, Variable], str | None]:

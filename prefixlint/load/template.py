@@ -76,6 +76,9 @@ class Template:
     slot: str | None = None
     tokenizer: str | None = None
     engine: str | None = None
+    #: The model the file names (Prompty `model`, Dotprompt `model`, ...): reported, not used
+    #: to pick the tokenizer or engine (`tokenizer:`/`engine:` or the flags do that).
+    model: str | None = None
     #: True for a conversation (messages with roles), False for a single prompt.
     is_chat: bool = False
     #: True when one text holds the whole conversation, its roles marked by lines such as

@@ -116,7 +116,8 @@ def _check(path: str, settings: Settings, template=None) -> FileResult:
     findings.sort(key=Finding.sort_key)
     return FileResult(
         path, overall.tokens, overall.reusable_tokens, overall.fixed_reusable_tokens, tuple(findings),
-        extra={"format": template.format, "tokenizer": tokenizer.name, "engine": profile.name,
+        extra={"format": template.format, **({"model": template.model} if template.model else {}),
+               "tokenizer": tokenizer.name, "engine": profile.name,
                "block_size": profile.unit, "shared_prefix_tokens": overall.shared_prefix_tokens,
                "fixed_tokens": overall.fixed_tokens,
                "fixed_shared_prefix_tokens": overall.fixed_shared_prefix_tokens,
@@ -151,7 +152,8 @@ def _check_chat_template(path, template, settings: Settings, profile, suppressio
     stable = date.stable_prefix_tokens if date is not None else tokens
     return FileResult(path, tokens, profile.reusable_tokens(stable, tokens), profile.reusable_tokens(tokens, tokens),
                       tuple(findings),
-                      extra={"format": template.format, "tokenizer": tokenizer.name, "engine": profile.name,
+                      extra={"format": template.format, **({"model": template.model} if template.model else {}),
+               "tokenizer": tokenizer.name, "engine": profile.name,
                              "block_size": profile.unit})
 
 
