@@ -404,3 +404,16 @@ def test_handlebars_comment_suppresses_in_a_dotprompt_file(tmp_path):
 ])
 def test_the_model_a_file_names_is_reported(name, model):
     assert load_template(str(FIXTURES / name)).model == model
+
+
+def test_dotprompt_partials_from_underscore_files():
+    folder = FIXTURES / "dotprompt_partials"
+    template = load_template(str(folder / "agent.prompt"))
+    assert list(template.partials) == ["house_rules"]
+    system, _user = compile_template(template).render({"user_name": "Ana", "question": "Hi"}, {})
+    assert system.text == ("You are helping Ana. You are the Contoso Outdoor support assistant.\n"
+                           + (folder / "_house_rules.prompt").read_text())
+    findings = json.loads(run("--format", "json", str(folder / "agent.prompt")).stdout)["files"][0]["findings"]
+    assert [(f["code"], f["line"], f["column"]) for f in findings] == [("PFX003", 9, 17)]
+    # a partial on its own is a Dotprompt file without front matter
+    assert load_template(str(folder / "_house_rules.prompt")).format == "dotprompt"

@@ -18,7 +18,7 @@
 `{{role "x"}}` starts a message with that role (text before the first one is a user message,
 as Dotprompt does); `{{history}}` is the conversation slot: the earlier turns are inserted
 there as messages of their own. Variables are the schema's properties, with `input.default`
-values as samples. The body is Handlebars, rendered with dotpromptz-handlebars.
+values as samples. `{{> name}}` partials are read from the `_name.prompt` files beside the file. The body is Handlebars, rendered with dotpromptz-handlebars.
 
 `.prompt` is also Humanloop's extension. A Humanloop file has front matter with `provider` or
 `endpoint` and a body of `<system>` / `<user>` tags; `sniff` rejects it, and
@@ -43,14 +43,13 @@ HINT = "Dotprompt: YAML front matter between `---` lines, then a Handlebars body
 
 
 def sniff(text: str) -> bool:
-    if not has_front_matter(text):
-        return False
-    end = text.find("\n---", 3)
+    """Front matter is optional in Dotprompt (partials have none); Humanloop's files are not ours."""
+    end = text.find("\n---", 3) if has_front_matter(text) else 0
     return not (_HUMANLOOP_KEYS.search(text[:end]) or _HUMANLOOP.search(text[end:]))
 
 
 def load(path: str, text: str) -> Template:
-    root, body = split(text, path, "Dotprompt")
+    root, body = split(text, path, "Dotprompt") if has_front_matter(text) else (None, 0)
     front = python(root, path) or {}
     input_node = mapping_get(root, "input") if root is not None else None
     spec = front.get("input") or {}
@@ -73,7 +72,26 @@ def load(path: str, text: str) -> Template:
     slot = "history" if any(m.role == SLOT_ROLE for m in messages) else None
     model = front.get("model")
     return Template(path=path, format=FORMAT, source=text, messages=tuple(messages), syntax="handlebars",
-                    variables=variables, is_chat=True, slot=slot, model=str(model) if model else None)
+                    variables=variables, is_chat=True, slot=slot, model=str(model) if model else None,
+                    partials=_partials(path, text))
+
+
+def _partials(path: str, text: str) -> dict[str, str]:
+    """`{{> name}}` partials: the `_name.prompt` files beside this one (as Dotprompt's prompt
+    directory loads them), read only when the template uses a partial."""
+    from pathlib import Path
+
+    from prefixlint.load.files import read_text
+
+    if not re.search(r"\{\{~?\s*>", text):
+        return {}
+    partials = {}
+    for candidate in sorted(Path(path).parent.glob("_*.prompt")):
+        content = read_text(str(candidate))
+        if has_front_matter(content):
+            content = content[split(content, str(candidate), "Dotprompt partial")[1]:]
+        partials[candidate.stem[1:]] = content
+    return partials
 
 
 def _messages(text: str, body: int) -> list:

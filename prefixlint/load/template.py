@@ -76,6 +76,8 @@ class Template:
     slot: str | None = None
     tokenizer: str | None = None
     engine: str | None = None
+    #: Partial templates by name (Dotprompt's `{{> name}}` from `_name.prompt` files beside it).
+    partials: dict[str, str] = field(default_factory=dict)
     #: The model the file names (Prompty `model`, Dotprompt `model`, ...): reported, not used
     #: to pick the tokenizer or engine (`tokenizer:`/`engine:` or the flags do that).
     model: str | None = None

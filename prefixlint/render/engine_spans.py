@@ -12,7 +12,8 @@ Why these libraries: pystache is maintained (0.6.x, 2025) and passes the Mustach
 dotpromptz-handlebars is the pure-Python Handlebars of the Genkit team, the engine Dotprompt's
 own Python SDK renders with, conformance-tested against Handlebars.js, with no dependencies,
 and it refuses functions in the input and unknown helpers (a template can only call code
-prefixlint chose). Both are imported only when a Mustache or Handlebars template is rendered.
+prefixlint chose). Partials are the ones the loader found (Dotprompt's `_name.prompt` files);
+Mustache partials are never loaded. Text a partial writes is rendered, but has no spans. Both are imported only when a Mustache or Handlebars template is rendered.
 """
 
 from __future__ import annotations
@@ -143,6 +144,8 @@ class EngineTemplate:
                                                                        indent=options.hash.get("indent")))
         for name in ("media", "section"):
             engine.register_helper(name, lambda args, options: "")
+        for name, partial in self.template.partials.items():
+            engine.register_partial(name, partial)
         try:
             return engine.compile(source)
         except ValueError as exc:
