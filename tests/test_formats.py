@@ -417,3 +417,21 @@ def test_dotprompt_partials_from_underscore_files():
     assert [(f["code"], f["line"], f["column"]) for f in findings] == [("PFX003", 9, 17)]
     # a partial on its own is a Dotprompt file without front matter
     assert load_template(str(folder / "_house_rules.prompt")).format == "dotprompt"
+
+
+def test_promptfoo_globs_yaml_chats_and_inline_json(tmp_path):
+    rules = "Answer briefly and cite the policy section you used; never promise a refund. " * 3
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "a.yaml").write_text(
+        f"- role: system\n  content: |\n    Today is {{{{ today }}}}.\n    {rules}\n- role: user\n  content: '{{{{ q }}}}'\n")
+    (tmp_path / "prompts" / "b.yaml").write_text(f"- role: system\n  content: '{rules}'\n- role: user\n  content: hi\n")
+    inline = '[{"role": "system", "content": "Session {{ session_id }}.\\\\n' + rules + '"}, {"role": "user", "content": "{{ q }}"}]'
+    config = tmp_path / "promptfooconfig.yaml"
+    config.write_text(f"prompts:\n  - file://prompts/*.yaml\n  - '{inline}'\nproviders: [echo]\n")
+    templates = load_templates(str(config))
+    assert [(Path(t.path).name, t.is_chat) for t in templates] == [
+        ("a.yaml", True), ("b.yaml", True), ("promptfooconfig.yaml", True)]
+    data = json.loads(run("--format", "json", str(config)).stdout)["files"]
+    found = sorted((Path(f["path"]).name, x["code"], x["line"], x["column"]) for f in data for x in f["findings"])
+    column = len("  - '[{\"role\": \"system\", \"content\": \"Session ") + 1
+    assert found == [("a.yaml", "PFX001", 3, 14), ("promptfooconfig.yaml", "PFX002", 3, column)]
