@@ -435,3 +435,16 @@ def test_promptfoo_globs_yaml_chats_and_inline_json(tmp_path):
     found = sorted((Path(f["path"]).name, x["code"], x["line"], x["column"]) for f in data for x in f["findings"])
     column = len("  - '[{\"role\": \"system\", \"content\": \"Session ") + 1
     assert found == [("a.yaml", "PFX001", 3, 14), ("promptfooconfig.yaml", "PFX002", 3, column)]
+
+
+def test_native_yaml_declares_a_conversation_slot(tmp_path):
+    text = ("variables:\n  today: {kind: per_day}\n  history: {kind: conversation}\n  question: {kind: per_request}\n"
+            "messages:\n  - role: system\n    content: |\n      Today is {{ today }}. You are the Contoso assistant.\n"
+            "      {% for turn in history %}\n      {{ turn.role }}: {{ turn.content }}\n      {% endfor %}\n"
+            "  - role: user\n    content: \"{{ question }}\"\n")
+    path = tmp_path / "chat.yaml"
+    path.write_text(text)
+    findings = json.loads(run("--format", "json", str(path)).stdout)["files"][0]["findings"]
+    assert [(f["code"], f["line"], f["column"]) for f in findings] == [("PFX001", 8, 16)]
+    path.write_text(text.replace("history: {kind: conversation}", "history: {kind: stable, samples: [[]]}"))
+    assert json.loads(run("--format", "json", str(path)).stdout)["files"][0]["findings"] == []
