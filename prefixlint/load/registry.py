@@ -38,6 +38,10 @@ from pathlib import PurePath
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Template
 
+class NotATemplate(PrefixlintError):
+    """The file is not in any format a loader reads (a directory walk skips such files)."""
+
+
 # extension -> adapter modules under prefixlint.load, tried in order
 LOADERS: dict[str, tuple[str, ...]] = {
     ".yaml": ("promptfoo", "langchain", "semantic_kernel", "native_yaml"),
@@ -87,7 +91,7 @@ def _load(path: str, text: str | None, many: bool) -> list[Template]:
 
     candidates = LOADERS.get(PurePath(path).suffix.lower())
     if candidates is None:
-        raise PrefixlintError(
+        raise NotATemplate(
             "not a template file this version reads",
             path=path, hint=f"prefixlint check reads: {', '.join(sorted(LOADERS))}",
         )
@@ -102,6 +106,6 @@ def _load(path: str, text: str | None, many: bool) -> list[Template]:
     modules = [adapter(name) for name in candidates]
     names = " or ".join(module.FORMAT for module in modules)
     hints = [getattr(module, "HINT", None) for module in modules]
-    raise PrefixlintError(f"not a recognised template ({names})", path=path, line=1,
+    raise NotATemplate(f"not a recognised template ({names})", path=path, line=1,
                           hint="; ".join(h for h in hints if h)
                           or "a native prefixlint YAML file has a top-level `messages` or `prompt`")

@@ -30,13 +30,16 @@ class Settings:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def check_path(path: str, settings: Settings) -> list[FileResult]:
+def check_path(path: str, settings: Settings, *, skip_non_templates: bool = False) -> list[FileResult]:
     """The results for one file: one per file a template comes from (a promptfoo config's prompts
-    may live in the config and in the files it references); a file's prompts are summed."""
-    from prefixlint.load.registry import load_templates
+    may live in the config and in the files it references); a file's prompts are summed. With
+    `skip_non_templates` (a file found by a directory walk), a file no loader reads gives none."""
+    from prefixlint.load.registry import NotATemplate, load_templates
 
     try:
         templates = load_templates(path)
+    except NotATemplate as exc:
+        return [] if skip_non_templates else [FileResult(path, error=exc.located(path))]
     except PrefixlintError as exc:
         return [FileResult(path, error=exc.located(path))]
     except RecursionError:
@@ -67,9 +70,15 @@ def _summed(results: list[FileResult]) -> dict[str, int]:
     return {key: sum(r.extra.get(key, 0) for r in results) for key in keys if key in results[0].extra}
 
 
-def check_file(path: str, settings: Settings, template=None) -> FileResult:
+def check_file(path: str, settings: Settings, template=None, *, skip_non_templates: bool = False) -> FileResult | None:
+    """The file's result (`template`: already loaded); None when `skip_non_templates` and no
+    loader reads the file (a YAML file found by a directory walk that is not a prompt template)."""
+    from prefixlint.load.registry import NotATemplate
+
     try:
         return _check(path, settings, template)
+    except NotATemplate as exc:
+        return None if skip_non_templates else FileResult(path, error=exc.located(path))
     except PrefixlintError as exc:
         return FileResult(path, error=exc.located(path))
     except RecursionError:
@@ -181,7 +190,10 @@ def _first_word(source: str, name: str) -> tuple[int | None, int | None]:
     return None, None
 
 
-def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings]) -> list[FileResult]:
+def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
+                walked: frozenset[str] = frozenset()) -> list[FileResult]:
+    """Results in order; files in `walked` (found by a directory walk) that are not templates
+    are left out."""
     results = []
     for path in paths:
         try:
@@ -189,5 +201,5 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings]) -
         except PrefixlintError as exc:
             results.append(FileResult(path, error=exc.located(path)))
             continue
-        results += check_path(path, settings)
+        results += check_path(path, settings, skip_non_templates=path in walked)
     return results
