@@ -1,9 +1,9 @@
-"""Shared pieces of the front-matter formats (Prompty, Dotprompt) and the role-split bodies.
+"""Shared pieces of the front-matter formats (Prompty, Dotprompt, Humanloop).
 
 `split(text, path)` reads the YAML front matter between a first line `---` and the next `---`
 line (with node positions into the file, through `yaml_source.compose`) and returns where the
-body starts. `sections(...)` cuts a body into messages at role markers, keeping each
-message's characters at their file offsets (blank lines around a message are not content).
+body starts. `trimmed(...)` is a message of the body without the blank space around it, each
+character at its file offset.
 """
 
 from __future__ import annotations
@@ -45,28 +45,6 @@ def trimmed(role: str | None, text: str, start: int, end: int) -> Message | None
     if start == end:
         return None
     return identity_message(role, text[start:end], start)
-
-
-def sections(text: str, start: int, end: int, marker: re.Pattern, default_role: str | None,
-             role_of=lambda match: match.group("role").lower()) -> list[Message]:
-    """Messages between `marker` matches in text[start:end]; text before the first is `default_role`'s."""
-    messages: list[Message] = []
-    role, cursor = default_role, start
-    for match in marker.finditer(text, start, end):
-        message = trimmed(role, text, cursor, match.start())
-        if message is not None:
-            messages.append(message)
-        role, cursor = role_of(match), match.end()
-    message = trimmed(role, text, cursor, end)
-    if message is not None:
-        messages.append(message)
-    return messages
-
-
-def samples_of(value: Any) -> tuple[Any, ...]:
-    if value is None:
-        return ()
-    return tuple(value) if isinstance(value, list) and value and not isinstance(value[0], dict) else (value,)
 
 
 def variable(name: str, samples: Iterable[Any] = (), line: int | None = None, slot: bool = False) -> Variable:

@@ -13,7 +13,6 @@ prints it whole: `{{ history }}`, `{history}`, `{{$history}}`).
 
 from __future__ import annotations
 
-from prefixlint.load.template import SLOT_NAMES  # noqa: F401  (where the names are defined)
 
 TURNS = (
     ("user", "Hi, I ordered a laptop last week and it still has not shipped. Order number 48213."),
