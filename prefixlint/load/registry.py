@@ -25,7 +25,7 @@ What a Template needs (see `prefixlint.load.template`), and the helpers that bui
 - `variables` (name -> Variable(kind, samples)) and `declares_variables` when the format lists
   its inputs (Prompty `inputs`/`sample`, Dotprompt `input.default`, LangChain `input_variables`).
 - `is_chat` for a conversation; `role_markers` when one text holds it with role lines
-  (`prefixlint.render.conversation.ROLE_LINE`, `# system:` as Prompt flow writes it; Prompty's
+  (`prefixlint.load.template.ROLE_LINE`, `# system:` as Prompt flow writes it; Prompty's
   `system:` lines need that pattern widened).
 - `tokenizer` / `engine` when the file names them.
 """

@@ -9,10 +9,13 @@ rendered text can be reported at its 1-based line and column in the file as writ
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
+#: A role line of a conversation kept in one text (Prompt flow): `# system:`, `# user:` ...
+ROLE_LINE = re.compile(r"^[ \t]*#[ \t]*(system|user|assistant)[ \t]*:[ \t]*\r?$", re.MULTILINE | re.IGNORECASE)
 #: `conversation` marks the conversation slot (chat history, a messages placeholder): it
 #: changes every turn but grows by appending, so the turns already in it are a reusable prefix.
 KINDS = ("stable", "per_day", "per_user", "per_request", "conversation")
