@@ -36,7 +36,7 @@ print(sum(len(tok.encode(text)) for text in texts))
 def rendered_texts(paths: list[str]) -> list[str]:
     """One render of every template, as `check` produces it (first variant, ChatML framing)."""
     from prefixlint.load.discover import discover
-    from prefixlint.load.registry import load_template
+    from prefixlint.load.registry import load_templates
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
     from prefixlint.rules.classify import builtin_catalog
@@ -45,10 +45,17 @@ def rendered_texts(paths: list[str]) -> list[str]:
 
     texts = []
     for path in discover(paths):
-        template = load_template(str(path))
-        measurer = Measurer(template, compile_template(template), load_tokenizer("o200k_base"),
-                            get_profile("vllm"), builtin_catalog(), 16)
-        texts.append(measurer.render().text)
+        for template in load_templates(str(path)):  # a promptfoo config holds several
+            if template.format == "hf-chat-template":  # checked by rendering a probe conversation
+                from prefixlint.render.chat import render_chat
+                from prefixlint.rules.chat_template import DATE_PROBES
+
+                texts.append(render_chat(DATE_PROBES[0], tokenizer=load_tokenizer("o200k_base"),
+                                         chat_template=template.messages[0].content).text)
+                continue
+            measurer = Measurer(template, compile_template(template), load_tokenizer("o200k_base"),
+                                get_profile("vllm"), builtin_catalog(), 16)
+            texts.append(measurer.render().text)
     return texts
 
 

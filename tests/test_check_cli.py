@@ -66,7 +66,7 @@ def test_select_ignore_and_exit_zero():
 
 def test_statistics():
     result = run("--isolated", "--statistics", str(SAMPLES))
-    assert "    3  PFX001  timestamp-before-stable" in result.stdout.splitlines()
+    assert "    4  PFX001  timestamp-before-stable" in result.stdout.splitlines()
     assert "    1  PFX007  stable-prefix-below-minimum" in result.stdout.splitlines()
 
 

@@ -19,6 +19,12 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 # (file, code, line, column, severity, variable, placeholder as written there)
 EXPECTED = [
     ("agent_tools.yaml", "PFX002", 8, 55, "warning", "session_id", "{{ session_id }}"),
+    ("chat_template_dated.jinja", "PFX101", 4, 17, "warning", "strftime_now", "strftime_now"),
+    ("code_review.prompt", "PFX002", 16, 16, "error", "request_id", "{{request_id}}"),
+    ("concierge.prompty", "PFX003", 22, 23, "warning", "customer_name", "{{customer_name}}"),
+    ("itinerary_semantic_kernel.yaml", "PFX001", 7, 40, "error", "TimePlugin.Now", "{{TimePlugin.Now}}"),
+    ("promptfoo/prompts/translate_chat.json", "PFX004", 4, 25, "error", "attempt", "{{ attempt }}"),
+    ("support_langchain_hub.json", "PFX003", 21, 46, "warning", "customer_email", "{customer_email}"),
     ("contoso_chat.jinja2", "PFX003", 4, 19, "warning", "customer_name", "{{ customer_name }}"),
     ("daily_briefing.txt", "PFX001", 1, 10, "warning", "date", "{date}"),
     ("greeting_policy.md", "PFX003", 1, 7, "warning", "user_name", "{{ user_name }}"),
@@ -42,7 +48,7 @@ def tok():
 def report():
     result = CliRunner().invoke(cli, ["check", str(SAMPLES), "--format", "json", "--isolated"])
     assert result.exit_code == 1, result.output
-    return {Path(f["path"]).name: f for f in json.loads(result.output)["files"]}
+    return {Path(f["path"]).relative_to(SAMPLES).as_posix(): f for f in json.loads(result.output)["files"]}
 
 
 def vllm_reusable(shared: int, tokens: int) -> int:
@@ -98,6 +104,26 @@ def test_greeting_numbers(report, tok):
     (finding,) = report["greeting_policy.md"]["findings"]
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), len(tok.encode("Hello")))
     assert finding["reusable_tokens"] == 0
+
+
+def test_promptfoo_sample_numbers_from_its_test_vars(report, tok):
+    """The promptfoo sample: the counter's two values are the two tests' `attempt` vars, the
+    other variables keep the first test's values; ChatML framing written out here."""
+    messages = json.loads((SAMPLES / "promptfoo/prompts/translate_chat.json").read_text())
+    config = yaml.safe_load((SAMPLES / "promptfoo/promptfooconfig.yaml").read_text())
+    first = config["tests"][0]["vars"]
+
+    def request(attempt):
+        values = {**first, "attempt": attempt}
+        filled = [(m["role"], m["content"].replace("{{ attempt }}", str(values["attempt"]))
+                   .replace("{{ target_language }}", values["target_language"]).replace("{{ copy }}", values["copy"]))
+                  for m in messages]
+        return chatml(filled)
+
+    a, b = tok.encode(request(1)), tok.encode(request(2))
+    (finding,) = report["promptfoo/prompts/translate_chat.json"]["findings"]
+    assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(b), shared_prefix(a, b))
+    assert finding["reusable_tokens"] == vllm_reusable(shared_prefix(a, b), len(b)) == 0
 
 
 def chatml(messages: list[tuple[str, str]]) -> str:

@@ -25,12 +25,19 @@ from prefixlint.errors import PrefixlintError
 #: File patterns a directory walk picks up. The choice, for a linter run on every commit:
 #: YAML (the native format), the template extensions (`.j2`, `.jinja`, `.jinja2`, Prompty's
 #: `.prompty`, Dotprompt's `.prompt`) and `.md`/`.txt`, because plain Markdown and text are the
-#: most common way teams keep prompts. `.json` is left out: in a repository it is mostly
-#: package manifests, lock files, fixtures and data, rarely a template; name JSON templates on
-#: the command line, or pass `patterns=DEFAULT_PATTERNS + ("*.json",)` from an adapter.
+#: most common way teams keep prompts. `.json` is not among them: in a repository it is mostly
+#: package manifests, lock files, fixtures and data, rarely a template (see SNIFFED_PATTERNS).
 DEFAULT_PATTERNS: tuple[str, ...] = (
     "*.yaml", "*.yml", "*.md", "*.txt", "*.j2", "*.jinja", "*.jinja2", "*.prompty", "*.prompt",
 )
+#: Files a walk takes only when their content is a template a loader recognises (a LangChain
+#: prompt, a `tokenizer_config.json` with a `chat_template`); any other JSON found by walking
+#: is skipped silently. A JSON file named on the command line is always checked, and is an
+#: error when it is not a template. Bare message lists (promptfoo's prompt.json) are read when
+#: named or referenced from a promptfoo config, not by walking: they look like any data file.
+SNIFFED_PATTERNS: tuple[str, ...] = ("*.json",)
+#: Files larger than this are not opened to sniff them (templates are a few kilobytes).
+SNIFF_MAX_BYTES = 1024 * 1024
 #: Directory names never walked into (hidden directories are skipped as well).
 SKIPPED_DIRECTORIES = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", "site-packages"})
 #: File names (case-insensitive globs) that match DEFAULT_PATTERNS but are project files, not
@@ -52,6 +59,7 @@ def discover(
     exclude: tuple[str, ...] = (),
     respect_gitignore: bool = True,
     patterns: tuple[str, ...] = DEFAULT_PATTERNS,
+    sniffed: tuple[str, ...] = SNIFFED_PATTERNS,
     exclude_root: Path | None = None,
     errors: list[PrefixlintError] | None = None,
     force_exclude: bool = False,
@@ -69,7 +77,7 @@ def discover(
 
     exclude_spec = pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None
     root = Path(os.path.abspath(exclude_root or os.getcwd()))
-    walk = _Walk(patterns, exclude_spec, root, respect_gitignore, force_exclude)
+    walk = _Walk(patterns, sniffed, exclude_spec, root, respect_gitignore, force_exclude)
     found: dict[str, Path] = {}
     for raw in paths:
         try:
@@ -109,10 +117,12 @@ class _Walk:
     """One directory walk: patterns, exclusions and the .gitignore files in force."""
 
     def __init__(
-        self, patterns: tuple[str, ...], exclude: Any, exclude_root: Path, gitignore: bool, force_exclude: bool
+        self, patterns: tuple[str, ...], sniffed: tuple[str, ...], exclude: Any, exclude_root: Path, gitignore: bool,
+        force_exclude: bool,
     ):
         self.patterns = patterns
         self.lower_patterns = tuple(pattern.lower() for pattern in patterns)
+        self.sniffed = tuple(pattern.lower() for pattern in sniffed)
         self.exclude = exclude
         self.exclude_root = exclude_root
         self.gitignore = gitignore
@@ -144,6 +154,9 @@ class _Walk:
                 if name in SKIPPED_DIRECTORIES or self._ignored(absolute / name, True, specs):
                     continue
                 skipped += self._walk(shown / name, absolute / name, specs, found)
+            elif entry.is_file() and not self._is_template_name(name) and self._is_sniffed(name):
+                if not self._ignored(absolute / name, False, specs) and _recognised(absolute / name):
+                    found.append(shown / name)
             elif entry.is_file() and self._is_template_name(name):
                 lower = name.lower()
                 if any(fnmatch.fnmatchcase(lower, pattern) for pattern in NOT_TEMPLATES) or self._ignored(
@@ -157,6 +170,10 @@ class _Walk:
     def _is_template_name(self, name: str) -> bool:
         lower = name.lower()
         return any(fnmatch.fnmatchcase(lower, pattern) for pattern in self.lower_patterns)
+
+    def _is_sniffed(self, name: str) -> bool:
+        lower = name.lower()
+        return any(fnmatch.fnmatchcase(lower, pattern) for pattern in self.sniffed)
 
     def excluded(self, path: Path, is_dir: bool) -> bool:
         """Whether `exclude` matches the absolute `path` (relative to exclude_root when inside it)."""
@@ -196,6 +213,19 @@ class _Walk:
             if spec is not None:
                 specs.append((directory, spec))
         return specs
+
+
+def _recognised(path: Path) -> bool:
+    """Whether a sniffed file (JSON) is a template a loader reads when walking."""
+    from prefixlint.load.registry import recognises
+
+    try:
+        if path.stat().st_size > SNIFF_MAX_BYTES:
+            return False
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return recognises(str(path), text, walking=True)
 
 
 def _read_ignore_file(path: Path) -> Any:

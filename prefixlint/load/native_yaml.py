@@ -11,7 +11,8 @@
           You are ... {{ now }} ...
 
 Placeholders are Jinja2. Every variable a message uses must be declared under `variables`
-(`name: {}` is enough); its `kind` (stable, per_day, per_user, per_request) wins over the
+(`name: {}` is enough); its `kind` (stable, per_day, per_user, per_request, or conversation for
+the chat history: see prefixlint.render.history) wins over the
 classification from the catalog.
 """
 

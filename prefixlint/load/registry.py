@@ -7,7 +7,9 @@ Adding a format is one module plus one line here. An adapter module (e.g.
     def sniff(text: str) -> bool: ...           # does this text look like my format?
     def load(path: str, text: str) -> Template: # parse it (prefixlint.load.template.Template)
 
-and is listed under each extension it reads in `LOADERS`. Where several formats share an
+and is listed under each extension it reads in `LOADERS`. A file that holds several prompts
+(a promptfoo config) also defines `load_all(path, text) -> list[Template]`, each template
+with the path and text of the file its prompt is written in. Where several formats share an
 extension (`.yaml`: native, LangChain, Semantic Kernel, promptfoo; `.prompt`: Dotprompt,
 Humanloop), the candidates are tried in order and the first whose `sniff` accepts the text
 loads it; put the most specific first and a catch-all last. Adapters raise PrefixlintError
@@ -42,13 +44,16 @@ class NotATemplate(PrefixlintError):
 
 # extension -> adapter modules under prefixlint.load, tried in order
 LOADERS: dict[str, tuple[str, ...]] = {
-    ".yaml": ("native_yaml",),
-    ".yml": ("native_yaml",),
+    ".yaml": ("promptfoo", "langchain", "semantic_kernel", "native_yaml"),
+    ".yml": ("promptfoo", "langchain", "semantic_kernel", "native_yaml"),
+    ".json": ("langchain", "chat_template", "promptfoo"),
     ".md": ("plain_text",),
     ".txt": ("plain_text",),
-    ".j2": ("plain_text",),
-    ".jinja": ("plain_text",),
-    ".jinja2": ("plain_text",),
+    ".j2": ("chat_template", "plain_text"),
+    ".jinja": ("chat_template", "plain_text"),
+    ".jinja2": ("chat_template", "plain_text"),
+    ".prompty": ("prompty",),
+    ".prompt": ("dotprompt", "humanloop"),
 }
 
 
@@ -63,6 +68,25 @@ def adapter(name: str):
 
 def load_template(path: str, text: str | None = None) -> Template:
     """Read `path` (through `prefixlint.load.files.read_text`) and load it with its adapter."""
+    return _load(path, text, many=False)[0]
+
+
+def load_templates(path: str, text: str | None = None) -> list[Template]:
+    """Every template in `path`: one for most formats, one per prompt for a promptfoo config."""
+    return _load(path, text, many=True)
+
+
+def recognises(path: str, text: str, walking: bool = False) -> bool:
+    """Whether some adapter for `path`'s extension accepts `text`. Directory walks sniff `.json`
+    files with `walking=True`: an adapter's `sniff_walked` (when it has one) decides then."""
+    for name in LOADERS.get(PurePath(path).suffix.lower(), ()):
+        module = adapter(name)
+        if (getattr(module, "sniff_walked", module.sniff) if walking else module.sniff)(text):
+            return True
+    return False
+
+
+def _load(path: str, text: str | None, many: bool) -> list[Template]:
     from prefixlint.load.files import read_text
 
     candidates = LOADERS.get(PurePath(path).suffix.lower())
@@ -76,7 +100,12 @@ def load_template(path: str, text: str | None = None) -> Template:
     for name in candidates:
         module = adapter(name)
         if module.sniff(text):
-            return module.load(path, text)
-    names = " or ".join(adapter(name).FORMAT for name in candidates)
+            if many and hasattr(module, "load_all"):
+                return module.load_all(path, text)
+            return [module.load(path, text)]
+    modules = [adapter(name) for name in candidates]
+    names = " or ".join(module.FORMAT for module in modules)
+    hints = [getattr(module, "HINT", None) for module in modules]
     raise NotATemplate(f"not a recognised template ({names})", path=path, line=1,
-                          hint="a native prefixlint YAML file has a top-level `messages` or `prompt`")
+                          hint="; ".join(h for h in hints if h)
+                          or "a native prefixlint YAML file has a top-level `messages` or `prompt`")

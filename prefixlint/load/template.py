@@ -16,10 +16,21 @@ from typing import Any
 
 #: A role line of a conversation kept in one text (Prompt flow): `# system:`, `# user:` ...
 ROLE_LINE = re.compile(r"^[ \t]*#[ \t]*(system|user|assistant)[ \t]*:[ \t]*\r?$", re.MULTILINE | re.IGNORECASE)
-KINDS = ("stable", "per_day", "per_user", "per_request")
-#: Placeholder syntaxes the renderer knows: Jinja2 (also Handlebars-style `{{x}}`),
-#: Python str.format `{x}`, and JavaScript/shell `${x}`.
-SYNTAXES = ("jinja", "format", "dollar")
+#: `conversation` marks the conversation slot (chat history, a messages placeholder): it
+#: changes every turn but grows by appending, so the turns already in it are a reusable prefix.
+KINDS = ("stable", "per_day", "per_user", "per_request", "conversation")
+#: Placeholder syntaxes the renderer knows: Jinja2 (also Nunjucks), Python str.format `{x}`,
+#: JavaScript/shell `${x}`, Mustache, Handlebars and Semantic Kernel's `{{$x}}`.
+SYNTAXES = ("jinja", "format", "dollar", "mustache", "handlebars", "sk")
+#: The role of a message that IS the conversation slot (LangChain's MessagesPlaceholder,
+#: Dotprompt's `{{history}}` between role sections): it renders as earlier turns, each framed
+#: as a message of its own. Its `content` is the slot as written in the file.
+SLOT_ROLE = "(conversation)"
+#: Variable names that are the conversation slot when a format has no marker of its own for it.
+SLOT_NAMES = frozenset({
+    "history", "chat_history", "conversation", "conversation_history", "messages", "chat_messages",
+    "past_messages", "_conversation",
+})
 
 
 @dataclass(frozen=True)
@@ -64,13 +75,23 @@ class Template:
     #: True when the file declares its variables (native YAML `variables:`): an undeclared
     #: name is then an error. Plain files declare nothing, so every free name is a variable.
     declares_variables: bool = False
+    #: The conversation slot's variable name where the file has one (see SLOT_ROLE, KINDS).
+    slot: str | None = None
     tokenizer: str | None = None
     engine: str | None = None
+    #: Partial templates by name (Dotprompt's `{{> name}}` from `_name.prompt` files beside it).
+    partials: dict[str, str] = field(default_factory=dict)
+    #: The model the file names (Prompty `model`, Dotprompt `model`, ...): reported, not used
+    #: to pick the tokenizer or engine (`tokenizer:`/`engine:` or the flags do that).
+    model: str | None = None
     #: True for a conversation (messages with roles), False for a single prompt.
     is_chat: bool = False
     #: True when one text holds the whole conversation, its roles marked by lines such as
     #: `# system:` / `# user:` (Prompt flow); the render is split into messages at those lines.
     role_markers: bool = False
+    #: The role-line pattern for `role_markers` when it is not Prompt flow's `# role:` (a
+    #: regular expression source whose group 1 is the role; Prompty: `system:` lines).
+    role_line: str | None = None
     _line_starts: list[int] = field(default_factory=list, repr=False, compare=False)
 
     def position(self, offset: int) -> tuple[int, int]:

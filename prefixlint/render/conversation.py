@@ -3,19 +3,20 @@
 A single prompt is its own text. A conversation is framed the way ChatML does it
 (`<|im_start|>role\\n...<|im_end|>\\n`, then the generation prompt `<|im_start|>assistant\\n`):
 the framing is stable text, so it moves no finding; tokenizers without ChatML special
-tokens count it as ordinary text.
+tokens count it as ordinary text. A conversation slot (`SLOT_ROLE`) renders as earlier turns
+already framed as messages, so it is joined as it is.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
-from prefixlint.load.template import ROLE_LINE
+from prefixlint.load.template import ROLE_LINE, SLOT_ROLE
 from prefixlint.render.spans import RenderedMessage, Span
 
 
-
-def split_roles(message: RenderedMessage) -> tuple[RenderedMessage, ...]:
+def split_roles(message: RenderedMessage, role_line: str | None = None) -> tuple[RenderedMessage, ...]:
     """The messages of a rendered text whose roles are marked by role lines.
 
     Text before the first role line, when not blank, is a system message. Each message's text
@@ -23,7 +24,8 @@ def split_roles(message: RenderedMessage) -> tuple[RenderedMessage, ...]:
     re-based to it (a span cut by the trimming is dropped).
     """
     text = message.text
-    marks = list(ROLE_LINE.finditer(text))
+    pattern = re.compile(role_line, re.MULTILINE | re.IGNORECASE) if role_line else ROLE_LINE
+    marks = list(pattern.finditer(text))
     pieces: list[tuple[str, int, int]] = []
     if marks and text[: marks[0].start()].strip():
         pieces.append(("system", 0, marks[0].start()))
@@ -50,9 +52,10 @@ def join(messages: Sequence[RenderedMessage], is_chat: bool) -> tuple[str, tuple
     starts: list[int] = []
     length = 0
     for message in messages:
-        head = f"<|im_start|>{message.role}\n"
+        framed = message.role != SLOT_ROLE
+        head = f"<|im_start|>{message.role}\n" if framed else ""
         starts.append(length + len(head))
-        piece = f"{head}{message.text}<|im_end|>\n"
+        piece = f"{head}{message.text}<|im_end|>\n" if framed else message.text
         parts.append(piece)
         length += len(piece)
     parts.append("<|im_start|>assistant\n")

@@ -1,10 +1,12 @@
-"""Render str.format `{x}` and JavaScript `${x}` templates, recording each substitution's span.
+"""Render str.format `{x}`, JavaScript `${x}` and Semantic Kernel `{{$x}}` templates, with spans.
 
 These styles have no logic, so rendering is a single left-to-right scan: template text is
 copied, `{{`/`}}` (str.format escapes) become one brace, and each placeholder is replaced by
 its value. `{user.name}`/`${user.name}` and `{items[0]}` look into mapping and list samples;
 attribute names starting with `_` are refused, as Python's own str.format would reach
-object internals with them.
+object internals with them. In Semantic Kernel's own syntax, `{{$x}}` is a variable and
+`{{plugin.function $arg "literal"}}` a function call (`{{time.now}}`, `{{TimePlugin.Today}}`):
+the call's name is classified like any function a template calls.
 """
 
 from __future__ import annotations
@@ -21,13 +23,13 @@ _PATTERNS = {
         r"(?P<escape>\{\{|\}\})|\{(?P<name>[A-Za-z_]\w*)(?P<path>(?:\.\w+|\[\w+\])*)(?:![rsa])?(?::(?P<spec>[^{}]*))?\}"
     ),
     "dollar": re.compile(r"\$\{(?P<name>[A-Za-z_]\w*)(?P<path>(?:\.\w+|\[\w+\])*)\}"),
+    "sk": re.compile(r"\{\{\s*(?:\$(?P<name>[A-Za-z_]\w*)(?P<path>)|(?P<call>[A-Za-z_][\w.-]*)(?P<args>[^{}]*?))\s*\}\}"),
 }
+_SK_ARG = re.compile(r"\$(\w+)|\"([^\"]*)\"|'([^']*)'")
 _STEP = re.compile(r"\.(\w+)|\[(\w+)\]")
 
 
 class SimpleTemplate:
-    functions: tuple[str, ...] = ()
-
     def __init__(self, template: Template) -> None:
         self.template = template
         self.pattern = _PATTERNS[template.syntax]
@@ -50,13 +52,21 @@ class SimpleTemplate:
                 offset = message.file_offset(match.start())
                 line, column = template.position(offset)
                 index = len(placeholders)
-                placeholders.append(Placeholder(index, number, match.group(0), offset, line, column,
-                                                (match.group("name"),)))
+                call = match.groupdict().get("call")
+                if call:  # Semantic Kernel function call: names are its $arguments
+                    args = _SK_ARG.findall(match.group("args") or "")
+                    placeholders.append(Placeholder(index, number, match.group(0), offset, line, column,
+                                                    tuple(a[0] for a in args if a[0]), (call,),
+                                                    tuple(a[1] or a[2] for a in args if not a[0])))
+                else:
+                    placeholders.append(Placeholder(index, number, match.group(0), offset, line, column,
+                                                    (match.group("name"),)))
                 pieces.append(("field", (index, match)))
             pieces.append(("text", message.content[last:]))
             self._pieces.append(pieces)
         self.placeholders = tuple(placeholders)
-        self.variables = tuple(dict.fromkeys(p.names[0] for p in placeholders))
+        self.variables = tuple(dict.fromkeys(name for p in placeholders for name in p.names))
+        self.functions = tuple(dict.fromkeys(call for p in placeholders for call in p.calls))
 
     def render(self, values: Mapping[str, Any], functions: Mapping[str, Callable]) -> tuple[RenderedMessage, ...]:
         rendered = []
@@ -70,7 +80,12 @@ class SimpleTemplate:
                     length += len(piece)
                     continue
                 index, match = piece
-                text = self._value(values, match, self.placeholders[index])
+                placeholder = self.placeholders[index]
+                if placeholder.calls:
+                    arguments = [values[a[0]] if a[0] else (a[1] or a[2]) for a in _SK_ARG.findall(match.group("args"))]
+                    text = str(functions[placeholder.calls[0]](*arguments))
+                else:
+                    text = self._value(values, match, placeholder)
                 spans.append(Span(index, length, length + len(text)))
                 out.append(text)
                 length += len(text)

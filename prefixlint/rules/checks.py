@@ -37,6 +37,9 @@ class Measured:
     template: Any = None
     tokenizer: Any = None
     measurer: Any = None
+    #: For a chat template checked on its own: what PFX101/PFX102's probes found
+    #: (`prefixlint.rules.chat_template_check.ChatTemplateDetections`).
+    chat_template: Any = None
 
 
 def percent(part: int, whole: int) -> str:

@@ -145,6 +145,8 @@ def classify_call(catalog: Catalog, name: str, args: Iterable[str] = ()) -> Vola
 def classify_variable(catalog: Catalog, name: str, kind: str | None, samples: Iterable[Any] = ()) -> Volatility:
     if kind == "stable":
         return Volatility(name, False, None, "stable", None)
+    if kind == "conversation":  # earlier turns: the same in the next request, plus new ones at the end
+        return Volatility(name, False, None, "stable", "conversation-slot")
     lowered = name.lower()
     found = next((s for s in catalog.signals if s.matches_name(lowered)), None)
     if found is None:

@@ -18,6 +18,7 @@ from prefixlint.match.prefix import shared_prefix
 from prefixlint.match.profiles import EngineProfile
 from prefixlint.match.variants import changed_placeholders, first_difference, move_to_end
 from prefixlint.render.conversation import join, split_roles
+from prefixlint.render.history import History
 from prefixlint.render.spans import CompiledTemplate, Placeholder, RenderedMessage
 from prefixlint.render.values import call_function, stable_function, variable_value
 from prefixlint.rules.classify import Catalog, Volatility, classify_call, classify_variable
@@ -99,10 +100,13 @@ class Measurer:
                 else:
                     declared = self.template.variables.get(name)
                     samples = declared.samples if declared else ()
+                    if declared is not None and declared.kind == "conversation":
+                        values[name] = History()  # the earlier turns: the same in every request
+                        continue
                     values[name] = variable_value(name, samples, v.generate, variant, v.volatile)
             messages = self.compiled.render(values, functions)
             if self.template.role_markers:
-                messages = split_roles(messages[0])
+                messages = split_roles(messages[0], self.template.role_line)
             text, starts = join(messages, self.template.is_chat)
             request = self._renders[vary] = Request(messages, text, starts, self.encode(text))
         return request

@@ -30,13 +30,53 @@ class Settings:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def check_file(path: str, settings: Settings, *, skip_non_templates: bool = False) -> FileResult | None:
-    """The file's result; None when `skip_non_templates` and no loader reads the file (a YAML
-    file found by a directory walk that is not a prompt template)."""
+def check_path(path: str, settings: Settings, *, skip_non_templates: bool = False) -> list[FileResult]:
+    """The results for one file: one per file a template comes from (a promptfoo config's prompts
+    may live in the config and in the files it references); a file's prompts are summed. With
+    `skip_non_templates` (a file found by a directory walk), a file no loader reads gives none."""
+    from prefixlint.load.registry import NotATemplate, load_templates
+
+    try:
+        templates = load_templates(path)
+    except NotATemplate as exc:
+        return [] if skip_non_templates else [FileResult(path, error=exc.located(path))]
+    except PrefixlintError as exc:
+        return [FileResult(path, error=exc.located(path))]
+    except RecursionError:
+        return [FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))]
+    if len(templates) == 1 and templates[0].path == path:
+        return [check_file(path, settings, templates[0])]
+    return merge_by_path([check_file(t.path, settings, t) for t in templates])
+
+
+def merge_by_path(results: list[FileResult]) -> list[FileResult]:
+    merged: dict[str, list[FileResult]] = {}
+    for result in results:
+        merged.setdefault(result.path, []).append(result)
+    out = []
+    for path, group in merged.items():
+        out += [r for r in group if r.error is not None]
+        good = [r for r in group if r.error is None]
+        if good:
+            findings = tuple(sorted(dict.fromkeys(f for r in good for f in r.findings), key=Finding.sort_key))
+            out.append(FileResult(path, sum(r.tokens for r in good), sum(r.reusable_tokens for r in good),
+                                  sum(r.fixed_reusable_tokens for r in good), findings,
+                                  extra={**good[0].extra, "prompts": len(good), **_summed(good)}))
+    return out
+
+
+def _summed(results: list[FileResult]) -> dict[str, int]:
+    keys = ("shared_prefix_tokens", "fixed_tokens", "fixed_shared_prefix_tokens")
+    return {key: sum(r.extra.get(key, 0) for r in results) for key in keys if key in results[0].extra}
+
+
+def check_file(path: str, settings: Settings, template=None, *, skip_non_templates: bool = False) -> FileResult | None:
+    """The file's result (`template`: already loaded); None when `skip_non_templates` and no
+    loader reads the file (a YAML file found by a directory walk that is not a prompt template)."""
     from prefixlint.load.registry import NotATemplate
 
     try:
-        return _check(path, settings)
+        return _check(path, settings, template)
     except NotATemplate as exc:
         return None if skip_non_templates else FileResult(path, error=exc.located(path))
     except PrefixlintError as exc:
@@ -45,7 +85,7 @@ def check_file(path: str, settings: Settings, *, skip_non_templates: bool = Fals
         return FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))
 
 
-def _check(path: str, settings: Settings) -> FileResult:
+def _check(path: str, settings: Settings, template=None) -> FileResult:
     from prefixlint.load.registry import load_template
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
@@ -56,9 +96,11 @@ def _check(path: str, settings: Settings) -> FileResult:
     from prefixlint.rules.suppress import Suppressions
     from prefixlint.tokenize import load_tokenizer
 
-    template = load_template(path)
+    template = template if template is not None else load_template(path)
     suppressions = Suppressions.parse(template.source, path)
     profile = get_profile(template.engine or settings.engine, settings.block_size)
+    if template.format == "hf-chat-template":
+        return _check_chat_template(path, template, settings, profile, suppressions)
     compiled = compile_template(template)
     if template.declares_variables:
         _check_declared(template, compiled)
@@ -83,7 +125,8 @@ def _check(path: str, settings: Settings) -> FileResult:
     findings.sort(key=Finding.sort_key)
     return FileResult(
         path, overall.tokens, overall.reusable_tokens, overall.fixed_reusable_tokens, tuple(findings),
-        extra={"format": template.format, "tokenizer": tokenizer.name, "engine": profile.name,
+        extra={"format": template.format, **({"model": template.model} if template.model else {}),
+               "tokenizer": tokenizer.name, "engine": profile.name,
                "block_size": profile.unit, "shared_prefix_tokens": overall.shared_prefix_tokens,
                "fixed_tokens": overall.fixed_tokens,
                "fixed_shared_prefix_tokens": overall.fixed_shared_prefix_tokens,
@@ -91,6 +134,36 @@ def _check(path: str, settings: Settings) -> FileResult:
                                                 "stable_tokens_after": m.stable_tokens_after}
                             for m in measured}},
     )
+
+
+def _check_chat_template(path, template, settings: Settings, profile, suppressions) -> FileResult:
+    """A chat template on its own: PFX101/PFX102 from probe renders with the run's tokenizer."""
+    from prefixlint.rules.catalog import load_catalog
+    from prefixlint.rules.chat_template_check import CHAT_TEMPLATE_CHECKS, detect, prompt_tokens
+    from prefixlint.rules.checks import Measured
+    from prefixlint.rules.classify import builtin_catalog
+    from prefixlint.tokenize import load_tokenizer
+
+    enabled = settings.enabled or (lambda code: True)
+    tokenizer = load_tokenizer(template.tokenizer or settings.tokenizer, offline=settings.offline)
+    detections = detect(template, tokenizer, enabled)
+    data = Measured(path, True, profile, builtin_catalog(), settings.min_stable_tokens, [],
+                    chat_template=detections)
+    findings: list[Finding] = []
+    catalog = load_catalog()
+    for code, check in CHAT_TEMPLATE_CHECKS.items():
+        if code in catalog and enabled(code):
+            findings += check(catalog[code], data)
+    kept, unused = suppressions.apply(findings, path, enabled=settings.enabled)
+    findings = sorted(kept + unused, key=Finding.sort_key)
+    date = detections.date
+    tokens = date.prompt_tokens if date is not None else prompt_tokens(tokenizer, template)
+    stable = date.stable_prefix_tokens if date is not None else tokens
+    return FileResult(path, tokens, profile.reusable_tokens(stable, tokens), profile.reusable_tokens(tokens, tokens),
+                      tuple(findings),
+                      extra={"format": template.format, **({"model": template.model} if template.model else {}),
+               "tokenizer": tokenizer.name, "engine": profile.name,
+                             "block_size": profile.unit})
 
 
 def _check_declared(template, compiled) -> None:
@@ -128,7 +201,5 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
         except PrefixlintError as exc:
             results.append(FileResult(path, error=exc.located(path)))
             continue
-        result = check_file(path, settings, skip_non_templates=path in walked)
-        if result is not None:
-            results.append(result)
+        results += check_path(path, settings, skip_non_templates=path in walked)
     return results

@@ -6,8 +6,10 @@
     # prefixlint: disable-file
 
 `disable-line` and `disable` cover the line they are written on; `disable-file` covers the
-whole file wherever it is written. Either comment form works in any file: a YAML comment
-(`#`) or a Jinja comment (`{# ... #}`, also `{#- ... -#}`). No code means every code. A
+whole file wherever it is written. Any comment form works in any file: a YAML comment
+(`#`), a Jinja comment (`{# ... #}`, also `{#- ... -#}`) or a Handlebars/Mustache comment
+(`{{! ... }}`, `{{!-- ... --}}`, for Dotprompt, Prompty's Mustache variant, LangChain
+mustache and Semantic Kernel handlebars templates). No code means every code. A
 directive on a line of its own covers only that (empty) line, never the file: write
 `disable-file` for that. Inside a YAML block scalar (`content: |`) a `#` line is prompt text,
 not a comment: use the Jinja form there, which the renderer drops. A suppression that
@@ -26,12 +28,12 @@ from prefixlint.rules.finding import Finding
 
 DIRECTIVE = re.compile(
     r"""
-    (?P<comment> \{\#[-+]? | \# )        # a Jinja comment `{#` (`{#-`), or a YAML comment `#`,
+    (?P<comment> \{\#[-+]? | \{\{!(?:--)? | \# )  # a Jinja `{#`, Handlebars/Mustache `{{!`, or YAML `#` comment,
     [ \t]* prefixlint [ \t]* : [ \t]*     # naming the tool,
     (?P<scope> disable-file | disable-line | disable ) (?![\w-]) :?  # the scope, a whole word,
     (?P<codes> [^\n]*? )                 # codes, comma- or space-separated (none = all codes),
     (?: [ \t] -- (?P<reason> [^\n]*? ) )? # an optional reason after ` --`,
-    [ \t]* (?: [-+]?\#\} | $ )            # up to the end of the Jinja comment or of the line.
+    [ \t]* (?: [-+]?\#\} | (?:--)?\}\} | $ )  # up to the end of the comment or of the line.
     """,
     re.VERBOSE | re.MULTILINE,
 )

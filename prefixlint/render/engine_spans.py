@@ -1,0 +1,164 @@
+"""Render Mustache (pystache) and Handlebars (dotpromptz-handlebars) templates with spans.
+
+Both engines render the template as the format's own tools do. To know which characters each
+`{{ ... }}` produced, every output tag is wrapped in the source between the private-use
+markers of `prefixlint.render.jinja_spans` (`\\ue000<index>\\ue001{{x}}\\ue002`); the engine
+copies the markers as text, and `unmark` turns them into spans after rendering. Block tags
+(`{{#each}}`, `{{/if}}`, `{{^x}}`), comments and partials are left as they are, so standalone
+block lines are still removed as the engines remove them. HTML escaping is off: the text goes
+to a model, not a browser. Path steps starting with `_` are refused before rendering.
+
+Why these libraries: pystache is maintained (0.6.x, 2025) and passes the Mustache spec;
+dotpromptz-handlebars is the pure-Python Handlebars of the Genkit team, the engine Dotprompt's
+own Python SDK renders with, conformance-tested against Handlebars.js, with no dependencies,
+and it refuses functions in the input and unknown helpers (a template can only call code
+prefixlint chose). Partials are the ones the loader found (Dotprompt's `_name.prompt` files);
+Mustache partials are never loaded. Text a partial writes is rendered, but has no spans. Both are imported only when a Mustache or Handlebars template is rendered.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Callable, Mapping
+
+from prefixlint.errors import PrefixlintError
+from prefixlint.load.template import Message, Template
+from prefixlint.render.jinja_spans import CLOSE, OPEN, SEP, unmark
+from prefixlint.render.spans import Placeholder, RenderedMessage
+
+#: One tag: a comment, a triple-stash, or any double-brace tag (blocks, closers, outputs).
+TAG = re.compile(r"\{\{!--.*?--\}\}|\{\{![^}]*\}\}|\{\{\{~?\s*(?P<raw>[^}]*?)\s*~?\}\}\}|\{\{(?P<body>[^}]*)\}\}", re.S)
+_PATH = re.compile(r"(?:\.\./)*@?[A-Za-z_][\w-]*(?:[./][\w-]+|\.\[[^\]]*\])*")
+_LITERAL = re.compile(r"^(?:\"[^\"]*\"|'[^']*'|-?\d+(?:\.\d+)?|true|false|null|undefined)$")
+#: Handlebars names that are helpers or keywords, not variables.
+HELPERS = frozenset({"if", "unless", "each", "with", "lookup", "log", "else", "this", "json", "media", "section",
+                     "role", "history", "ifEquals", "unlessEquals", "as"})
+SCOPING = frozenset({"each", "with"})  # Handlebars blocks that change the context
+
+
+class EngineTemplate:
+    functions: tuple[str, ...] = ()
+
+    def __init__(self, template: Template) -> None:
+        self.template = template
+        self.handlebars = template.syntax == "handlebars"
+        placeholders: list[Placeholder] = []
+        variables: dict[str, None] = {}
+        self._sources: list[str] = []
+        for number, message in enumerate(template.messages):
+            self._sources.append(self._mark(number, message, placeholders, variables))
+        self.placeholders = tuple(placeholders)
+        self.variables = tuple(variables)
+        self._compiled = [self._compile(message, source) for message, source in zip(template.messages, self._sources)]
+
+    def _error(self, message: Message, index: int, text: str, hint: str | None = None) -> PrefixlintError:
+        line, column = self.template.position(message.file_offset(index))
+        return PrefixlintError(text, path=self.template.path, line=line, column=column, hint=hint)
+
+    def _mark(self, number: int, message: Message, placeholders: list, variables: dict) -> str:
+        source = message.content
+        if OPEN in source or CLOSE in source:
+            raise self._error(message, 0, "template contains private-use characters U+E000/U+E002")
+        out: list[str] = []
+        blocks: list[tuple[str, int]] = []  # open block name and where it opened
+        last = 0
+        for match in TAG.finditer(source):
+            body = match.group("raw") if match.group("raw") is not None else match.group("body")
+            if body is None:  # a comment
+                continue
+            body = body.strip().strip("~").strip()
+            out.append(source[last : match.start()])
+            last = match.end()
+            head = body[:1]
+            is_block = bool(head) and head in "#^/!>=*"  # blocks, closers, partials, delimiters
+            if is_block or body == "else" or body.startswith(("else ", "{")):
+                self._block(message, body, match.start(), blocks, variables)
+                out.append(match.group(0))
+                continue
+            names = self._names(message, body.lstrip("&").strip(), match.start())  # `{{&x}}`: unescaped
+            if not blocks:
+                variables.update(dict.fromkeys(names))
+            offset = message.file_offset(match.start())
+            line, column = self.template.position(offset)
+            index = len(placeholders)
+            placeholders.append(Placeholder(index, number, match.group(0), offset, line, column, tuple(names)))
+            out.append(f"{OPEN}{index}{SEP}{match.group(0)}{CLOSE}")
+        out.append(source[last:])
+        if blocks:
+            name, at = blocks[-1]
+            raise self._error(message, at, f"unclosed block {{{{#{name}}}}}", hint=f"close it with {{{{/{name}}}}}")
+        return "".join(out)
+
+    def _block(self, message: Message, body: str, at: int, blocks: list, variables: dict) -> None:
+        head = body[:1]
+        if head in "#^":
+            words = body[1:].split()
+            name = words[0] if words else ""
+            if not name:
+                raise self._error(message, at, "block tag without a name")
+            args = words[1:] if self.handlebars else [name]
+            scoped = any(n in SCOPING for n, _ in blocks) if self.handlebars else bool(blocks)
+            if not scoped:
+                variables.update(dict.fromkeys(n for w in args for n in self._names(message, w, at, False)))
+            blocks.append((name, at))
+        elif head == "/":
+            name = body[1:].strip()
+            if not blocks or blocks[-1][0] != name:
+                expected = f"{{{{/{blocks[-1][0]}}}}}" if blocks else "no closing tag"
+                raise self._error(message, at, f"{{{{/{name}}}}} does not close an open block (expected {expected})")
+            blocks.pop()
+
+    def _names(self, message: Message, body: str, at: int, helper_first: bool = True) -> list[str]:
+        words = [w for w in re.split(r"\s+", body.replace("(", " ").replace(")", " ")) if w]
+        if self.handlebars and helper_first and len(words) > 1:
+            words = words[1:]  # `{{json x}}`: the first word is the helper
+        names = []
+        for word in words:
+            word = word.split("=", 1)[-1]
+            if _LITERAL.match(word) or not _PATH.fullmatch(word) or word.startswith(("@", "../", "this")):
+                continue
+            steps = re.split(r"[./]", word)
+            if any(step.startswith("_") for step in steps):
+                raise self._error(message, at, f"placeholder {{{{{body}}}}} reaches a private attribute")
+            if steps[0] not in HELPERS or not self.handlebars:
+                names.append(steps[0])
+        return names
+
+    def _compile(self, message: Message, source: str) -> Callable[[dict], str]:
+        if not self.handlebars:
+            import pystache
+            from pystache.parser import ParsingError
+
+            # no partials: `{{> name}}` must not read files from disk
+            renderer = pystache.Renderer(escape=lambda text: text, missing_tags="ignore", partials={})
+            try:
+                parsed = pystache.parse(source)
+            except ParsingError as exc:
+                raise self._error(message, 0, f"Mustache syntax error: {exc}") from None
+            return lambda context: renderer.render(parsed, context)
+        from dotpromptz_handlebars import Handlebars
+
+        engine = Handlebars(escape_html=False)
+        engine.register_helper("json", lambda args, options: json.dumps(args[0] if args else None, default=str,
+                                                                       indent=options.hash.get("indent")))
+        for name in ("media", "section"):
+            engine.register_helper(name, lambda args, options: "")
+        for name, partial in self.template.partials.items():
+            engine.register_partial(name, partial)
+        try:
+            return engine.compile(source)
+        except ValueError as exc:
+            raise self._error(message, 0, f"Handlebars syntax error: {exc}") from None
+
+    def render(self, values: Mapping[str, Any], functions: Mapping[str, Callable]) -> tuple[RenderedMessage, ...]:
+        rendered = []
+        for number, (message, compiled) in enumerate(zip(self.template.messages, self._compiled)):
+            try:
+                raw = compiled(dict(values))
+            except PrefixlintError:
+                raise
+            except Exception as exc:  # the engines' own errors: report them at the message
+                raise self._error(message, 0, f"cannot render: {type(exc).__name__}: {exc}") from None
+            rendered.append(unmark(message.role, raw))
+        return tuple(rendered)

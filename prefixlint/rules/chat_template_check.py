@@ -1,0 +1,133 @@
+"""Check a Hugging Face chat template on its own: PFX101 and PFX102 on the template itself.
+
+The detections (`prefixlint.rules.chat_template`) render probe conversations with the
+template and the run's tokenizer: two clocks for PFX101 (does the template write the date?),
+a reply turned into history for PFX102 (does the next request still start with the previous
+one?). Their template lines are mapped to the line and column of the file, and the rules'
+findings (`chat_template_injects_date`, `chat_template_rewrites_history` below, with the
+name and severity of rules/PFX101.yaml and PFX102.yaml) are filtered and suppressed like any
+others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+from prefixlint.load.template import Template, source_location
+from prefixlint.rules.catalog import Rule
+from prefixlint.rules.finding import Finding
+
+
+@dataclass(frozen=True)
+class ChatTemplateDetections:
+    """What the probes found, each with its (line, column) in the file (None: nothing found)."""
+
+    date: object | None = None
+    date_at: tuple[int, int] | None = None
+    history: object | None = None
+    history_at: tuple[int, int] | None = None
+    prompt_tokens: int = 0
+
+
+def detect(template: Template, tokenizer, enabled) -> ChatTemplateDetections:
+    from jinja2 import TemplateError
+
+    from prefixlint.errors import PrefixlintError
+    from prefixlint.rules.chat_template import detect_date_injection, detect_history_rewrite
+
+    source = template.messages[0].content
+    _parse(template)
+    try:
+        date = detect_date_injection(tokenizer, source) if enabled("PFX101") else None
+        history = detect_history_rewrite(tokenizer, source) if enabled("PFX102") else None
+    except TemplateError as exc:
+        line = getattr(exc, "lineno", None)
+        where = source_location(template, template.messages[0], line) if line else (None, None)
+        raise PrefixlintError(f"cannot render the chat template: {exc}", path=template.path, line=where[0]) from None
+    return ChatTemplateDetections(
+        date, _where(template, date.line if date else None, "strftime_now"),
+        history, _where(template, history.line if history else None, None),
+    )
+
+
+def _parse(template: Template) -> None:
+    """A syntax error is reported at its line in the file, before any probe renders."""
+    from jinja2 import TemplateSyntaxError
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    from prefixlint.errors import PrefixlintError
+
+    try:
+        ImmutableSandboxedEnvironment(extensions=["jinja2.ext.loopcontrols"]).parse(template.messages[0].content)
+    except TemplateSyntaxError as exc:
+        line, column = source_location(template, template.messages[0], exc.lineno or 1)
+        raise PrefixlintError(f"Jinja syntax error in the chat template: {exc.message}", path=template.path,
+                              line=line) from None
+
+
+def prompt_tokens(tokenizer, template: Template) -> int:
+    """Tokens of the first date probe rendered with the template (the file's summary line)."""
+    from prefixlint.render.chat import render_chat
+    from prefixlint.rules.chat_template import DATE_PROBES
+
+    return len(render_chat(DATE_PROBES[0], tokenizer=tokenizer, chat_template=template.messages[0].content)
+               .ids(tokenizer))
+
+
+def _where(template: Template, line: int | None, word: str | None) -> tuple[int, int] | None:
+    """File (line, column) of template line `line`: at `word` on it, else its first non-blank."""
+    if line is None:
+        return None
+    message = template.messages[0]
+    lines = message.content.split("\n")
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    column = text.find(word) if word and word in text else len(text) - len(text.lstrip())
+    return source_location(template, message, line, column + 1)
+
+
+def chat_template_injects_date(rule: Rule, data) -> Iterator[Finding]:
+    """PFX101: the chat template writes the current date (or time) into every prompt."""
+    found = data.chat_template
+    if found is None or found.date is None:
+        return
+    date, (line, column) = found.date, found.date_at
+    total, shared = date.prompt_tokens, date.stable_prefix_tokens
+    message = (
+        f"the chat template writes the date into every prompt ({date.text!r}, {date.other_text!r} on a later day):"
+        f" after a date change only the first {shared:,} of {total:,} tokens of a request are reused."
+        f" Pass the date in a message where it is needed, or take it out of the template."
+    )
+    yield Finding(
+        path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
+        message=message, variable="strftime_now", tokens=total, shared_prefix_tokens=shared,
+        reusable_tokens=data.profile.reusable_tokens(shared, total),
+        fixed_reusable_tokens=data.profile.reusable_tokens(total, total),
+        extra={"placeholder": "strftime_now" if date.line else "", "output_line": date.output_line,
+               "text": date.text, "other_text": date.other_text},
+    )
+
+
+def chat_template_rewrites_history(rule: Rule, data) -> Iterator[Finding]:
+    """PFX102: the chat template renders an earlier turn differently once it is history."""
+    found = data.chat_template
+    if found is None or found.history is None:
+        return
+    rewrite, (line, column) = found.history, found.history_at or (1, 1)
+    cached, shared = rewrite.cached_tokens, rewrite.shared_prefix_tokens
+    message = (
+        f"{rewrite.reason}: the next request shares {shared:,} of the {cached:,} tokens cached for the previous"
+        f" one (its prompt and the generated reply), so every turn recomputes the history from there."
+    )
+    yield Finding(
+        path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
+        message=message, variable=None, tokens=cached, shared_prefix_tokens=shared,
+        reusable_tokens=data.profile.reusable_tokens(shared, cached),
+        fixed_reusable_tokens=data.profile.reusable_tokens(cached, cached),
+        extra={"placeholder": "", "reason": rewrite.reason, "cached_line": rewrite.cached_line,
+               "cached_text": rewrite.cached_text, "new_text": rewrite.new_text},
+    )
+
+
+#: rule code -> the function that turns the detections into its finding
+CHAT_TEMPLATE_CHECKS = {"PFX101": chat_template_injects_date, "PFX102": chat_template_rewrites_history}
