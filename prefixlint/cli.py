@@ -18,6 +18,7 @@ from prefixlint.errors import PrefixlintError
 # name -> "module:attribute"; each module keeps its heavy imports inside functions.
 COMMANDS = {
     "compare": ("prefixlint.commands.compare:compare", "Measure the prefix-cache reuse of requests served in order."),
+    "replay": ("prefixlint.commands.replay:replay", "Replay a request log through the engine's prefix cache: hit rate and where it is lost."),
     "kv": ("prefixlint.commands.kv:kv", "Size a model's KV cache per token and per conversation, and what fits in memory."),
 }
 

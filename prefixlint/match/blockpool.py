@@ -1,0 +1,220 @@
+"""vLLM's prefix cache, modelled block for block, for requests served one after another.
+
+Read from vLLM's v1 KV-cache manager (`vllm/v1/core/block_pool.py`, `kv_cache_utils.py`,
+`kv_cache_manager.py`, `single_type_kv_cache_manager.py`):
+
+- Only full blocks are cached. Block i's hash chains its parent's hash, its tokens and extra
+  keys: `hash((parent, tokens, extra))`, the first block's parent being a fixed seed
+  (`NONE_HASH`). `cache_salt` is an extra key of the first block only
+  (`generate_block_hash_extra_keys`: `start_token_idx == 0`), so through the chain a
+  different salt changes every hash and never matches.
+- Lookup (`get_computed_blocks`) walks the request's block hashes up to
+  `max_cache_hit_length = num_tokens - 1` and stops at the first miss.
+- Hit blocks are touched (removed from the free queue); new blocks are popped from the head
+  of the free queue, evicting the hash of a cached block popped that way
+  (`get_new_blocks` -> `_maybe_evict_cached_block`). Duplicate blocks of one hash are kept
+  (no de-duplication) and a lookup takes the first one cached (`BlockHashToBlockMap`).
+- Blocks are cached as they fill, prompt and generated ones alike (`cache_full_blocks`).
+- A finished request frees its blocks tail first (`reversed(req_blocks)`); `free_blocks`
+  puts blocks without a hash at the head of the free queue (reused first) and cached ones
+  at the tail, in that order: the least recently used block is evicted first, and of one
+  request's blocks the end of the chain goes before its beginning.
+- The pool's block 0 is the null block and never holds tokens.
+
+Not modelled: concurrency (requests are served one after another, each finishing before the
+next starts), preemption, speculative decoding lookahead, LoRA and multimodal extra keys,
+hybrid (sliding window, Mamba) KV-cache groups. Python's tuple hash stands in for sha256:
+the chain and its collisions-are-ignored semantics are the same.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Hashable, Sequence
+
+#: Parent of the first block (vLLM seeds it from PYTHONHASHSEED or random bytes).
+NONE_HASH = hash(("prefixlint", "vllm NONE_HASH"))
+
+
+@dataclass(frozen=True)
+class Miss:
+    """Why a request's reuse stopped where it did."""
+
+    #: `diverged`: a block was cached at this place with other tokens; `evicted`: this very
+    #: block was cached and has been evicted since; `new`: nothing was cached after the hit
+    #: (a cold start, or the request extends everything cached).
+    kind: str
+    #: First token (index in the prompt) that differs from the cached block; for `evicted`
+    #: and `new` the first token of the missing block.
+    position: int
+    #: Identifies the place: requests that share everything before it share this key.
+    key: Hashable
+    #: The cached side, from `position` to the end of its block (empty for `new`).
+    other_tokens: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    cached_tokens: int
+    miss: Miss | None
+    #: The request needs more blocks than the whole cache holds: it was not cached.
+    over_capacity: bool = False
+
+
+def _common(a: Sequence[int], b: Sequence[int]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class VllmPrefixCache:
+    """The prefix cache of one vLLM instance. `capacity_blocks` None: unlimited memory."""
+
+    def __init__(self, block_size: int = 16, capacity_blocks: int | None = None) -> None:
+        if block_size < 1:
+            raise ValueError("block_size must be at least 1")
+        self.block_size = block_size
+        self.capacity_blocks = capacity_blocks
+        self.evicted_blocks = 0
+        #: parent hash -> (hash, tokens) of the block cached most recently after it.
+        self._children: dict[int, tuple[int, array]] = {}
+        if capacity_blocks is None:
+            self._cached: set[int] | None = set()
+            return
+        if capacity_blocks < 1:
+            raise ValueError("the cache must hold at least one block")
+        self._cached = None
+        # Block 0 is vLLM's null block: the pool has capacity_blocks + 1 blocks.
+        self._block_hash: list[int | None] = [None] * (capacity_blocks + 1)
+        #: hash -> block id, or {block id: None} in caching order when duplicates exist.
+        self._map: dict[int, int | dict[int, None]] = {}
+        #: The free queue, head first: eviction order.
+        self._free: OrderedDict[int, None] = OrderedDict((b, None) for b in range(1, capacity_blocks + 1))
+
+    def _hashes(self, seq: Sequence[int], salt: str | None) -> list[int]:
+        size = self.block_size
+        parent = NONE_HASH
+        hashes = []
+        extra = (salt,) if salt else None
+        for start in range(0, len(seq) - size + 1, size):
+            parent = hash((parent, seq[start:start + size], extra))
+            extra = None
+            hashes.append(parent)
+        return hashes
+
+    def _parent_key(self, hashes: list[int], index: int, salt: str | None) -> int:
+        return hashes[index - 1] if index else hash((NONE_HASH, salt))
+
+    def serve(self, prompt: Sequence[int], generated: Sequence[int] = (), salt: str | None = None) -> Outcome:
+        """Serve one request to completion. `generated`: the generated tokens whose KV was
+        computed (every one but the last sampled, which ends the request)."""
+        size = self.block_size
+        seq = tuple(prompt) + tuple(generated)
+        hashes = self._hashes(seq, salt)
+        max_hit = (len(prompt) - 1) // size if prompt else 0
+        if self._cached is not None:
+            cached = self._cached
+            hit = 0
+            while hit < max_hit and hashes[hit] in cached:
+                hit += 1
+            miss = self._miss(seq, hashes, hit, max_hit, salt, lambda h: h in cached)
+            children = self._children
+            for index in range(hit, len(hashes)):
+                h = hashes[index]
+                if h not in cached:
+                    cached.add(h)
+                    children[self._parent_key(hashes, index, salt)] = (
+                        h, array("q", seq[index * size:(index + 1) * size]))
+            return Outcome(hit * size, miss)
+        return self._serve_bounded(seq, hashes, max_hit, salt)
+
+    def _miss(self, seq, hashes, hit, max_hit, salt, present) -> Miss | None:
+        if hit >= max_hit:
+            return None
+        size = self.block_size
+        key = self._parent_key(hashes, hit, salt)
+        sibling = self._children.get(key)
+        start = hit * size
+        if sibling is None:
+            return Miss("new", start, key, ())
+        sibling_hash, tokens = sibling
+        if sibling_hash == hashes[hit] and not present(sibling_hash):
+            return Miss("evicted", start, key, tuple(tokens))
+        common = _common(seq[start:start + size], tokens)
+        if start + common == 0:  # nothing in common with anything cached: unrelated, not a divergence
+            return Miss("new", 0, key, ())
+        if common >= size:  # the identical block is cached, yet the walk stopped: not reachable
+            return Miss("evicted", start, key, tuple(tokens))
+        return Miss("diverged", start + common, key, tuple(tokens[common:]))
+
+    def _serve_bounded(self, seq, hashes, max_hit, salt) -> Outcome:
+        size = self.block_size
+        table, free, block_hash = self._map, self._free, self._block_hash
+        hit_blocks: list[int] = []
+        for h in hashes[:max_hit]:
+            found = table.get(h)
+            if found is None:
+                break
+            hit_blocks.append(found if isinstance(found, int) else next(iter(found)))
+        hit = len(hit_blocks)
+        miss = self._miss(seq, hashes, hit, max_hit, salt, lambda h: h in table)
+        needed = -(-len(seq) // size)
+        if needed > self.capacity_blocks:
+            return Outcome(hit * size, miss, over_capacity=True)
+        for block in hit_blocks:  # touch: a cached block in use leaves the free queue
+            free.pop(block, None)
+        blocks = hit_blocks
+        for _ in range(needed - hit):
+            block, _ = free.popitem(last=False)
+            old = block_hash[block]
+            if old is not None:
+                self._evict(block, old)
+            blocks.append(block)
+        children = self._children
+        for index in range(hit, len(hashes)):
+            block, h = blocks[index], hashes[index]
+            block_hash[block] = h
+            found = table.get(h)
+            if found is None:
+                table[h] = block
+            elif isinstance(found, int):
+                table[h] = {found: None, block: None}
+            else:
+                found[block] = None
+            children[self._parent_key(hashes, index, salt)] = (h, array("q", seq[index * size:(index + 1) * size]))
+        # Free tail first; blocks without a hash go to the head, cached ones to the tail.
+        fresh = []
+        for block in reversed(blocks):
+            if block_hash[block] is None:
+                fresh.append(block)
+            else:
+                free[block] = None
+        for block in reversed(fresh):
+            free[block] = None
+            free.move_to_end(block, last=False)
+        return Outcome(hit * size, miss)
+
+    def _evict(self, block: int, h: int) -> None:
+        self._block_hash[block] = None
+        self.evicted_blocks += 1
+        found = self._map.get(h)
+        if found == block:
+            del self._map[h]
+        elif isinstance(found, dict):
+            found.pop(block, None)
+            if not found:
+                del self._map[h]
+
+    def free_queue(self) -> list[int]:
+        """Block ids in eviction order (head first); for tests."""
+        return list(self._free) if self._cached is None else []
+
+    def cached_blocks(self) -> int:
+        if self._cached is not None:
+            return len(self._cached)
+        return sum(1 if isinstance(v, int) else len(v) for v in self._map.values())
