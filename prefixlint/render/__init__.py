@@ -1,0 +1,1 @@
+"""Render: turn templates and chat messages into the exact text a server tokenizes."""

@@ -1,0 +1,175 @@
+"""Chat templates rendered through transformers' own chat-template code, with a fixed clock.
+
+transformers (`transformers.utils.chat_template_utils`) compiles a template once per source
+(`_compile_jinja_template`, lru-cached) in a jinja2 `ImmutableSandboxedEnvironment`, with the
+globals `raise_exception`, `strftime_now` (which calls `datetime.now()`), `namespace` and
+`dict`; `render_jinja_template` renders it. Template variables cannot replace `strftime_now`:
+transformers 5 turns every keyword it passes on into plain JSON data first. So the clock is
+controlled where transformers defines it: for the duration of one render, the compiled
+template's own globals map `strftime_now` to a function that reads a fixed datetime. That
+function also records the template line each call came from (found by walking up to the
+compiled template's frame), which is where a date-injecting template takes its date.
+
+transformers is imported inside these functions only: `prefixlint --help` must stay light.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any, Iterator, Mapping, Sequence
+
+from prefixlint.errors import PrefixlintError
+
+CHAT_EXTRA_HINT = 'install the chat extra: pip install "prefixlint[chat]"'
+
+
+def _transformers_utils():
+    # Its import prints an advisory when PyTorch is absent; prefixlint never needs PyTorch.
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    try:
+        from transformers.utils import chat_template_utils
+    except ImportError:
+        raise PrefixlintError("rendering chat templates needs transformers", hint=CHAT_EXTRA_HINT) from None
+    return chat_template_utils
+
+
+def compiled_template(source: str):
+    """transformers' compiled (sandboxed, cached) template for `source`."""
+    utils = _transformers_utils()
+    try:
+        return utils._compile_jinja_template(source)
+    except PrefixlintError:
+        raise
+    except Exception as exc:  # TemplateSyntaxError and friends
+        raise template_error(exc, "the chat template does not compile") from None
+
+
+def template_line(exc: BaseException) -> int | None:
+    """The template line an exception was raised at (jinja2 rewrites tracebacks to them)."""
+    line = getattr(exc, "lineno", None)
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_filename == "<template>":
+            line = tb.tb_lineno
+        else:
+            found = frame.f_globals.get("__jinja_template__")
+            if found is not None:
+                line = found.get_corresponding_lineno(tb.tb_lineno)
+        tb = tb.tb_next
+    return line
+
+
+def template_error(exc: BaseException, what: str) -> PrefixlintError:
+    line = template_line(exc)
+    where = f" (template line {line})" if line else ""
+    error = PrefixlintError(f"{what}{where}: {type(exc).__name__}: {exc}")
+    error.template_line = line  # type: ignore[attr-defined]
+    return error
+
+
+def _caller_template_line() -> int | None:
+    frame = sys._getframe(2)
+    while frame is not None:
+        template = frame.f_globals.get("__jinja_template__")
+        if template is not None:
+            return template.get_corresponding_lineno(frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
+@contextmanager
+def fixed_clock(template, now: datetime, calls: list[int | None]) -> Iterator[None]:
+    """Make `strftime_now` in `template` read `now`, recording each call's template line."""
+
+    def strftime_now(format: str) -> str:
+        calls.append(_caller_template_line())
+        return now.strftime(format)
+
+    namespace = template.globals  # a ChainMap over the environment's globals (jinja2 >= 3)
+    missing = object()
+    previous = namespace.get("strftime_now", missing)
+    namespace["strftime_now"] = strftime_now
+    try:
+        yield
+    finally:
+        if previous is missing:
+            del namespace["strftime_now"]
+        else:
+            namespace["strftime_now"] = previous
+
+
+def render_template(
+    source: str,
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    tools: Sequence[Mapping[str, Any]] | None,
+    add_generation_prompt: bool,
+    special_tokens: Mapping[str, Any],
+    now: datetime,
+) -> tuple[str, tuple[int, ...]]:
+    """The rendered text, and the template lines where `strftime_now` was called."""
+    utils = _transformers_utils()
+    template = compiled_template(source)
+    calls: list[int | None] = []
+    with fixed_clock(template, now, calls):
+        try:
+            rendered, _ = utils.render_jinja_template(
+                conversations=[list(messages)], tools=list(tools) if tools else None,
+                chat_template=source, add_generation_prompt=add_generation_prompt, **special_tokens,
+            )
+        except Exception as exc:  # raise_exception, undefined attributes, type errors in templates
+            raise template_error(exc, "the chat template failed") from None
+    return rendered[0], tuple(sorted({line for line in calls if line}))
+
+
+def trace_template(
+    source: str,
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    tools: Sequence[Mapping[str, Any]] | None,
+    add_generation_prompt: bool,
+    special_tokens: Mapping[str, Any],
+    now: datetime,
+) -> list[tuple[int, int]]:
+    """(char offset, template line) for each piece of output, in order.
+
+    Renders the same compiled template chunk by chunk (jinja2's root render generator), and
+    reads the template line each chunk was yielded from. Output built inside a macro is
+    attributed to the line that calls it.
+    """
+    utils = _transformers_utils()
+    template = compiled_template(source)
+    data = utils._plain_template_data
+    context = dict(
+        messages=utils._alias_reasoning_fields(data(list(messages))),
+        tools=data(list(tools)) if tools else None, documents=None,
+        add_generation_prompt=add_generation_prompt, **data(dict(special_tokens)),
+    )
+    origins: list[tuple[int, int]] = []
+    offset = 0
+    with fixed_clock(template, now, []):
+        generator = template.root_render_func(template.new_context(context))
+        try:
+            for chunk in generator:
+                frame = generator.gi_frame
+                line = template.get_corresponding_lineno(frame.f_lineno) if frame else 0
+                if chunk:
+                    origins.append((offset, line))
+                    offset += len(chunk)
+        except Exception as exc:
+            raise template_error(exc, "the chat template failed") from None
+    return origins
+
+
+def line_at(origins: Sequence[tuple[int, int]], char_offset: int) -> int | None:
+    """The template line that produced the character at `char_offset`."""
+    found = None
+    for start, line in origins:
+        if start > char_offset:
+            break
+        found = line
+    return found

@@ -1,0 +1,116 @@
+"""Which chat format a served model uses: its Jinja template, harmony, or a ChatML approximation.
+
+In the order vLLM itself decides:
+1. `--chat-template PATH` (a `.jinja` file, or a `tokenizer_config.json` holding `chat_template`);
+2. the gpt-oss encoding (`o200k_harmony`): the harmony format, rendered by `openai-harmony`;
+3. the template the tokenizer's files carry (`chat_template.jinja` or `tokenizer_config.json`);
+4. the OpenAI encodings (`o200k_base`, `cl100k_base`), whose chat markup is not public: a
+   ChatML-style approximation (`<|im_start|>role<|im_sep|>content<|im_end|>`), said so in output.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from prefixlint.errors import PrefixlintError
+
+JINJA = "jinja"
+HARMONY = "harmony"
+CHATML = "chatml-approximation"
+
+#: Written for prefixlint: OpenAI does not publish gpt-4o's chat markup. The markers are the
+#: ones OpenAI's own ChatML documents name; o200k_base has no special tokens for them, so they
+#: are counted as ordinary text (a few tokens per message more than the real server).
+CHATML_TEMPLATE = """\
+{%- if tools %}
+{{- '<|im_start|>system<|im_sep|># Tools\\n' }}
+{%- for tool in tools %}{{ '\\n' + tool | tojson }}{% endfor %}
+{{- '<|im_end|>' }}
+{%- endif %}
+{%- for message in messages %}
+{%- if message.role == 'tool' %}
+{{- '<|im_start|>tool<|im_sep|>' + message.content + '<|im_end|>' }}
+{%- else %}
+{{- '<|im_start|>' + message.role + '<|im_sep|>' + (message.content or '') }}
+{%- for call in message.tool_calls or [] %}
+{{- '\\n' + call.function.name + '(' + call.function.arguments | tojson + ')' }}
+{%- endfor %}
+{{- '<|im_end|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant<|im_sep|>' }}{%- endif %}
+"""
+CHATML_NOTE = (
+    "approximation: OpenAI does not publish the chat markup of its o200k_base models; prefixlint"
+    " renders ChatML-style markers as plain text, so counts are a few tokens per message off"
+)
+
+
+@dataclass(frozen=True)
+class ChatTemplate:
+    """A chat format and, for Jinja, its source and where it came from (for diagnostics)."""
+
+    format: str  # jinja | harmony | chatml-approximation
+    source: str | None
+    origin: str  # a path, "tokenizer_config.json of NAME", "harmony (openai-harmony)", ...
+    note: str | None = None
+
+
+def read_chat_template(path: str) -> ChatTemplate:
+    """`--chat-template PATH`: a Jinja file, or a tokenizer_config.json with `chat_template`."""
+    from prefixlint.load.files import read_text
+
+    text = read_text(path)
+    if Path(path).suffix.lower() != ".json":
+        return ChatTemplate(JINJA, text, path)
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PrefixlintError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
+    template = template_from_config(config) if isinstance(config, dict) else None
+    if template is None:
+        raise PrefixlintError(
+            "no `chat_template` in this JSON file", path=path,
+            hint="pass a .jinja file, or the model's tokenizer_config.json",
+        )
+    return ChatTemplate(JINJA, template, f"{path} (chat_template)")
+
+
+def template_from_config(config: dict[str, Any]) -> str | None:
+    template = config.get("chat_template")
+    if isinstance(template, list):  # named templates: [{"name": "default", "template": ...}]
+        named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
+        template = named.get("default")
+    return template if isinstance(template, str) else None
+
+
+def resolve_chat_template(tokenizer, chat_template: ChatTemplate | str | None = None) -> ChatTemplate:
+    """The chat format to render with, for `tokenizer` and an optional explicit template."""
+    if isinstance(chat_template, ChatTemplate):
+        return chat_template
+    if isinstance(chat_template, str):
+        return ChatTemplate(JINJA, chat_template, "chat template given")
+    if tokenizer.family == "tiktoken" and tokenizer.name == "o200k_harmony":
+        return ChatTemplate(HARMONY, None, "harmony format (openai-harmony)")
+    if getattr(tokenizer, "chat_template", None):
+        return ChatTemplate(JINJA, tokenizer.chat_template, _tokenizer_template_origin(tokenizer))
+    if tokenizer.family == "tiktoken":
+        return ChatTemplate(CHATML, CHATML_TEMPLATE, "ChatML-style approximation", CHATML_NOTE)
+    raise PrefixlintError(
+        f"the tokenizer {tokenizer.name!r} carries no chat template",
+        hint="pass --chat-template PATH (a .jinja file or the model's tokenizer_config.json),"
+        " or a tokenizer directory or hub id whose files include one",
+    )
+
+
+def _tokenizer_template_origin(tokenizer) -> str:
+    path = getattr(tokenizer, "path", None)
+    if path is not None:
+        folder = Path(path).parent
+        if (folder / "chat_template.jinja").is_file():
+            return str(folder / "chat_template.jinja")
+        return f"{folder / 'tokenizer_config.json'} (chat_template)"
+    return f"chat template of {tokenizer.name}"
