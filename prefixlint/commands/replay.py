@@ -40,14 +40,16 @@ def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | N
     return blocks, f"--memory {format_bytes(size)} / {format_bytes(layout.bytes_per_token)} per token"
 
 
-def _chat_renderer():
-    try:
-        from prefixlint.render.chat import render_chat  # noqa: F401
-    except ImportError:
-        return None
-    from prefixlint.render.logged import chat_renderer
+def _chat_settings(tokenizer, chat_template_path):
+    """The chat template resolved once: (settings, the error to raise at the first chat line)."""
+    from prefixlint.render.logged import ChatSettings
+    from prefixlint.render.templates import read_chat_template, resolve_chat_template
 
-    return chat_renderer()
+    explicit = read_chat_template(chat_template_path) if chat_template_path else None
+    try:
+        return ChatSettings(resolve_chat_template(tokenizer, explicit)), None
+    except PrefixlintError as exc:
+        return ChatSettings(), exc
 
 
 def _progress(size: int | None):
@@ -60,6 +62,9 @@ def _progress(size: int | None):
 @click.argument("log", metavar="LOG|-")
 @tokenizer_options()
 @engine_options
+@click.option("--chat-template", "chat_template", metavar="PATH",
+              help="Render chat requests with this template (.jinja, or a tokenizer_config.json)"
+              " instead of the tokenizer's own.")
 @click.option("--cache-tokens", type=int, default=None, metavar="N",
               help="vLLM cache capacity in tokens (whole blocks).  [default: unlimited]")
 @click.option("--memory", metavar="SIZE", help="vLLM cache capacity as memory (71GiB), with --model-config.")
@@ -70,7 +75,7 @@ def _progress(size: int | None):
 @click.option("--strict", is_flag=True, help="A bad line is fatal (exit 2) instead of counted and reported.")
 @format_option("text", "json")
 @click.pass_context
-def replay(ctx, log, tokenizer, offline, engine, block_size, cache_tokens, memory, model_config, dtype,
+def replay(ctx, log, tokenizer, offline, chat_template, engine, block_size, cache_tokens, memory, model_config, dtype,
            si, strict, output_format):
     """Replay a request log (JSON Lines, one OpenAI chat or completions request per line, in
     the order served) through the engine's prefix cache: requests, prompt tokens, cached
@@ -101,7 +106,7 @@ def replay(ctx, log, tokenizer, offline, engine, block_size, cache_tokens, memor
     blocks, capacity_from = _capacity(profile.name, profile.unit, cache_tokens, memory, layout)
     cache = VllmPrefixCache(profile.unit, blocks) if profile.name == "vllm" else ProfilePrefixCache(profile)
     loaded = load_tokenizer(tokenizer, offline=offline)
-    render_chat = _chat_renderer()
+    settings, template_error = _chat_settings(loaded, chat_template)
     run = Replay(cache)
     bad: list[BadLine] = []
     templates = plain = 0
@@ -116,8 +121,10 @@ def replay(ctx, log, tokenizer, offline, engine, block_size, cache_tokens, memor
                     raise PrefixlintError(item.message, path=log, line=item.line, hint="drop --strict to skip and count bad lines")
                 bad.append(item)
                 continue
+            if item.is_chat and template_error is not None:
+                raise template_error.located(log, item.line)
             try:
-                request = prepare(item, loaded, render_chat)
+                request = prepare(item, loaded, settings)
             except PrefixlintError as exc:
                 if strict:
                     raise exc.located(log, item.line) from None

@@ -14,6 +14,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import IO, Any, Iterator, Mapping
 
 from prefixlint.errors import PrefixlintError
@@ -32,6 +33,10 @@ class LoggedRequest:
     template: str | None
     #: The text the server generated (response), None when the log has no response.
     response_text: str | None = None
+    #: A chat response's `choices[0].message` (content, reasoning, tool calls).
+    response_message: dict[str, Any] | None = field(default=None, repr=False)
+    #: The wrapper's `timestamp`: the clock a chat template saw when the server rendered it.
+    timestamp: datetime | None = None
     finish_reason: str | None = None
     #: `usage.prompt_tokens_details.cached_tokens` as the server reported it, if it did.
     reported_cached_tokens: int | None = None
@@ -97,12 +102,26 @@ def _template(*sources: Any) -> str | None:
     return None
 
 
-def _response(response: Any) -> tuple[str | None, str | None, int | None]:
-    """(text, finish_reason, reported cached tokens) of a chat or completions response."""
+def _timestamp(value: Any) -> datetime | None:
+    """ISO 8601 text or epoch seconds (milliseconds when that large); None if neither."""
+    try:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            seconds = value / 1000 if value > 1e11 else value
+            return datetime.fromtimestamp(seconds, tz=timezone.utc).replace(tzinfo=None)
+        if isinstance(value, str):
+            parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            return parsed.astimezone(timezone.utc).replace(tzinfo=None) if parsed.tzinfo else parsed
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
+
+
+def _response(response: Any) -> tuple[str | None, str | None, int | None, dict | None]:
+    """(text, finish_reason, reported cached tokens, chat message) of a response."""
     if response is None:
-        return None, None, None
+        return None, None, None, None
     if isinstance(response, str):
-        return response, None, None
+        return response, None, None, None
     if not isinstance(response, Mapping):
         raise LogError("`response` must be an object or a string")
     reported = None
@@ -116,11 +135,11 @@ def _response(response: Any) -> tuple[str | None, str | None, int | None]:
     choice = choices[0]
     finish = choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None
     if isinstance(choice.get("text"), str):
-        return choice["text"], finish, reported
+        return choice["text"], finish, reported, None
     message = choice.get("message")
     if isinstance(message, Mapping):
         content = message.get("content")
-        return (content if isinstance(content, str) else ""), finish, reported
+        return (content if isinstance(content, str) else ""), finish, reported, {**message, "role": "assistant"}
     raise LogError("`response.choices[0]` has neither `message` nor `text`")
 
 
@@ -144,8 +163,9 @@ def parse_line(text: str, line: int) -> LoggedRequest:
     salt = data.get("cache_salt")
     if salt is not None and not isinstance(salt, str):
         raise LogError("`cache_salt` must be a string")
-    text, finish, reported = _response(response)
-    return LoggedRequest(line, data, _template(data, outer), text, finish, reported)
+    text, finish, reported, message = _response(response)
+    return LoggedRequest(line, data, _template(data, outer), text, message, _timestamp(outer.get("timestamp")),
+                         finish, reported)
 
 
 def read_log(stream: IO[bytes], source: str) -> Iterator[LoggedRequest | BadLine]:

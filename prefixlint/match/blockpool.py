@@ -89,6 +89,10 @@ class VllmPrefixCache:
         if capacity_blocks < 1:
             raise ValueError("the cache must hold at least one block")
         self._cached = None
+        #: Hashes evicted and not cached again, oldest first, to tell an eviction from a
+        #: divergence; the oldest are forgotten past a few cache-fulls.
+        self._evicted: dict[int, None] = {}
+        self._evicted_limit = max(4 * capacity_blocks, 1 << 16)
         # Block 0 is vLLM's null block: the pool has capacity_blocks + 1 blocks.
         self._block_hash: list[int | None] = [None] * (capacity_blocks + 1)
         #: hash -> block id, or {block id: None} in caching order when duplicates exist.
@@ -118,7 +122,7 @@ class VllmPrefixCache:
         hashes = self._hashes(seq, salt)
         max_hit = (len(prompt) - 1) // size if prompt else 0
         if self._cached is not None:
-            cached = self._cached
+            cached = self._cached  # unlimited: a set of hashes, nothing is ever evicted
             hit = 0
             while hit < max_hit and hashes[hit] in cached:
                 hit += 1
@@ -140,6 +144,8 @@ class VllmPrefixCache:
         key = self._parent_key(hashes, hit, salt)
         sibling = self._children.get(key)
         start = hit * size
+        if self._cached is None and hashes[hit] in self._evicted:
+            return Miss("evicted", start, key, tuple(sibling[1]) if sibling and sibling[0] == hashes[hit] else ())
         if sibling is None:
             return Miss("new", start, key, ())
         sibling_hash, tokens = sibling
@@ -179,6 +185,7 @@ class VllmPrefixCache:
         for index in range(hit, len(hashes)):
             block, h = blocks[index], hashes[index]
             block_hash[block] = h
+            self._evicted.pop(h, None)
             found = table.get(h)
             if found is None:
                 table[h] = block
@@ -209,6 +216,11 @@ class VllmPrefixCache:
             found.pop(block, None)
             if not found:
                 del self._map[h]
+        if h not in self._map:
+            evicted = self._evicted
+            evicted[h] = None
+            if len(evicted) > self._evicted_limit:
+                del evicted[next(iter(evicted))]
 
     def free_queue(self) -> list[int]:
         """Block ids in eviction order (head first); for tests."""

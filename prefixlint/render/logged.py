@@ -6,22 +6,31 @@
   `prefixlint transcript` renders them (`prefixlint.render.chat.render_chat`), then
   tokenized without adding special tokens (the template adds them), as vLLM's chat
   endpoint does.
-- generated: the response text tokenized on its own. vLLM computes the KV of every
-  generated token but the last one sampled, which ends the request: a response that
-  stopped normally ended with a stop token (EOS, `<|im_end|>`) that is not in its text, so
-  all of its text tokens count; one cut by `finish_reason: "length"` loses its last token.
+- generated: what the model generated for the response. Chat: the reply as
+  `prefixlint.render.chat.generated_reply` rebuilds it (reasoning, tool-call markup, harmony
+  channels and the end-of-turn token); completions: the response text tokenized. vLLM
+  computes the KV of every generated token but the last one sampled, which ends the
+  request: the stop token (EOS, `<|im_end|>`, `<|return|>`) is dropped, and a response cut
+  by `finish_reason: "length"` (no stop token) loses its last text token instead.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
 from prefixlint.load.requestlog import LoggedRequest, leading_group
 from prefixlint.tokenize import Tokenizer
 
-#: (request body, tokenizer) -> the prompt text the chat template renders.
-ChatRenderer = Callable[[dict[str, Any], Tokenizer], str]
+
+@dataclass(frozen=True)
+class ChatSettings:
+    """How chat requests are rendered: the template (None: the tokenizer's own) and the clock
+    a template sees when the log line carries no timestamp."""
+
+    chat_template: Any = None
+    now: datetime = field(default_factory=datetime.now)
 
 
 @dataclass(frozen=True)
@@ -44,22 +53,39 @@ def _first_text(entry: LoggedRequest) -> str:
     return prompt if isinstance(prompt, str) else ""
 
 
-def prepare(entry: LoggedRequest, tokenizer: Tokenizer, render_chat: ChatRenderer | None) -> PreparedRequest:
+def _chat(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) -> tuple[list[int], list[int]]:
+    from prefixlint.render.chat import generated_reply, render_chat
+    from prefixlint.render.templates import HARMONY, resolve_chat_template
+
+    template = resolve_chat_template(tokenizer, settings.chat_template)
+    messages = entry.body["messages"]
+    tools = entry.body.get("tools") if isinstance(entry.body.get("tools"), list) else None
+    now = entry.timestamp or settings.now
+    prompt = render_chat(messages, tokenizer=tokenizer, chat_template=template, tools=tools, now=now).ids(tokenizer)
+    if entry.response_message is None:
+        return prompt, []
+    reply = generated_reply([*messages, entry.response_message], len(messages), tokenizer=tokenizer,
+                            chat_template=template, tools=tools, now=now)
+    generated = list(reply.ids)
+    # Drop the stop token the model sampled last: its KV is never computed.
+    if template.format == HARMONY:
+        generated = generated[:-1]
+    elif reply.end_of_turn:
+        generated = generated[: len(generated) - len(tokenizer.encode(reply.end_of_turn))]
+    return prompt, generated
+
+
+def prepare(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) -> PreparedRequest:
     """Raises PrefixlintError when the request cannot be rendered (a bad line)."""
     if entry.is_chat:
-        if render_chat is None:
-            from prefixlint.errors import PrefixlintError
-
-            raise PrefixlintError("chat requests need a chat template renderer")
-        prompt = tokenizer.encode(render_chat(entry.body, tokenizer), add_special_tokens=False)
-    elif isinstance(entry.body["prompt"], str):
-        prompt = tokenizer.encode(entry.body["prompt"], add_special_tokens=True)
+        prompt, generated = _chat(entry, tokenizer, settings)
     else:
-        prompt = list(entry.body["prompt"])
-    generated: list[int] = []
-    if entry.response_text:
-        generated = tokenizer.encode(entry.response_text, add_special_tokens=False)
-        if entry.finish_reason == "length":
-            generated = generated[:-1]
+        if isinstance(entry.body["prompt"], str):
+            prompt = tokenizer.encode(entry.body["prompt"], add_special_tokens=True)
+        else:
+            prompt = list(entry.body["prompt"])
+        generated = tokenizer.encode(entry.response_text, add_special_tokens=False) if entry.response_text else []
+    if entry.finish_reason == "length":
+        generated = generated[:-1]  # no stop token: the last text token was the last sampled
     group = entry.template if entry.template is not None else leading_group(_first_text(entry))
     return PreparedRequest(entry.line, group, prompt, generated, entry.cache_salt, entry.reported_cached_tokens)
