@@ -81,8 +81,11 @@ class VllmPrefixCache:
         self.block_size = block_size
         self.capacity_blocks = capacity_blocks
         self.evicted_blocks = 0
-        #: parent hash -> (hash, tokens) of the block cached most recently after it.
-        self._children: dict[int, tuple[int, array]] = {}
+        #: parent hash -> where the tokens of the block cached most recently after it are:
+        #: (segment << 32) | offset. A segment holds the newly cached tokens of one request,
+        #: one array per request rather than an object per block.
+        self._children: dict[int, int] = {}
+        self._segments: list[array] = []
         if capacity_blocks is None:
             self._cached: set[int] | None = set()
             return
@@ -100,15 +103,16 @@ class VllmPrefixCache:
         #: The free queue, head first: eviction order.
         self._free: OrderedDict[int, None] = OrderedDict((b, None) for b in range(1, capacity_blocks + 1))
 
-    def _hashes(self, seq: Sequence[int], salt: str | None) -> list[int]:
+    def _hashes(self, seq: tuple[int, ...], salt: str | None) -> list[int]:
         size = self.block_size
-        parent = NONE_HASH
-        hashes = []
-        extra = (salt,) if salt else None
-        for start in range(0, len(seq) - size + 1, size):
-            parent = hash((parent, seq[start:start + size], extra))
-            extra = None
-            hashes.append(parent)
+        if len(seq) < size:
+            return []
+        parent = hash((NONE_HASH, seq[:size], (salt,) if salt else None))
+        hashes = [parent]
+        append = hashes.append
+        for start in range(size, len(seq) - size + 1, size):
+            parent = hash((parent, seq[start:start + size], None))
+            append(parent)
         return hashes
 
     def _parent_key(self, hashes: list[int], index: int, salt: str | None) -> int:
@@ -118,7 +122,7 @@ class VllmPrefixCache:
         """Serve one request to completion. `generated`: the generated tokens whose KV was
         computed (every one but the last sampled, which ends the request)."""
         size = self.block_size
-        seq = tuple(prompt) + tuple(generated)
+        seq = (*prompt, *generated)
         hashes = self._hashes(seq, salt)
         max_hit = (len(prompt) - 1) // size if prompt else 0
         if self._cached is not None:
@@ -127,83 +131,93 @@ class VllmPrefixCache:
             while hit < max_hit and hashes[hit] in cached:
                 hit += 1
             miss = self._miss(seq, hashes, hit, max_hit, salt, lambda h: h in cached)
-            children = self._children
-            for index in range(hit, len(hashes)):
-                h = hashes[index]
-                if h not in cached:
-                    cached.add(h)
-                    children[self._parent_key(hashes, index, salt)] = (
-                        h, array("q", seq[index * size:(index + 1) * size]))
+            first = hit
+            while first < len(hashes) and hashes[first] in cached:  # a repeat beyond the cap
+                first += 1
+            if first < len(hashes):
+                self._remember(seq, hashes, first, salt)
+                cached.update(hashes[first:])
             return Outcome(hit * size, miss)
         return self._serve_bounded(seq, hashes, max_hit, salt)
+
+    def _remember(self, seq: tuple[int, ...], hashes: list[int], first: int, salt: str | None) -> None:
+        """Record blocks first.. as the latest children of their parents (for divergences)."""
+        size = self.block_size
+        segment = len(self._segments) << 32
+        self._segments.append(array("q", seq[first * size:len(hashes) * size]))
+        children = self._children
+        children[hashes[first - 1] if first else hash((NONE_HASH, salt))] = segment
+        for index in range(first + 1, len(hashes)):
+            children[hashes[index - 1]] = segment | (index - first) * size
 
     def _miss(self, seq, hashes, hit, max_hit, salt, present) -> Miss | None:
         if hit >= max_hit:
             return None
         size = self.block_size
         key = self._parent_key(hashes, hit, salt)
-        sibling = self._children.get(key)
         start = hit * size
         if self._cached is None and hashes[hit] in self._evicted:
-            return Miss("evicted", start, key, tuple(sibling[1]) if sibling and sibling[0] == hashes[hit] else ())
-        if sibling is None:
+            return Miss("evicted", start, key, tuple(seq[start:start + size]))
+        where = self._children.get(key)
+        if where is None:
             return Miss("new", start, key, ())
-        sibling_hash, tokens = sibling
-        if sibling_hash == hashes[hit] and not present(sibling_hash):
-            return Miss("evicted", start, key, tuple(tokens))
+        offset = where & 0xFFFFFFFF
+        tokens = tuple(self._segments[where >> 32][offset:offset + size])
         common = _common(seq[start:start + size], tokens)
         if start + common == 0:  # nothing in common with anything cached: unrelated, not a divergence
             return Miss("new", 0, key, ())
-        if common >= size:  # the identical block is cached, yet the walk stopped: not reachable
-            return Miss("evicted", start, key, tuple(tokens))
-        return Miss("diverged", start + common, key, tuple(tokens[common:]))
+        if common >= size:  # this very block was cached after the same parent, and is gone
+            return Miss("evicted", start, key, tokens)
+        return Miss("diverged", start + common, key, tokens[common:])
 
     def _serve_bounded(self, seq, hashes, max_hit, salt) -> Outcome:
         size = self.block_size
         table, free, block_hash = self._map, self._free, self._block_hash
         hit_blocks: list[int] = []
+        get, keep = table.get, hit_blocks.append
         for h in hashes[:max_hit]:
-            found = table.get(h)
+            found = get(h)
             if found is None:
                 break
-            hit_blocks.append(found if isinstance(found, int) else next(iter(found)))
+            keep(found if found.__class__ is int else next(iter(found)))
         hit = len(hit_blocks)
         miss = self._miss(seq, hashes, hit, max_hit, salt, lambda h: h in table)
         needed = -(-len(seq) // size)
         if needed > self.capacity_blocks:
             return Outcome(hit * size, miss, over_capacity=True)
+        remove = free.pop
         for block in hit_blocks:  # touch: a cached block in use leaves the free queue
-            free.pop(block, None)
+            remove(block)
         blocks = hit_blocks
+        pop = free.popitem
         for _ in range(needed - hit):
-            block, _ = free.popitem(last=False)
+            block = pop(last=False)[0]
             old = block_hash[block]
             if old is not None:
                 self._evict(block, old)
             blocks.append(block)
-        children = self._children
+        evicted = self._evicted
         for index in range(hit, len(hashes)):
             block, h = blocks[index], hashes[index]
             block_hash[block] = h
-            self._evicted.pop(h, None)
-            found = table.get(h)
+            if evicted:
+                evicted.pop(h, None)
+            found = get(h)
             if found is None:
                 table[h] = block
-            elif isinstance(found, int):
+            elif found.__class__ is int:
                 table[h] = {found: None, block: None}
             else:
                 found[block] = None
-            children[self._parent_key(hashes, index, salt)] = (h, array("q", seq[index * size:(index + 1) * size]))
-        # Free tail first; blocks without a hash go to the head, cached ones to the tail.
-        fresh = []
-        for block in reversed(blocks):
-            if block_hash[block] is None:
-                fresh.append(block)
-            else:
-                free[block] = None
-        for block in reversed(fresh):
+        if hit < len(hashes):
+            self._remember(seq, hashes, hit, salt)
+        # Freed tail first: the blocks past the last full one have no hash and go to the
+        # head of the queue (in that order); the cached ones go to the tail, last block first.
+        cached_count = len(hashes)
+        for block in blocks[cached_count:]:
             free[block] = None
             free.move_to_end(block, last=False)
+        free.update(dict.fromkeys(reversed(blocks[:cached_count])))
         return Outcome(hit * size, miss)
 
     def _evict(self, block: int, h: int) -> None:
