@@ -94,7 +94,7 @@ class VllmPrefixCache:
         self._cached = None
         #: Hashes evicted and not cached again, oldest first, to tell an eviction from a
         #: divergence; the oldest are forgotten past a few cache-fulls.
-        self._evicted: dict[int, None] = {}
+        self._evicted: OrderedDict[int, None] = OrderedDict()
         self._evicted_limit = max(4 * capacity_blocks, 1 << 16)
         # Block 0 is vLLM's null block: the pool has capacity_blocks + 1 blocks.
         self._block_hash: list[int | None] = [None] * (capacity_blocks + 1)
@@ -104,6 +104,7 @@ class VllmPrefixCache:
         self._free: OrderedDict[int, None] = OrderedDict((b, None) for b in range(1, capacity_blocks + 1))
 
     def _hashes(self, seq: tuple[int, ...], salt: str | None) -> list[int]:
+        """The chain hash of every full block of `seq`."""
         size = self.block_size
         if len(seq) < size:
             return []
@@ -127,9 +128,15 @@ class VllmPrefixCache:
         max_hit = (len(prompt) - 1) // size if prompt else 0
         if self._cached is not None:
             cached = self._cached  # unlimited: a set of hashes, nothing is ever evicted
-            hit = 0
-            while hit < max_hit and hashes[hit] in cached:
-                hit += 1
+            # Nothing is evicted and every cached block's parents are cached: the cached
+            # blocks of a request form a prefix of it, found by bisection.
+            hit, end = 0, max_hit
+            while hit < end:
+                middle = (hit + end) // 2
+                if hashes[middle] in cached:
+                    hit = middle + 1
+                else:
+                    end = middle
             miss = self._miss(seq, hashes, hit, max_hit, salt, lambda h: h in cached)
             first = hit
             while first < len(hashes) and hashes[first] in cached:  # a repeat beyond the cap
@@ -234,7 +241,7 @@ class VllmPrefixCache:
             evicted = self._evicted
             evicted[h] = None
             if len(evicted) > self._evicted_limit:
-                del evicted[next(iter(evicted))]
+                evicted.popitem(last=False)
 
     def free_queue(self) -> list[int]:
         """Block ids in eviction order (head first); for tests."""

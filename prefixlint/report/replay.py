@@ -145,7 +145,7 @@ def to_text(setup: Setup, stats: ReplayStats, bad: Sequence[BadLine], evicted_bl
     lines = [
         f"log {setup.log} · tokenizer {setup.tokenizer.name} · engine {setup.engine_text} · cache {capacity}",
         "",
-        f"requests          {total.requests:>14,}" + (f"   ({len(bad):,} bad lines not counted: see below)" if bad else ""),
+        f"requests          {total.requests:>14,}" + (f"   ({_count(len(bad), 'bad line')} not counted: see below)" if bad else ""),
         f"prompt tokens     {total.prompt_tokens:>14,}",
         f"cached tokens     {total.cached_tokens:>14,}",
         f"hit rate          {pct(total.cached_tokens, total.prompt_tokens):>14}",
@@ -174,7 +174,7 @@ def to_text(setup: Setup, stats: ReplayStats, bad: Sequence[BadLine], evicted_bl
         lines += ["", f"{len(stats.over_capacity_lines):,} requests need more blocks than the whole cache holds"
                   f" and were not cached (lines {shown}{', …' if len(stats.over_capacity_lines) > BAD_LINES_SHOWN else ''})"]
     if bad:
-        lines += ["", f"{len(bad):,} bad lines, not replayed:"]
+        lines += ["", f"{_count(len(bad), 'bad line')}, not replayed:"]
         lines += [f"  {setup.log}:{b.line}: {b.message}" for b in bad[:BAD_LINES_SHOWN]]
         if len(bad) > BAD_LINES_SHOWN:
             lines.append(f"  … and {len(bad) - BAD_LINES_SHOWN:,} more (all of them in --format json)")
