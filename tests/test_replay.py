@@ -208,3 +208,48 @@ def test_text_report_and_usage_errors(tmp_path):
     assert CliRunner().invoke(cli, ["replay", str(log), "--cache-tokens", "64", "--engine", "sglang"]).exit_code == 2
     missing = CliRunner().invoke(cli, ["replay", str(tmp_path / "nope.jsonl")])
     assert missing.exit_code == 2 and "no such file" in missing.stderr
+
+
+def test_qwen3_drops_the_reasoning_it_generated(tmp_path):
+    """A real Hugging Face tokenizer and chat template: Qwen3 generated `<think>...</think>`
+    before its answer, but renders history without it, so the next turn stops matching at
+    the start of the reply."""
+    from tokenizers import Tokenizer
+
+    from prefixlint.render.chat import render_chat
+    from prefixlint.tokenize import load_tokenizer
+    from tests.realfiles import model_dir
+
+    directory = model_dir(tmp_path, "qwen3/tokenizer.json", "qwen3/tokenizer_config.json")
+    raw = Tokenizer.from_file(str(directory / "tokenizer.json"))
+    first = [{"role": "user", "content": "What is the capital of Australia? Think about it, then answer in one sentence."}]
+    reasoning, content = "The user asks about Australia. Sydney is bigger, but the capital is Canberra.", \
+        "The capital of Australia is Canberra, not Sydney as many people think."
+    second = first + [{"role": "assistant", "content": content}, {"role": "user", "content": "And of New Zealand?"}]
+    lines = [
+        {"request": {"messages": first}, "response": {"choices": [{"finish_reason": "stop", "message": {
+            "role": "assistant", "content": content, "reasoning_content": reasoning}}]}},
+        {"request": {"messages": second}},
+    ]
+    tok = load_tokenizer(str(directory))
+    prompt1 = raw.encode(render_chat(first, tokenizer=tok).text, add_special_tokens=False).ids
+    prompt2 = raw.encode(render_chat(second, tokenizer=tok).text, add_special_tokens=False).ids
+    generated = raw.encode(f"<think>\n{reasoning}\n</think>\n\n{content}", add_special_tokens=False).ids
+    data = data_of(replay(tmp_path, lines, "--tokenizer", str(directory))[0])
+    assert data["generated_tokens"] == len(generated)
+    assert data["cached_tokens"] == vllm_hit(prompt2, [prompt1 + generated])
+    divergence = shared(prompt2, prompt1 + generated)
+    assert divergence <= len(prompt1) + 2  # nothing of the reply itself is reused
+    top = data["places"][0]
+    assert top["position"] == divergence and top["cached_side"].startswith("<think>")
+
+
+def test_standard_input_and_an_empty_log(tmp_path):
+    line = json.dumps({"prompt": SYSTEM}) + "\n"
+    result = CliRunner().invoke(cli, ["replay", "-", "--format", "json"], input=line * 2)
+    data = data_of(result)
+    assert (data["log"], data["requests"]) == ("-", 2) and data["cached_tokens"] > 0
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n\n")
+    result = CliRunner().invoke(cli, ["replay", str(empty)])
+    assert result.exit_code == 0 and "No request was replayed." in result.stdout

@@ -91,6 +91,8 @@ def _sorted_groups(stats: ReplayStats) -> list[tuple[str, Tally]]:
 
 def _groups(stats: ReplayStats, group_by: str) -> list[str]:
     groups = _sorted_groups(stats)
+    if not groups:
+        return ["No request was replayed."]
     rows = [(name, t) for name, t in groups[:GROUPS_SHOWN]]
     rest = groups[GROUPS_SHOWN:]
     if rest:
