@@ -30,7 +30,7 @@ the chain and its collisions-are-ignored semantics are the same.
 from __future__ import annotations
 
 from array import array
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Hashable, Sequence
 
@@ -98,8 +98,10 @@ class VllmPrefixCache:
         self._evicted_limit = max(4 * capacity_blocks, 1 << 16)
         # Block 0 is vLLM's null block: the pool has capacity_blocks + 1 blocks.
         self._block_hash: list[int | None] = [None] * (capacity_blocks + 1)
-        #: hash -> block id, or {block id: None} in caching order when duplicates exist.
-        self._map: dict[int, int | dict[int, None]] = {}
+        #: hash -> the first block cached with it that is still cached (vLLM's lookup takes
+        #: that one); later duplicates of the same hash, in caching order, in `_duplicates`.
+        self._map: dict[int, int] = {}
+        self._duplicates: dict[int, list[int]] = {}
         #: The free queue, head first: eviction order.
         self._free: OrderedDict[int, None] = OrderedDict((b, None) for b in range(1, capacity_blocks + 1))
 
@@ -180,22 +182,27 @@ class VllmPrefixCache:
     def _serve_bounded(self, seq, hashes, max_hit, salt) -> Outcome:
         size = self.block_size
         table, free, block_hash = self._map, self._free, self._block_hash
-        hit_blocks: list[int] = []
-        get, keep = table.get, hit_blocks.append
-        for h in hashes[:max_hit]:
-            found = get(h)
-            if found is None:
-                break
-            keep(found if found.__class__ is int else next(iter(found)))
-        hit = len(hit_blocks)
-        miss = self._miss(seq, hashes, hit, max_hit, salt, lambda h: h in table)
+        # A block is evicted before its parent (freed tail first, and every request that
+        # uses a block uses its parent too and frees it later): cached blocks of a request
+        # form a prefix of it, found by bisection.
+        hit, end = 0, max_hit
+        while hit < end:
+            middle = (hit + end) // 2
+            if hashes[middle] in table:
+                hit = middle + 1
+            else:
+                end = middle
+        blocks = list(map(table.__getitem__, hashes[:hit]))
+        miss = self._miss(seq, hashes, hit, max_hit, salt, table.__contains__)
         needed = -(-len(seq) // size)
         if needed > self.capacity_blocks:
             return Outcome(hit * size, miss, over_capacity=True)
-        remove = free.pop
-        for block in hit_blocks:  # touch: a cached block in use leaves the free queue
-            remove(block)
-        blocks = hit_blocks
+        # Touch: vLLM takes the hit blocks out of the free queue while the request runs. Here
+        # they move to its tail instead, which is the same: the request's new blocks are
+        # taken from the head and never reach them (it needs at most the whole pool), and
+        # they are put back at the tail when it ends.
+        move = free.move_to_end
+        deque(map(move, blocks), maxlen=0)
         pop = free.popitem
         for _ in range(needed - hit):
             block = pop(last=False)[0]
@@ -203,19 +210,16 @@ class VllmPrefixCache:
             if old is not None:
                 self._evict(block, old)
             blocks.append(block)
-        evicted = self._evicted
+        evicted, duplicates = self._evicted, self._duplicates
         for index in range(hit, len(hashes)):
             block, h = blocks[index], hashes[index]
             block_hash[block] = h
             if evicted:
                 evicted.pop(h, None)
-            found = get(h)
-            if found is None:
-                table[h] = block
-            elif found.__class__ is int:
-                table[h] = {found: None, block: None}
+            if h in table:  # vLLM does not de-duplicate: both blocks stay cached
+                duplicates.setdefault(h, []).append(block)
             else:
-                found[block] = None
+                table[h] = block
         if hit < len(hashes):
             self._remember(seq, hashes, hit, salt)
         # Freed tail first: the blocks past the last full one have no hash and go to the
@@ -223,25 +227,28 @@ class VllmPrefixCache:
         cached_count = len(hashes)
         for block in blocks[cached_count:]:
             free[block] = None
-            free.move_to_end(block, last=False)
-        free.update(dict.fromkeys(reversed(blocks[:cached_count])))
+            move(block, last=False)
+        free.update(dict.fromkeys(reversed(blocks[hit:cached_count])))
+        deque(map(move, reversed(blocks[:hit])), maxlen=0)
         return Outcome(hit * size, miss)
 
     def _evict(self, block: int, h: int) -> None:
         self._block_hash[block] = None
         self.evicted_blocks += 1
-        found = self._map.get(h)
-        if found == block:
-            del self._map[h]
-        elif isinstance(found, dict):
-            found.pop(block, None)
-            if not found:
+        others = self._duplicates.get(h)
+        if self._map.get(h) == block:
+            if others:
+                self._map[h] = others.pop(0)  # the next one cached takes its place
+            else:
                 del self._map[h]
-        if h not in self._map:
-            evicted = self._evicted
-            evicted[h] = None
-            if len(evicted) > self._evicted_limit:
-                evicted.popitem(last=False)
+                evicted = self._evicted
+                evicted[h] = None
+                if len(evicted) > self._evicted_limit:
+                    evicted.popitem(last=False)
+        elif others:
+            others.remove(block)
+        if others is not None and not others:
+            del self._duplicates[h]
 
     def free_queue(self) -> list[int]:
         """Block ids in eviction order (head first); for tests."""
@@ -250,4 +257,4 @@ class VllmPrefixCache:
     def cached_blocks(self) -> int:
         if self._cached is not None:
             return len(self._cached)
-        return sum(1 if isinstance(v, int) else len(v) for v in self._map.values())
+        return len(self._map) + sum(map(len, self._duplicates.values()))
