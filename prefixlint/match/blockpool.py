@@ -121,7 +121,7 @@ class VllmPrefixCache:
         hashes = [parent]
         append = hashes.append
         for start in range(size, len(seq) - size + 1, size):
-            parent = hash((parent, seq[start:start + size], None))
+            parent = hash((parent, seq[start:start + size]))  # extra keys: first block only
             append(parent)
         return hashes
 
@@ -163,8 +163,7 @@ class VllmPrefixCache:
         self._segments.append(array("q", seq[first * size:len(hashes) * size]))
         children = self._children
         children[hashes[first - 1] if first else hash((NONE_HASH, salt))] = segment
-        for index in range(first + 1, len(hashes)):
-            children[hashes[index - 1]] = segment | (index - first) * size
+        children.update(zip(hashes[first:-1], range(segment + size, segment + (len(hashes) - first) * size, size)))
 
     def _miss(self, seq, hashes, hit, max_hit, salt) -> Miss | None:
         if hit >= max_hit:
