@@ -20,6 +20,7 @@ COMMANDS = {
     "compare": ("prefixlint.commands.compare:compare", "Measure the prefix-cache reuse of requests served in order."),
     "replay": ("prefixlint.commands.replay:replay", "Replay a request log through the engine's prefix cache: hit rate and where it is lost."),
     "kv": ("prefixlint.commands.kv:kv", "Size a model's KV cache per token and per conversation, and what fits in memory."),
+    "transcript": ("prefixlint.commands.transcript:transcript", "Show turn by turn how much of a chat the server reuses, and why not more."),
 }
 
 EXIT_USAGE = 2

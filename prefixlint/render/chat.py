@@ -21,12 +21,13 @@ the current time, as on a server. Pass a fixed datetime for repeatable output.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Mapping, Sequence
 
 from prefixlint.render import messages as prep
-from prefixlint.render.templates import HARMONY, ChatTemplate, resolve_chat_template
+from prefixlint.render.templates import CHATML, HARMONY, ChatTemplate, resolve_chat_template
 
 #: Markers that end an assistant turn in the templates prefixlint knows, tried in this order
 #: after the tokenizer's own eos token.
@@ -35,6 +36,7 @@ END_OF_TURN_MARKERS = (
     "<end_of_turn>", "</s>", "<|endoftext|>", "<|end_of_role|>",
 )
 
+CHATML_MARKERS = re.compile(r"(<\|im_start\|>|<\|im_sep\|>|<\|im_end\|>)")
 KNOWN_BOS_TOKENS = ("<|begin_of_text|>", "<｜begin▁of▁sentence｜>", "<s>", "<bos>")
 
 
@@ -63,10 +65,11 @@ class RenderedChat:
         return tokenizer.encode(self.text, add_special_tokens=False)
 
     def message_at(self, char_offset: int) -> int | None:
-        """The message whose rendered block holds `char_offset`: its text, or the template's
-        markup between the previous located message and it. None after the last message."""
+        """The message whose rendered block holds `char_offset`: its text (up to and including
+        the character right after it), or the template's markup between the previous located
+        message and it. None after the last message."""
         for index, span in enumerate(self.spans):
-            if span is not None and char_offset < span[1]:
+            if span is not None and char_offset <= span[1]:
                 return index
         return None
 
@@ -156,10 +159,21 @@ def render_chat(
         template.source, prep.for_template(messages), tools=tools,
         add_generation_prompt=add_generation_prompt, special_tokens=special_tokens(tokenizer), now=now,
     )
+    token_ids = tuple(chatml_ids(tokenizer, text)) if template.format == CHATML else None
     return RenderedChat(
         text, locate(text, messages), template.format, template.origin, template.source,
-        None, clock_lines, template.note,
+        token_ids, clock_lines, template.note,
     )
+
+
+def chatml_ids(tokenizer, text: str) -> list[int]:
+    """The ChatML approximation tokenized as if its markers were special tokens: each marker
+    and each piece of text between them on its own, so that nothing merges across a marker."""
+    ids: list[int] = []
+    for piece in CHATML_MARKERS.split(text):
+        if piece:
+            ids += tokenizer.encode(piece)
+    return ids
 
 
 def end_of_turn(tokenizer, text: str) -> tuple[int, str] | None:
@@ -201,26 +215,40 @@ def generated_reply(
         messages[: index + 1], tokenizer=tokenizer, chat_template=template, tools=tools,
         add_generation_prompt=False, now=now,
     )
-    reasoning = prep.reasoning_of(reply)
+    # Reasoning counts only for templates that know reasoning: a model whose template never
+    # mentions it does not write a `<think>` block.
+    reasoning = prep.reasoning_of(reply) if _knows_reasoning(template) else None
     exact = full.text.startswith(prompt.text)
     if exact and reasoning and reasoning.strip() not in full.text[len(prompt.text):]:
         exact = False  # the template never shows this reasoning, yet the model wrote it
     if exact:
         region = full.text[len(prompt.text):]
     else:
-        region = _rebuilt_reply(reply, prompt.text) + _probe_end_of_turn(tokenizer, template, now)
+        region = _rebuilt_reply(reply, reasoning, prompt.text) + _probe_end_of_turn(tokenizer, template, now)
     marker = end_of_turn(tokenizer, region)
     if marker is None:
         body, eot = region, None
     else:
         body, eot = region[: marker[0]], marker[1]
-    ids = tokenizer.encode(body) + (tokenizer.encode(eot) if eot else [])
+    eot_ids = tokenizer.encode(eot) if eot else []
+    if template.format == CHATML:
+        ids = chatml_ids(tokenizer, body) + eot_ids
+    elif len(eot_ids) > 1:  # a marker that is no special token in this vocabulary: plain text
+        ids = tokenizer.encode(body + eot)
+    else:
+        ids = tokenizer.encode(body) + eot_ids
     return GeneratedReply(body + (eot or ""), tuple(ids), eot, exact)
 
 
-def _rebuilt_reply(reply: Mapping[str, Any], prompt_text: str) -> str:
+def _knows_reasoning(template: ChatTemplate) -> bool:
+    source = template.source or ""
+    # Qwen3 and DeepSeek-R1 split `</think>` off the content; others read the reasoning field.
+    words = ("split('</think>')", 'split("</think>")', "reasoning_content", ".thinking", "['thinking']")
+    return any(word in source for word in words)
+
+
+def _rebuilt_reply(reply: Mapping[str, Any], reasoning: str | None, prompt_text: str) -> str:
     content = prep.flatten_content(reply.get("content")) or ""
-    reasoning = prep.reasoning_of(reply)
     if not reasoning:
         return content
     opened = "" if prompt_text.endswith("<think>\n") else "<think>\n"

@@ -33,6 +33,11 @@ def _transformers_utils():
         from transformers.utils import chat_template_utils
     except ImportError:
         raise PrefixlintError("rendering chat templates needs transformers", hint=CHAT_EXTRA_HINT) from None
+    if not hasattr(chat_template_utils, "render_jinja_template"):
+        raise PrefixlintError(
+            "this transformers is too old: it has no chat_template_utils.render_jinja_template",
+            hint='pip install -U "transformers>=4.50"',
+        )
     return chat_template_utils
 
 
@@ -143,9 +148,12 @@ def trace_template(
     """
     utils = _transformers_utils()
     template = compiled_template(source)
-    data = utils._plain_template_data
+    # transformers 5 cleans the data and aliases reasoning fields before rendering; older
+    # versions pass the messages as they are.
+    data = getattr(utils, "_plain_template_data", lambda value: value)
+    alias = getattr(utils, "_alias_reasoning_fields", lambda value: value)
     context = dict(
-        messages=utils._alias_reasoning_fields(data(list(messages))),
+        messages=alias(data(list(messages))),
         tools=data(list(tools)) if tools else None, documents=None,
         add_generation_prompt=add_generation_prompt, **data(dict(special_tokens)),
     )

@@ -1,11 +1,11 @@
 """OpenAI-shaped chat messages prepared the way vLLM's chat endpoint hands them to a template.
 
 vLLM (`vllm/entrypoints/chat_utils.py`) flattens text content parts into one string (joined
-with newlines), parses each tool call's JSON `arguments` into a dict (`_postprocess_messages`;
+with newlines; missing or null content becomes ""), parses each tool call's JSON `arguments` into a dict (`_postprocess_messages`;
 empty arguments become `{}`), drops an empty `tool_calls` list, and passes an assistant's
 reasoning under both `reasoning` and `reasoning_content`. transformers then also aliases it
-as `thinking` (gpt-oss templates read that name). Keys whose value is None are dropped, as
-transformers' `apply_chat_template` does.
+as `thinking` (gpt-oss templates read that name). Other keys whose value is None are
+dropped, as transformers' `apply_chat_template` does.
 """
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Sequence
 
-ROLES = ("system", "developer", "user", "assistant", "tool")
-REASONING_KEYS = ("reasoning_content", "reasoning", "thinking")
+from prefixlint.load.transcript import REASONING_KEYS
 
 
 def flatten_content(content: Any) -> str | None:
@@ -63,8 +62,8 @@ def for_template(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     prepared = []
     for message in messages:
         out = {key: value for key, value in message.items() if value is not None}
-        if "content" in out:
-            out["content"] = flatten_content(out["content"])
+        # vLLM parses a missing or null content as no parts, which become the empty string.
+        out["content"] = flatten_content(out.get("content")) or ""
         reasoning = reasoning_of(message)
         if reasoning is not None:
             out.update(reasoning=reasoning, reasoning_content=reasoning, thinking=reasoning)

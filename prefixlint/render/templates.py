@@ -22,8 +22,9 @@ HARMONY = "harmony"
 CHATML = "chatml-approximation"
 
 #: Written for prefixlint: OpenAI does not publish gpt-4o's chat markup. The markers are the
-#: ones OpenAI's own ChatML documents name; o200k_base has no special tokens for them, so they
-#: are counted as ordinary text (a few tokens per message more than the real server).
+#: ones OpenAI's own ChatML documents name; o200k_base has no special tokens for them, so each
+#: is tokenized on its own as ordinary text (`render.chat.chatml_ids`): nothing merges across
+#: a marker, as across a special token, but each costs a few tokens more than on the server.
 CHATML_TEMPLATE = """\
 {%- if tools %}
 {{- '<|im_start|>system<|im_sep|># Tools\\n' }}
@@ -45,7 +46,8 @@ CHATML_TEMPLATE = """\
 """
 CHATML_NOTE = (
     "approximation: OpenAI does not publish the chat markup of its o200k_base models; prefixlint"
-    " renders ChatML-style markers as plain text, so counts are a few tokens per message off"
+    " renders ChatML-style markers, each tokenized on its own as plain text (the real server has"
+    " one special token for each), so counts are a few tokens per message off"
 )
 
 
