@@ -142,7 +142,11 @@ def test_hub_id_from_the_local_cache(tmp_path, monkeypatch):
     source.parent.mkdir()
     source.write_text(json.dumps(LLAMA_33_70B))
     cache = hub_cache(tmp_path / "hub", "meta-llama/Llama-3.3-70B-Instruct", {"config.json": source})
+    import huggingface_hub.constants
+
+    # huggingface_hub reads HF_HUB_CACHE when it is imported (another test may have done so).
     monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(cache))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     result = CliRunner().invoke(cli, ["kv", "meta-llama/Llama-3.3-70B-Instruct", "--format", "json"])
     assert result.exit_code == 0, result.output

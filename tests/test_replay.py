@@ -3,12 +3,13 @@
 Expected numbers come from tiktoken directly and the vLLM rule (whole 16-token blocks, at
 most prompt_len - 1 tokens, longest prefix shared with an earlier prompt + its generated
 tokens), never from prefixlint's own output. Chat prompts use the ChatML-style markup that
-prefixlint renders for o200k_base, written out here by hand.
+prefixlint renders for o200k_base, written out here by hand and tokenized piece by piece.
 """
 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import tiktoken
@@ -24,6 +25,15 @@ SYSTEM = ("You are the support assistant of ACME Rockets. Answer in two sentence
 @pytest.fixture(scope="module")
 def enc():
     return tiktoken.get_encoding("o200k_base")
+
+
+MARKERS = re.compile(r"(<\|im_start\|>|<\|im_sep\|>|<\|im_end\|>)")
+
+
+def chat_ids(enc, text):
+    """The ChatML markup tokenized as prefixlint renders it for o200k_base: each marker and
+    each piece of text between markers on its own, so that nothing merges across a marker."""
+    return [t for piece in MARKERS.split(text) if piece for t in ids(enc, piece)]
 
 
 def chatml(messages, generation_prompt=True):
@@ -72,7 +82,7 @@ def test_cold_start(tmp_path, enc):
 def test_shared_system_prompt(tmp_path, enc):
     questions = ["Where is my order 1234?", "Can I change the delivery address?", "Do you ship to Mars?"]
     conversations = [[{"role": "system", "content": SYSTEM}, {"role": "user", "content": q}] for q in questions]
-    prompts = [ids(enc, chatml(c)) for c in conversations]
+    prompts = [chat_ids(enc, chatml(c)) for c in conversations]
     expected = [vllm_hit(p, prompts[:i]) for i, p in enumerate(prompts)]
     assert expected[0] == 0 and expected[1] >= 32 and expected[2] >= 32  # the system prompt is reused
     data = data_of(replay(tmp_path, [{"messages": c} for c in conversations])[0])
@@ -116,7 +126,7 @@ def test_a_conversation_reuses_its_own_reply(tmp_path, enc):
          "response": {"choices": [{"message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}]}},
         {"timestamp": "2025-03-01T10:01:00Z", "request": {"messages": second}},
     ]
-    prompt1, prompt2 = ids(enc, chatml(first)), ids(enc, chatml(second))
+    prompt1, prompt2 = chat_ids(enc, chatml(first)), chat_ids(enc, chatml(second))
     generated = ids(enc, reply)  # the reply's tokens; the stop token after them is never computed
     expected = vllm_hit(prompt2, [prompt1 + generated])
     assert expected > len(prompt1) // BLOCK * BLOCK + BLOCK  # blocks of the reply itself are reused
