@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 import click
@@ -111,10 +112,12 @@ def replay(ctx, log, tokenizer, offline, chat_template, engine, block_size, cach
     bad: list[BadLine] = []
     templates = plain = 0
     stream, size = open_log(log)
-    bar = _progress(size)
-    try:
+    with contextlib.ExitStack() as stack:
+        if stream is not sys.stdin.buffer:
+            stack.callback(stream.close)
+        bar = _progress(size)
         if bar is not None:
-            bar.__enter__()
+            stack.enter_context(bar)
         for number, item in enumerate(read_log(stream, log), 1):
             if isinstance(item, BadLine):
                 if strict:
@@ -134,13 +137,8 @@ def replay(ctx, log, tokenizer, offline, chat_template, engine, block_size, cach
             plain += item.template is None
             run.serve(request.line, request.group, request.prompt, request.generated, request.salt,
                       request.reported_cached_tokens)
-            if bar is not None and number % 512 == 0:
+            if bar is not None and number % 256 == 0:
                 bar.update(stream.tell() - bar.pos)
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
-        if stream is not sys.stdin.buffer:
-            stream.close()
     for item in bad[: report.BAD_LINES_SHOWN]:
         click.echo(f"prefixlint: warning: {log}:{item.line}: {item.message}", err=True)
     if len(bad) > report.BAD_LINES_SHOWN:
