@@ -38,15 +38,13 @@ from __future__ import annotations
 
 from array import array
 from collections import OrderedDict, deque
-from dataclasses import dataclass
-from typing import Hashable, Sequence
+from typing import Hashable, NamedTuple, Sequence
 
 #: Parent of the first block (vLLM seeds it from PYTHONHASHSEED or random bytes).
 NONE_HASH = hash(("prefixlint", "vllm NONE_HASH"))
 
 
-@dataclass(frozen=True)
-class Miss:
+class Miss(NamedTuple):
     """Why a request's reuse stopped where it did."""
 
     #: `diverged`: a block was cached at this place with other tokens; `evicted`: this very
@@ -62,8 +60,7 @@ class Miss:
     other_tokens: tuple[int, ...]
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(NamedTuple):
     cached_tokens: int
     miss: Miss | None
     #: The request needs more blocks than the whole cache holds: it was not cached.
