@@ -150,3 +150,14 @@ def test_chat_template_from_a_tokenizer_config(tmp_path):
     bad.write_text('{"bos_token": null}')
     with pytest.raises(PrefixlintError, match="no `chat_template`"):
         read_chat_template(str(bad))
+
+
+def test_a_template_line_is_placed_in_the_file_it_came_from(qwen3):
+    from prefixlint.render.templates import resolve_chat_template
+
+    jinja = read_chat_template(str(real_file("template/llama3.2")))
+    assert jinja.file_location(10) == (str(real_file("template/llama3.2")), 10)
+    config = resolve_chat_template(qwen3)  # the model directory's tokenizer_config.json
+    path, line = config.file_location(46)
+    lines = open(path, encoding="utf-8").read().splitlines()
+    assert lines[line - 1].lstrip().startswith('"chat_template"')

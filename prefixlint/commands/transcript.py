@@ -87,8 +87,10 @@ def _template_findings(tokenizer, template, turns) -> list[dict]:
                                   now=first.now)
     if found is None:
         return []
+    path, line = template.file_location(found.line)
+    at = f" (template line {found.line})" if found.line and line != found.line else ""
     message = (
-        f"the template writes the date ({found.text!r}); on another day the same conversation"
+        f"the template writes the date ({found.text!r}){at}; on another day the same conversation"
         f" keeps only the first {found.stable_prefix_tokens:,} of its {found.prompt_tokens:,} tokens"
     )
-    return [finding_dict("PFX101", "chat-template-injects-date", template.origin, found.line, message, found)]
+    return [finding_dict("PFX101", "chat-template-injects-date", path, line, message, found)]

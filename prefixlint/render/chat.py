@@ -2,10 +2,17 @@
 
 This is the module other stages use (stable API):
 
-    rendered = render_chat(messages, tokenizer=tok)          # RenderedChat
-    ids = rendered.ids(tok)                                  # what the engine tokenizes
-    rendered.spans[i]                                        # (start, end) of message i, or None
-    reply = generated_reply(messages, i, tokenizer=tok)      # what the model generated for message i
+    rendered = render_chat(messages, tokenizer=tok, chat_template=None, tools=None,
+                           add_generation_prompt=True, now=None)   # -> RenderedChat
+    ids = rendered.ids(tok)                  # the token ids the engine serves
+    rendered.text, rendered.spans[i]         # the prompt text; [start, end) of message i, or None
+    rendered.message_at(char_offset)         # which message a character belongs to
+    reply = generated_reply(messages, i, tokenizer=tok)   # -> GeneratedReply: what the model
+                                             # generated for assistant message i (text, ids)
+
+`messages` are OpenAI chat messages (dicts); `chat_template` is None (the tokenizer's own),
+Jinja source, or a `ChatTemplate` (`prefixlint.render.templates.read_chat_template(path)`).
+Template failures raise PrefixlintError with a `template_line` attribute.
 
 As vLLM's `/v1/chat/completions` does: the messages are prepared as vLLM prepares them
 (`prefixlint.render.messages`), rendered by the model's chat template through transformers'
@@ -24,6 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 from prefixlint.render import messages as prep
@@ -51,7 +59,8 @@ class RenderedChat:
     chat_format: str  # "jinja", "harmony" or "chatml-approximation"
     template_origin: str  # where the template came from (a path, or a description)
     template: str | None = None  # the Jinja source; None for harmony
-    #: Token ids when the renderer produces them itself (harmony); else None.
+    #: Token ids when the renderer produces them itself (harmony; the ChatML approximation,
+    #: tokenized marker by marker); else None, and `ids()` tokenizes `text`.
     token_ids: tuple[int, ...] | None = None
     #: Template lines where `strftime_now` was called during this render.
     clock_lines: tuple[int, ...] = ()
@@ -89,9 +98,18 @@ class GeneratedReply:
 def special_tokens(tokenizer) -> dict[str, Any]:
     """The special-token variables transformers passes to templates (`bos_token`, ...).
 
-    From tokenizer_config.json; where it is absent, BOS is the token the tokenizer itself adds
-    in front of a text (a bare Llama 3 tokenizer.json adds `<|begin_of_text|>`).
+    From tokenizer_config.json. Where it names no BOS: the token the tokenizer itself adds in
+    front of a text, else a well-known BOS of its vocabulary (a bare Llama 3 tokenizer.json,
+    with neither config nor BOS post-processor, has `<|begin_of_text|>`).
     """
+    found = dict(_special_tokens(tokenizer))
+    if "additional_special_tokens" in found:
+        found["additional_special_tokens"] = list(found["additional_special_tokens"])
+    return found
+
+
+@lru_cache(maxsize=None)
+def _special_tokens(tokenizer) -> tuple[tuple[str, Any], ...]:
     config = getattr(tokenizer, "config", None) or {}
     found: dict[str, Any] = {}
     for key in ("bos_token", "eos_token", "unk_token", "pad_token"):
@@ -112,7 +130,9 @@ def special_tokens(tokenizer) -> dict[str, Any]:
             if tokenizer.token_id(candidate) is not None:
                 found["bos_token"] = candidate
                 break
-    return found
+    if "additional_special_tokens" in found:
+        found["additional_special_tokens"] = tuple(found["additional_special_tokens"])
+    return tuple(found.items())
 
 
 def locate(text: str, messages: Sequence[Mapping[str, Any]]) -> tuple[tuple[int, int] | None, ...]:

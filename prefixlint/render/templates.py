@@ -2,7 +2,8 @@
 
 In the order vLLM itself decides:
 1. `--chat-template PATH` (a `.jinja` file, or a `tokenizer_config.json` holding `chat_template`);
-2. the gpt-oss encoding (`o200k_harmony`): the harmony format, rendered by `openai-harmony`;
+2. gpt-oss (the `o200k_harmony` encoding, or a Hugging Face tokenizer named `...gpt-oss...`):
+   the harmony format, rendered by `openai-harmony`, as vLLM does for that model type;
 3. the template the tokenizer's files carry (`chat_template.jinja` or `tokenizer_config.json`);
 4. the OpenAI encodings (`o200k_base`, `cl100k_base`), whose chat markup is not public: a
    ChatML-style approximation (`<|im_start|>role<|im_sep|>content<|im_end|>`), said so in output.
@@ -57,8 +58,25 @@ class ChatTemplate:
 
     format: str  # jinja | harmony | chatml-approximation
     source: str | None
-    origin: str  # a path, "tokenizer_config.json of NAME", "harmony (openai-harmony)", ...
+    origin: str  # a path, "PATH (chat_template)" for a JSON config, or a description
     note: str | None = None
+    #: The file the template was read from (a .jinja file or a tokenizer_config.json), if any.
+    path: str | None = None
+
+    def file_location(self, template_line: int | None) -> tuple[str, int | None]:
+        """Where a template line is in the file it came from: the same line of a .jinja file;
+        in a tokenizer_config.json, the line of its `"chat_template"` key (the template is one
+        JSON string there)."""
+        if self.path is None:
+            return self.origin, None
+        if not self.path.lower().endswith(".json"):
+            return self.path, template_line
+        try:
+            text = Path(self.path).read_text(encoding="utf-8")
+        except OSError:
+            return self.path, None
+        index = text.find('"chat_template"')
+        return self.path, text.count("\n", 0, index) + 1 if index >= 0 else None
 
 
 def read_chat_template(path: str) -> ChatTemplate:
@@ -67,7 +85,7 @@ def read_chat_template(path: str) -> ChatTemplate:
 
     text = read_text(path)
     if Path(path).suffix.lower() != ".json":
-        return ChatTemplate(JINJA, text, path)
+        return ChatTemplate(JINJA, text, path, path=path)
     try:
         config = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -78,7 +96,7 @@ def read_chat_template(path: str) -> ChatTemplate:
             "no `chat_template` in this JSON file", path=path,
             hint="pass a .jinja file, or the model's tokenizer_config.json",
         )
-    return ChatTemplate(JINJA, template, f"{path} (chat_template)")
+    return ChatTemplate(JINJA, template, f"{path} (chat_template)", path=path)
 
 
 def template_from_config(config: dict[str, Any]) -> str | None:
@@ -95,10 +113,11 @@ def resolve_chat_template(tokenizer, chat_template: ChatTemplate | str | None = 
         return chat_template
     if isinstance(chat_template, str):
         return ChatTemplate(JINJA, chat_template, "chat template given")
-    if tokenizer.family == "tiktoken" and tokenizer.name == "o200k_harmony":
+    if uses_harmony(tokenizer):
         return ChatTemplate(HARMONY, None, "harmony format (openai-harmony)")
     if getattr(tokenizer, "chat_template", None):
-        return ChatTemplate(JINJA, tokenizer.chat_template, _tokenizer_template_origin(tokenizer))
+        origin, path = _tokenizer_template_origin(tokenizer)
+        return ChatTemplate(JINJA, tokenizer.chat_template, origin, path=path)
     if tokenizer.family == "tiktoken":
         return ChatTemplate(CHATML, CHATML_TEMPLATE, "ChatML-style approximation", CHATML_NOTE)
     raise PrefixlintError(
@@ -108,11 +127,19 @@ def resolve_chat_template(tokenizer, chat_template: ChatTemplate | str | None = 
     )
 
 
-def _tokenizer_template_origin(tokenizer) -> str:
+def uses_harmony(tokenizer) -> bool:
+    """gpt-oss: vLLM renders it with openai-harmony, whatever Jinja template its files carry."""
+    if tokenizer.family == "tiktoken":
+        return tokenizer.name == "o200k_harmony"
+    return "gpt-oss" in tokenizer.name.lower()
+
+
+def _tokenizer_template_origin(tokenizer) -> tuple[str, str | None]:
     path = getattr(tokenizer, "path", None)
     if path is not None:
         folder = Path(path).parent
         if (folder / "chat_template.jinja").is_file():
-            return str(folder / "chat_template.jinja")
-        return f"{folder / 'tokenizer_config.json'} (chat_template)"
-    return f"chat template of {tokenizer.name}"
+            return str(folder / "chat_template.jinja"), str(folder / "chat_template.jinja")
+        config = folder / "tokenizer_config.json"
+        return f"{config} (chat_template)", str(config)
+    return f"chat template of {tokenizer.name}", None
