@@ -196,15 +196,17 @@ def test_bad_lines_are_counted_with_their_line_numbers(tmp_path):
         b"",
         b"\xff\xfe bad bytes",
         good,
+        json.dumps({"prompt": [1, 2, -3]}).encode(),
+        json.dumps({"prompt": [101, 102, 103]}).encode(),
     ]
     result, log = replay(tmp_path, b"\n".join(lines) + b"\n", raw=True)
     data = data_of(result)
-    assert data["requests"] == 2
-    assert [b["line"] for b in data["bad_lines"]] == [2, 3, 4, 5, 6, 8]
+    assert data["requests"] == 3  # two prompts and one of token ids
+    assert [b["line"] for b in data["bad_lines"]] == [2, 3, 4, 5, 6, 8, 10]
     messages = [b["message"] for b in data["bad_lines"]]
     assert messages[0].startswith("not JSON") and "no `messages` or `prompt`" in messages[2]
     assert "unknown role 'wizard'" in messages[3] and "'image_url'" in messages[4]
-    assert "UTF-8" in messages[5]
+    assert "UTF-8" in messages[5] and "not token ids" in messages[6]
     assert f"warning: {log}:2: not JSON" in result.stderr
     strict = CliRunner().invoke(cli, ["replay", str(log), "--strict"])
     assert strict.exit_code == 2 and f"error: {log}:2: not JSON" in strict.stderr

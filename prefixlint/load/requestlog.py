@@ -85,10 +85,11 @@ def _check_messages(messages: Any) -> None:
 def _check_prompt(prompt: Any) -> None:
     if isinstance(prompt, str):
         return
-    if isinstance(prompt, list) and prompt and all(isinstance(t, int) and not isinstance(t, bool) for t in prompt):
+    if isinstance(prompt, list) and prompt and all(type(t) is int and 0 <= t < 1 << 31 for t in prompt):
         return  # token ids, as the completions endpoint accepts them
     if isinstance(prompt, list):
-        raise LogError("`prompt` is a list that is not token ids (batched prompts: one per line, please)")
+        raise LogError("`prompt` is a list that is not token ids (non-negative integers);"
+                       " batched prompts: one per line, please")
     raise LogError("`prompt` must be a string or a list of token ids")
 
 
