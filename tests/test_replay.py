@@ -265,3 +265,38 @@ def test_standard_input_and_an_empty_log(tmp_path):
     empty.write_text("\n\n")
     result = CliRunner().invoke(cli, ["replay", str(empty)])
     assert result.exit_code == 0 and "No request was replayed." in result.stdout
+
+
+def test_timestamps_are_the_template_clock(tmp_path):
+    """Llama 3.2's template writes `Today Date` (strftime_now): the same chat a day later
+    misses the cache from that date on, the same day it does not. Lines without a timestamp
+    use --now."""
+    from datetime import datetime
+
+    from tokenizers import Tokenizer
+
+    from prefixlint.render.chat import render_chat
+    from prefixlint.tokenize import load_tokenizer
+    from tests.realfiles import model_dir
+
+    directory = model_dir(tmp_path, "llama3/tokenizer.json", chat_template="template/llama3.2")
+    raw = Tokenizer.from_file(str(directory / "tokenizer.json"))
+    tok = load_tokenizer(str(directory))
+    chat = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "Where is my order 1234?"}]
+
+    def prompt(day):
+        text = render_chat(chat, tokenizer=tok, now=datetime(2025, 3, day, 9, 0))
+        return raw.encode(text.text, add_special_tokens=False).ids
+
+    first, same_day, next_day = prompt(1), prompt(1), prompt(2)
+    assert first == same_day and shared(first, next_day) < 40  # the date sits near the top
+    lines = [{"timestamp": "2025-03-01T09:00:00Z", "request": {"messages": chat}},
+             {"timestamp": "2025-03-01T18:00:00Z", "request": {"messages": chat}},
+             {"timestamp": "2025-03-02T09:00:00Z", "request": {"messages": chat}},
+             {"messages": chat}]
+    data = data_of(replay(tmp_path, lines, "--tokenizer", str(directory), "--now", "2025-03-02T12:00:00")[0])
+    expected = [0, vllm_hit(same_day, [first]), vllm_hit(next_day, [first]), vllm_hit(next_day, [first, next_day])]
+    assert data["cached_tokens"] == sum(expected)
+    assert expected[2] < expected[1] and expected[3] == expected[1]
+    bad_clock = CliRunner().invoke(cli, ["replay", str(tmp_path / "log.jsonl"), "--now", "yesterday"])
+    assert bad_clock.exit_code == 2 and "--now" in bad_clock.output

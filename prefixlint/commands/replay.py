@@ -41,16 +41,24 @@ def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | N
     return blocks, f"--memory {format_bytes(size)} / {format_bytes(layout.bytes_per_token)} per token"
 
 
-def _chat_settings(tokenizer, chat_template_path):
+def _chat_settings(tokenizer, chat_template_path, now_text):
     """The chat template resolved once: (settings, the error to raise at the first chat line)."""
+    from datetime import datetime
+
+    from prefixlint.load.requestlog import parse_timestamp
     from prefixlint.render.logged import ChatSettings
     from prefixlint.render.templates import read_chat_template, resolve_chat_template
 
+    now = datetime.now()
+    if now_text is not None:
+        now = parse_timestamp(now_text)
+        if now is None:
+            raise click.BadParameter(f"{now_text!r} is not an ISO 8601 date-time", param_hint="--now")
     explicit = read_chat_template(chat_template_path) if chat_template_path else None
     try:
-        return ChatSettings(resolve_chat_template(tokenizer, explicit)), None
+        return ChatSettings(resolve_chat_template(tokenizer, explicit), now), None
     except PrefixlintError as exc:
-        return ChatSettings(), exc
+        return ChatSettings(now=now), exc
 
 
 def _progress(size: int | None):
@@ -66,6 +74,8 @@ def _progress(size: int | None):
 @click.option("--chat-template", "chat_template", metavar="PATH",
               help="Render chat requests with this template (.jinja, or a tokenizer_config.json)"
               " instead of the tokenizer's own.")
+@click.option("--now", "now_text", metavar="ISO-DATETIME", default=None,
+              help="The clock the template sees for lines without a `timestamp` (default: now).")
 @click.option("--cache-tokens", type=int, default=None, metavar="N",
               help="vLLM cache capacity in tokens (whole blocks).  [default: unlimited]")
 @click.option("--memory", metavar="SIZE", help="vLLM cache capacity as memory (71GiB), with --model-config.")
@@ -76,7 +86,7 @@ def _progress(size: int | None):
 @click.option("--strict", is_flag=True, help="A bad line is fatal (exit 2) instead of counted and reported.")
 @format_option("text", "json")
 @click.pass_context
-def replay(ctx, log, tokenizer, offline, chat_template, engine, block_size, cache_tokens, memory, model_config, dtype,
+def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_size, cache_tokens, memory, model_config, dtype,
            si, strict, output_format):
     """Replay a request log (JSON Lines, one OpenAI chat or completions request per line, in
     the order served) through the engine's prefix cache: requests, prompt tokens, cached
@@ -107,7 +117,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, engine, block_size, cach
     blocks, capacity_from = _capacity(profile.name, profile.unit, cache_tokens, memory, layout)
     cache = VllmPrefixCache(profile.unit, blocks) if profile.name == "vllm" else ProfilePrefixCache(profile)
     loaded = load_tokenizer(tokenizer, offline=offline)
-    settings, template_error = _chat_settings(loaded, chat_template)
+    settings, template_error = _chat_settings(loaded, chat_template, now_text)
     run = Replay(cache)
     bad: list[BadLine] = []
     templates = plain = 0

@@ -103,7 +103,7 @@ def _template(*sources: Any) -> str | None:
     return None
 
 
-def _timestamp(value: Any) -> datetime | None:
+def parse_timestamp(value: Any) -> datetime | None:
     """ISO 8601 text or epoch seconds (milliseconds when that large); None if neither."""
     try:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -165,7 +165,7 @@ def parse_line(text: str, line: int) -> LoggedRequest:
     if salt is not None and not isinstance(salt, str):
         raise LogError("`cache_salt` must be a string")
     text, finish, reported, message = _response(response)
-    return LoggedRequest(line, data, _template(data, outer), text, message, _timestamp(outer.get("timestamp")),
+    return LoggedRequest(line, data, _template(data, outer), text, message, parse_timestamp(outer.get("timestamp")),
                          finish, reported)
 
 
