@@ -21,6 +21,8 @@ COMMANDS = {
     "check": ("prefixlint.commands.check:check", "Lint prompt templates for volatile values ahead of stable content."),
     "rules": ("prefixlint.commands.rules:rules", "List the rules of `prefixlint check`."),
     "rule": ("prefixlint.commands.rules:rule", "Show one rule's documentation (e.g. `prefixlint rule PFX001`)."),
+    "replay": ("prefixlint.commands.replay:replay", "Replay a request log through the engine's prefix cache: hit rate and where it is lost."),
+    "kv": ("prefixlint.commands.kv:kv", "Size a model's KV cache per token and per conversation, and what fits in memory."),
     "transcript": ("prefixlint.commands.transcript:transcript", "Show turn by turn how much of a chat the server reuses, and why not more."),
 }
 

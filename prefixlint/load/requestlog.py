@@ -1,0 +1,213 @@
+"""Read a request log: JSON Lines, one OpenAI-style request per line, in the order served.
+
+Each line is a chat or completions request body (`messages` or `prompt`, optional `model`,
+`cache_salt`, `metadata`), or a wrapper `{"timestamp": ..., "request": {...}, "response":
+{...}}` whose response text counts as generated tokens. Lines that are not such a request
+come back as `BadLine`s with their line number; blank lines are not requests and are passed
+over.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import IO, Any, Iterator, Mapping
+
+from prefixlint.errors import PrefixlintError
+
+ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+TEXT_PART_TYPES = ("text", "input_text", "output_text")
+#: Keys of `metadata` that name the template a request was built from, first found wins.
+TEMPLATE_KEYS = ("template", "template_id", "template_name", "prompt_template", "prompt_id", "prompt_name")
+
+
+@dataclass(frozen=True)
+class LoggedRequest:
+    line: int
+    body: dict[str, Any] = field(repr=False)
+    #: `metadata.template` (or a similar key) when the request names one.
+    template: str | None
+    #: The text the server generated (response), None when the log has no response.
+    response_text: str | None = None
+    #: A chat response's `choices[0].message` (content, reasoning, tool calls).
+    response_message: dict[str, Any] | None = field(default=None, repr=False)
+    #: The wrapper's `timestamp`: the clock a chat template saw when the server rendered it.
+    timestamp: datetime | None = None
+    finish_reason: str | None = None
+    #: `usage.prompt_tokens_details.cached_tokens` as the server reported it, if it did.
+    reported_cached_tokens: int | None = None
+
+    @property
+    def is_chat(self) -> bool:
+        return "messages" in self.body
+
+    @property
+    def cache_salt(self) -> str | None:
+        salt = self.body.get("cache_salt")
+        return salt if isinstance(salt, str) and salt else None
+
+
+@dataclass(frozen=True)
+class BadLine:
+    line: int
+    message: str
+
+
+class LogError(Exception):
+    """A line that is not a request (raised and caught inside this module)."""
+
+
+def _check_messages(messages: Any) -> None:
+    if not isinstance(messages, list) or not messages:
+        raise LogError("`messages` must be a non-empty list")
+    for number, message in enumerate(messages, 1):
+        if not isinstance(message, Mapping):
+            raise LogError(f"message {number} is not an object")
+        role = message.get("role")
+        if role not in ROLES:
+            raise LogError(f"message {number}: unknown role {role!r} (known: {', '.join(ROLES)})")
+        content = message.get("content")
+        if isinstance(content, list):
+            for part in content:
+                kind = part.get("type") if isinstance(part, Mapping) else type(part).__name__
+                if isinstance(part, str) or kind in TEXT_PART_TYPES:
+                    continue
+                raise LogError(f"message {number}: content part of type {kind!r} is not text"
+                               " (images and audio change the cache keys; not supported)")
+        elif content is not None and not isinstance(content, str):
+            raise LogError(f"message {number}: content must be a string or a list of parts")
+
+
+def _check_prompt(prompt: Any) -> None:
+    if isinstance(prompt, str):
+        return
+    if isinstance(prompt, list) and prompt and all(type(t) is int and 0 <= t < 1 << 31 for t in prompt):
+        return  # token ids, as the completions endpoint accepts them
+    if isinstance(prompt, list):
+        raise LogError("`prompt` is a list that is not token ids (non-negative integers);"
+                       " batched prompts: one per line, please")
+    raise LogError("`prompt` must be a string or a list of token ids")
+
+
+def _template(*sources: Any) -> str | None:
+    for source in sources:
+        metadata = source.get("metadata") if isinstance(source, Mapping) else None
+        if isinstance(metadata, Mapping):
+            for key in TEMPLATE_KEYS:
+                if isinstance(metadata.get(key), (str, int)):
+                    return str(metadata[key])
+    return None
+
+
+def parse_timestamp(value: Any) -> datetime | None:
+    """ISO 8601 text or epoch seconds (milliseconds when that large); None if neither."""
+    try:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            seconds = value / 1000 if value > 1e11 else value
+            return datetime.fromtimestamp(seconds, tz=timezone.utc).replace(tzinfo=None)
+        if isinstance(value, str):
+            parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            return parsed.astimezone(timezone.utc).replace(tzinfo=None) if parsed.tzinfo else parsed
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
+
+
+def _response(response: Any) -> tuple[str | None, str | None, int | None, dict | None]:
+    """(text, finish_reason, reported cached tokens, chat message) of a response."""
+    if response is None:
+        return None, None, None, None
+    if isinstance(response, str):
+        return response, None, None, None
+    if not isinstance(response, Mapping):
+        raise LogError("`response` must be an object or a string")
+    reported = None
+    usage = response.get("usage")
+    if isinstance(usage, Mapping) and isinstance(usage.get("prompt_tokens_details"), Mapping):
+        value = usage["prompt_tokens_details"].get("cached_tokens")
+        reported = value if isinstance(value, int) else None
+    choices = response.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
+        raise LogError("`response` has no choices[0] (an OpenAI chat or completions response)")
+    choice = choices[0]
+    finish = choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None
+    if isinstance(choice.get("text"), str):
+        return choice["text"], finish, reported, None
+    message = choice.get("message")
+    if isinstance(message, Mapping):
+        content = message.get("content")
+        return (content if isinstance(content, str) else ""), finish, reported, {**message, "role": "assistant"}
+    raise LogError("`response.choices[0]` has neither `message` nor `text`")
+
+
+def parse_line(text: str, line: int) -> LoggedRequest:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LogError(f"not JSON: {exc.msg} (column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise LogError(f"expected a JSON object, not {type(data).__name__}")
+    outer: dict[str, Any] = {}
+    response: Any = None
+    if isinstance(data.get("request"), dict):
+        outer, data, response = data, data["request"], data.get("response")
+    if "messages" in data:
+        _check_messages(data["messages"])
+    elif "prompt" in data:
+        _check_prompt(data["prompt"])
+    else:
+        raise LogError("no `messages` or `prompt`: not a chat or completions request")
+    salt = data.get("cache_salt")
+    if salt is not None and not isinstance(salt, str):
+        raise LogError("`cache_salt` must be a string")
+    text, finish, reported, message = _response(response)
+    return LoggedRequest(line, data, _template(data, outer), text, message, parse_timestamp(outer.get("timestamp")),
+                         finish, reported)
+
+
+def read_log(stream: IO[bytes], source: str) -> Iterator[LoggedRequest | BadLine]:
+    """Every non-blank line of `stream`, parsed; bytes read so far via `stream.tell()`."""
+    for number, raw in enumerate(stream, 1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield BadLine(number, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})")
+            continue
+        if number == 1:
+            text = text.removeprefix("\ufeff")
+        if not text.strip():
+            continue
+        try:
+            yield parse_line(text, number)
+        except LogError as exc:
+            yield BadLine(number, str(exc))
+
+
+def open_log(source: str) -> tuple[IO[bytes], int | None]:
+    """The log as a binary stream, and its size in bytes when known (None for stdin)."""
+    if source == "-":
+        return sys.stdin.buffer, None
+    try:
+        stream = open(source, "rb")  # noqa: SIM115 - closed by the caller
+    except FileNotFoundError:
+        raise PrefixlintError("no such file", path=source) from None
+    except IsADirectoryError:
+        raise PrefixlintError("is a directory, not a file", path=source) from None
+    except PermissionError:
+        raise PrefixlintError("permission denied", path=source) from None
+    return stream, os.fstat(stream.fileno()).st_size
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def leading_group(text: str, width: int = 48) -> str:
+    """A label for requests without a template name: the first line of their first message
+    (or prompt), numbers masked as `#` so that dates and counters do not split groups."""
+    first = text.strip().split("\n", 1)[0] if text else ""
+    first = _DIGITS.sub("#", first)
+    return (first[: width - 1] + "…") if len(first) > width else first or "(empty)"

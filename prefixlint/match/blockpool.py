@@ -1,0 +1,263 @@
+"""vLLM's prefix cache, modelled block for block, for requests served one after another.
+
+Read from vLLM's v1 KV-cache manager (`vllm/v1/core/block_pool.py`, `kv_cache_utils.py`,
+`kv_cache_manager.py`, `single_type_kv_cache_manager.py`):
+
+- Only full blocks are cached. Block i's hash chains its parent's hash, its tokens and extra
+  keys: `hash((parent, tokens, extra))`, the first block's parent being a fixed seed
+  (`NONE_HASH`). `cache_salt` is an extra key of the first block only
+  (`generate_block_hash_extra_keys`: `start_token_idx == 0`), so through the chain a
+  different salt changes every hash and never matches.
+- Lookup (`get_computed_blocks`) walks the request's block hashes up to
+  `max_cache_hit_length = num_tokens - 1` and stops at the first miss.
+- Hit blocks are touched (removed from the free queue); new blocks are popped from the head
+  of the free queue, evicting the hash of a cached block popped that way
+  (`get_new_blocks` -> `_maybe_evict_cached_block`). Duplicate blocks of one hash are kept
+  (no de-duplication) and a lookup takes the first one cached (`BlockHashToBlockMap`).
+- Blocks are cached as they fill, prompt and generated ones alike (`cache_full_blocks`).
+- A finished request frees its blocks tail first (`reversed(req_blocks)`); `free_blocks`
+  puts blocks without a hash at the head of the free queue (reused first) and cached ones
+  at the tail, in that order: the least recently used block is evicted first, and of one
+  request's blocks the end of the chain goes before its beginning.
+- The pool's block 0 is the null block and never holds tokens.
+
+Two shortcuts give the same results faster (a test checks them against a plain reference
+pool): the hit length is found by bisection, since a block is always evicted before its
+parent (every request that uses a block uses its parent too, and frees it later), so the
+cached blocks of a request form a prefix of it; and a hit block moves to the tail of the free
+queue while the request runs instead of leaving it, which cannot change what is popped (a
+request needs at most the whole pool, and its hits go back to the tail when it ends).
+
+Not modelled: concurrency (requests are served one after another, each finishing before the
+next starts), preemption, speculative decoding lookahead, LoRA and multimodal extra keys,
+hybrid (sliding window, Mamba) KV-cache groups. Python's tuple hash stands in for sha256:
+the chain and its collisions-are-ignored semantics are the same.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import OrderedDict, deque
+from typing import Hashable, NamedTuple, Sequence
+
+#: Parent of the first block (vLLM seeds it from PYTHONHASHSEED or random bytes).
+NONE_HASH = hash(("prefixlint", "vllm NONE_HASH"))
+
+
+class Miss(NamedTuple):
+    """Why a request's reuse stopped where it did."""
+
+    #: `diverged`: a block was cached at this place with other tokens; `evicted`: this very
+    #: block was cached and has been evicted since; `new`: nothing was cached after the hit
+    #: (a cold start, or the request extends everything cached).
+    kind: str
+    #: First token (index in the prompt) that differs from the cached block; for `evicted`
+    #: and `new` the first token of the missing block.
+    position: int
+    #: Identifies the place: requests that share everything before it share this key.
+    key: Hashable
+    #: The cached side, from `position` to the end of its block (empty for `new`).
+    other_tokens: tuple[int, ...]
+
+
+class Outcome(NamedTuple):
+    cached_tokens: int
+    miss: Miss | None
+    #: The request needs more blocks than the whole cache holds: it was not cached.
+    over_capacity: bool = False
+
+
+def _common(a: Sequence[int], b: Sequence[int]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class VllmPrefixCache:
+    """The prefix cache of one vLLM instance. `capacity_blocks` None: unlimited memory."""
+
+    def __init__(self, block_size: int = 16, capacity_blocks: int | None = None) -> None:
+        if block_size < 1:
+            raise ValueError("block_size must be at least 1")
+        self.block_size = block_size
+        self.capacity_blocks = capacity_blocks
+        self.evicted_blocks = 0
+        #: parent hash -> where the tokens of the block cached most recently after it are:
+        #: (segment << 32) | offset. A segment holds the newly cached tokens of one request,
+        #: one array per request rather than an object per block.
+        self._children: dict[int, int] = {}
+        self._segments: list[array] = []
+        if capacity_blocks is None:
+            self._cached: set[int] | None = set()
+            return
+        if capacity_blocks < 1:
+            raise ValueError("the cache must hold at least one block")
+        self._cached = None
+        #: Hashes evicted and not cached again, oldest first, to tell an eviction from a
+        #: divergence; the oldest are forgotten past a few cache-fulls.
+        self._evicted: OrderedDict[int, None] = OrderedDict()
+        self._evicted_limit = max(4 * capacity_blocks, 1 << 16)
+        # Block 0 is vLLM's null block: the pool has capacity_blocks + 1 blocks.
+        self._block_hash: list[int | None] = [None] * (capacity_blocks + 1)
+        #: hash -> the first block cached with it that is still cached (vLLM's lookup takes
+        #: that one); later duplicates of the same hash, in caching order, in `_duplicates`.
+        self._map: dict[int, int] = {}
+        self._duplicates: dict[int, list[int]] = {}
+        #: The free queue, head first: eviction order.
+        self._free: OrderedDict[int, None] = OrderedDict((b, None) for b in range(1, capacity_blocks + 1))
+
+    def _hashes(self, seq: tuple[int, ...], salt: str | None) -> list[int]:
+        """The chain hash of every full block of `seq`."""
+        size = self.block_size
+        if len(seq) < size:
+            return []
+        parent = hash((NONE_HASH, seq[:size], (salt,) if salt else None))
+        hashes = [parent]
+        append = hashes.append
+        for start in range(size, len(seq) - size + 1, size):
+            parent = hash((parent, seq[start:start + size]))  # extra keys: first block only
+            append(parent)
+        return hashes
+
+    def _parent_key(self, hashes: list[int], index: int, salt: str | None) -> int:
+        return hashes[index - 1] if index else hash((NONE_HASH, salt))
+
+    def serve(self, prompt: Sequence[int], generated: Sequence[int] = (), salt: str | None = None) -> Outcome:
+        """Serve one request to completion. `generated`: the generated tokens whose KV was
+        computed (every one but the last sampled, which ends the request)."""
+        size = self.block_size
+        seq = (*prompt, *generated)
+        hashes = self._hashes(seq, salt)
+        max_hit = (len(prompt) - 1) // size if prompt else 0
+        if self._cached is not None:
+            cached = self._cached  # unlimited: a set of hashes, nothing is ever evicted
+            # Nothing is evicted and every cached block's parents are cached: the cached
+            # blocks of a request form a prefix of it, found by bisection.
+            hit, end = 0, max_hit
+            while hit < end:
+                middle = (hit + end) // 2
+                if hashes[middle] in cached:
+                    hit = middle + 1
+                else:
+                    end = middle
+            miss = self._miss(seq, hashes, hit, max_hit, salt)
+            first = hit
+            while first < len(hashes) and hashes[first] in cached:  # a repeat beyond the cap
+                first += 1
+            if first < len(hashes):
+                self._remember(seq, hashes, first, salt)
+                cached.update(hashes[first:])
+            return Outcome(hit * size, miss)
+        return self._serve_bounded(seq, hashes, max_hit, salt)
+
+    def _remember(self, seq: tuple[int, ...], hashes: list[int], first: int, salt: str | None) -> None:
+        """Record blocks first.. as the latest children of their parents (for divergences)."""
+        size = self.block_size
+        segment = len(self._segments) << 32
+        self._segments.append(array("q", seq[first * size:len(hashes) * size]))
+        children = self._children
+        children[hashes[first - 1] if first else hash((NONE_HASH, salt))] = segment
+        children.update(zip(hashes[first:-1], range(segment + size, segment + (len(hashes) - first) * size, size)))
+
+    def _miss(self, seq, hashes, hit, max_hit, salt) -> Miss | None:
+        if hit >= max_hit:
+            return None
+        size = self.block_size
+        key = self._parent_key(hashes, hit, salt)
+        start = hit * size
+        if self._cached is None and hashes[hit] in self._evicted:
+            return Miss("evicted", start, key, tuple(seq[start:start + size]))
+        where = self._children.get(key)
+        if where is None:
+            return Miss("new", start, key, ())
+        offset = where & 0xFFFFFFFF
+        tokens = tuple(self._segments[where >> 32][offset:offset + size])
+        common = _common(seq[start:start + size], tokens)
+        if start + common == 0:  # nothing in common with anything cached: unrelated, not a divergence
+            return Miss("new", 0, key, ())
+        if common >= size:  # this very block was cached after the same parent, and is gone
+            return Miss("evicted", start, key, tokens)
+        return Miss("diverged", start + common, key, tokens[common:])
+
+    def _serve_bounded(self, seq, hashes, max_hit, salt) -> Outcome:
+        size = self.block_size
+        table, free, block_hash = self._map, self._free, self._block_hash
+        # A block is evicted before its parent (freed tail first, and every request that
+        # uses a block uses its parent too and frees it later): cached blocks of a request
+        # form a prefix of it, found by bisection.
+        hit, end = 0, max_hit
+        while hit < end:
+            middle = (hit + end) // 2
+            if hashes[middle] in table:
+                hit = middle + 1
+            else:
+                end = middle
+        blocks = list(map(table.__getitem__, hashes[:hit]))
+        miss = self._miss(seq, hashes, hit, max_hit, salt)
+        needed = -(-len(seq) // size)
+        if needed > self.capacity_blocks:
+            return Outcome(hit * size, miss, over_capacity=True)
+        # Touch: vLLM takes the hit blocks out of the free queue while the request runs. Here
+        # they move to its tail instead, which is the same: the request's new blocks are
+        # taken from the head and never reach them (it needs at most the whole pool), and
+        # they are put back at the tail when it ends.
+        move = free.move_to_end
+        deque(map(move, blocks), maxlen=0)
+        pop = free.popitem
+        for _ in range(needed - hit):
+            block = pop(last=False)[0]
+            old = block_hash[block]
+            if old is not None:
+                self._evict(block, old)
+            blocks.append(block)
+        evicted, duplicates = self._evicted, self._duplicates
+        for index in range(hit, len(hashes)):
+            block, h = blocks[index], hashes[index]
+            block_hash[block] = h
+            if evicted:
+                evicted.pop(h, None)
+            if h in table:  # vLLM does not de-duplicate: both blocks stay cached
+                duplicates.setdefault(h, []).append(block)
+            else:
+                table[h] = block
+        if hit < len(hashes):
+            self._remember(seq, hashes, hit, salt)
+        # Freed tail first: the blocks past the last full one have no hash and go to the
+        # head of the queue (in that order); the cached ones go to the tail, last block first.
+        cached_count = len(hashes)
+        for block in blocks[cached_count:]:
+            free[block] = None
+            move(block, last=False)
+        free.update(dict.fromkeys(reversed(blocks[hit:cached_count])))
+        deque(map(move, reversed(blocks[:hit])), maxlen=0)
+        return Outcome(hit * size, miss)
+
+    def _evict(self, block: int, h: int) -> None:
+        self._block_hash[block] = None
+        self.evicted_blocks += 1
+        others = self._duplicates.get(h)
+        if self._map.get(h) == block:
+            if others:
+                self._map[h] = others.pop(0)  # the next one cached takes its place
+            else:
+                del self._map[h]
+                evicted = self._evicted
+                evicted[h] = None
+                if len(evicted) > self._evicted_limit:
+                    evicted.popitem(last=False)
+        elif others:
+            others.remove(block)
+        if others is not None and not others:
+            del self._duplicates[h]
+
+    def free_queue(self) -> list[int]:
+        """Block ids in eviction order (head first); for tests."""
+        return list(self._free) if self._cached is None else []
+
+    def cached_blocks(self) -> int:
+        if self._cached is not None:
+            return len(self._cached)
+        return len(self._map) + sum(map(len, self._duplicates.values()))

@@ -1,0 +1,91 @@
+"""Turn a logged request into the tokens the server computed: prompt ids and generated ids.
+
+- completions: a `prompt` string is tokenized with the tokenizer's special tokens (BOS), as
+  vLLM's completions endpoint does; a list of token ids is taken as it is.
+- chat: the messages are rendered through the model's chat template exactly as
+  `prefixlint transcript` renders them (`prefixlint.render.chat.render_chat`), then
+  tokenized without adding special tokens (the template adds them), as vLLM's chat
+  endpoint does.
+- generated: what the model generated for the response. Chat: the reply as
+  `prefixlint.render.chat.generated_reply` rebuilds it (reasoning, tool-call markup, harmony
+  channels and the end-of-turn token); completions: the response text tokenized. vLLM
+  computes the KV of every generated token but the last one sampled, which ends the
+  request: the stop token (EOS, `<|im_end|>`, `<|return|>`) is dropped, and a response cut
+  by `finish_reason: "length"` (no stop token) loses its last text token instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from prefixlint.load.requestlog import LoggedRequest, leading_group
+from prefixlint.tokenize import Tokenizer
+
+
+@dataclass(frozen=True)
+class ChatSettings:
+    """How chat requests are rendered: the template (None: the tokenizer's own) and the clock
+    a template sees when the log line carries no timestamp."""
+
+    chat_template: Any = None
+    now: datetime = field(default_factory=datetime.now)
+
+
+@dataclass(frozen=True)
+class PreparedRequest:
+    line: int
+    group: str
+    prompt: list[int]
+    generated: list[int]
+    salt: str | None
+    reported_cached_tokens: int | None
+
+
+def _first_text(entry: LoggedRequest) -> str:
+    if entry.is_chat:
+        content = entry.body["messages"][0].get("content")
+        if isinstance(content, list):
+            content = "\n".join(p if isinstance(p, str) else p.get("text", "") for p in content)
+        return content or ""
+    prompt = entry.body["prompt"]
+    return prompt if isinstance(prompt, str) else ""
+
+
+def _chat(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) -> tuple[list[int], list[int]]:
+    from prefixlint.render.chat import generated_reply, render_chat
+    from prefixlint.render.templates import HARMONY, resolve_chat_template
+
+    template = resolve_chat_template(tokenizer, settings.chat_template)
+    messages = entry.body["messages"]
+    tools = entry.body.get("tools") if isinstance(entry.body.get("tools"), list) else None
+    now = entry.timestamp or settings.now
+    prompt = render_chat(messages, tokenizer=tokenizer, chat_template=template, tools=tools, now=now).ids(tokenizer)
+    if entry.response_message is None:
+        return prompt, []
+    reply = generated_reply([*messages, entry.response_message], len(messages), tokenizer=tokenizer,
+                            chat_template=template, tools=tools, now=now)
+    generated = list(reply.ids)
+    # Drop the stop token the model sampled last: its KV is never computed.
+    if template.format == HARMONY:
+        generated = generated[:-1]
+    elif reply.end_of_turn:
+        generated = generated[: len(generated) - len(tokenizer.encode(reply.end_of_turn))]
+    return prompt, generated
+
+
+def prepare(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) -> PreparedRequest:
+    """Raises PrefixlintError when the request cannot be rendered (a bad line)."""
+    if entry.is_chat:
+        prompt, generated = _chat(entry, tokenizer, settings)
+    else:
+        if isinstance(entry.body["prompt"], str):
+            prompt = tokenizer.encode(entry.body["prompt"], add_special_tokens=True)
+        else:
+            prompt = list(entry.body["prompt"])
+        generated = tokenizer.encode(entry.response_text, add_special_tokens=False) if entry.response_text else []
+    if entry.finish_reason == "length":
+        generated = generated[:-1]  # no stop token: the last text token was the last sampled
+    group = entry.template if entry.template is not None else leading_group(_first_text(entry))
+    return PreparedRequest(entry.line, group, prompt, generated, entry.cache_salt, entry.reported_cached_tokens)
