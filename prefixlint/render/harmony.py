@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 from prefixlint.errors import PrefixlintError
 from prefixlint.render.messages import arguments_text, flatten_content, reasoning_of
 
-INSTALL_HINT = 'install the chat extra: pip install "prefixlint[chat]"'
+INSTALL_HINT = 'reinstall prefixlint, which depends on it: pip install --force-reinstall prefixlint'
 RANK_FILE_NAME = "o200k_base.tiktoken"
 
 

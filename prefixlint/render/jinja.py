@@ -23,7 +23,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from prefixlint.errors import PrefixlintError
 
-CHAT_EXTRA_HINT = 'install the chat extra: pip install "prefixlint[chat]"'
+CHAT_EXTRA_HINT = 'reinstall prefixlint, which depends on it: pip install --force-reinstall prefixlint'
 
 
 def _transformers_utils():
