@@ -97,13 +97,14 @@ def chat_template_injects_date(rule: Rule, data) -> Iterator[Finding]:
         f"the chat template writes the date into every prompt ({date.text!r}, {date.other_text!r} on a later day):"
         f" after a date change only the first {shared:,} of {total:,} tokens of a request are reused."
         f" Pass the date in a message where it is needed, or take it out of the template."
-    )
+    ) + _template_line(line, date.line)
     yield Finding(
         path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
         message=message, variable="strftime_now", tokens=total, shared_prefix_tokens=shared,
         reusable_tokens=data.profile.reusable_tokens(shared, total),
         fixed_reusable_tokens=data.profile.reusable_tokens(total, total),
-        extra={"placeholder": "strftime_now" if date.line else "", "output_line": date.output_line,
+        extra={"placeholder": "strftime_now" if date.line else "", "template_line": date.line,
+               "output_line": date.output_line,
                "text": date.text, "other_text": date.other_text},
     )
 
@@ -118,15 +119,22 @@ def chat_template_rewrites_history(rule: Rule, data) -> Iterator[Finding]:
     message = (
         f"{rewrite.reason}: the next request shares {shared:,} of the {cached:,} tokens cached for the previous"
         f" one (its prompt and the generated reply), so every turn recomputes the history from there."
-    )
+    ) + _template_line(line, rewrite.line)
     yield Finding(
         path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
         message=message, variable=None, tokens=cached, shared_prefix_tokens=shared,
         reusable_tokens=data.profile.reusable_tokens(shared, cached),
         fixed_reusable_tokens=data.profile.reusable_tokens(cached, cached),
-        extra={"placeholder": "", "reason": rewrite.reason, "cached_line": rewrite.cached_line,
+        extra={"placeholder": "", "reason": rewrite.reason, "template_line": rewrite.line,
+               "cached_line": rewrite.cached_line,
                "cached_text": rewrite.cached_text, "new_text": rewrite.new_text},
     )
+
+
+def _template_line(file_line: int, template_line: int | None) -> str:
+    """Where the file line is not the template's (a tokenizer_config.json holds the template
+    on one line), the template's own line."""
+    return f" (chat template line {template_line})" if template_line and template_line != file_line else ""
 
 
 #: rule code -> the function that turns the detections into its finding

@@ -111,7 +111,7 @@ class Suppressions:
         used: list[set[str]] = [set() for _ in self.directives]
         kept = []
         for finding in findings:
-            covering = self._covering(finding)
+            covering = self._covering(finding, same_file=finding.path == path)
             for index in covering:
                 used[index].add(finding.code)
             if not covering:
@@ -125,9 +125,10 @@ class Suppressions:
                 unused.append(report)
         return kept, sorted(unused, key=Finding.sort_key)
 
-    def _covering(self, finding: Finding) -> list[int]:
-        """The indexes of the directives that cover `finding`."""
-        candidates = self._by_line.get(0, []) + self._by_line.get(finding.line, [])
+    def _covering(self, finding: Finding, same_file: bool = True) -> list[int]:
+        """The indexes of the directives that cover `finding`. A finding in another file (the
+        chat template a chat file is rendered with) is covered by `disable-file` only."""
+        candidates = self._by_line.get(0, []) + (self._by_line.get(finding.line, []) if same_file else [])
         return [index for index in candidates if self.directives[index].covers(finding)]
 
     @staticmethod
