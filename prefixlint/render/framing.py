@@ -20,6 +20,7 @@ template rendered for them (one stable span).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Sequence
@@ -119,8 +120,9 @@ class ChatTemplateFraming:
         where = f"{path}:{line}" if line else path
         if line and template_line and line != template_line:
             where += f" (template line {template_line})"
+        cause = re.sub(r"^the chat template (failed|does not compile)( \(template line \d+\))?: ", "", exc.message)
         error = PrefixlintError(
-            f"the chat template of the tokenizer cannot render these messages ({where}): {exc.message}",
+            f"the model's chat template cannot render these messages ({where}): {cause}",
             hint="check the roles and the order of the messages against what the model's template accepts",
         )
         error.chat_template_failure = True  # type: ignore[attr-defined]

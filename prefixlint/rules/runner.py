@@ -6,6 +6,7 @@ result's `error`, so the command reports it and goes on with the other files.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
@@ -144,7 +145,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None) ->
     if framing.chat_template is not None and chat_templates is not None:
         shown = let_through(chat_templates.findings(framing.chat_template, tokenizer_spec, tokenizer, settings,
                                                     profile), settings.enabled)
-    kept, unused = suppressions.apply(findings + shown, path, enabled=settings.enabled)
+    kept, unused = suppressions.apply(findings, path, enabled=settings.enabled, elsewhere=shown)
     if shown:  # what this file lets through of its chat template's findings, reported once
         chat_templates.show(framing.chat_template, tokenizer, [f for f in kept if f.path != path])
     findings = [f for f in kept if f.path == path] + unused
@@ -239,4 +240,6 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
             results.append(FileResult(path, error=exc.located(path)))
             continue
         results += check_path(path, settings, skip_non_templates=path in walked, chat_templates=chat_templates)
-    return results + chat_templates.results()
+    # A chat template also checked on its own (named, or found by the walk) is reported once.
+    checked = {os.path.abspath(result.path) for result in results}
+    return results + [r for r in chat_templates.results() if os.path.abspath(r.path) not in checked]

@@ -1,0 +1,239 @@
+"""`check` on chat files through the model's own chat template (issue 4, "Rules for check").
+
+Real tokenizers and templates (tests/realfiles.py), offline: a model directory with Qwen3's
+tokenizer.json and tokenizer_config.json (its template drops earlier `<think>`: PFX102),
+and one with Llama 3's tokenizer.json and Llama 3.2's chat_template.jinja (it writes today's
+date with `strftime_now`: PFX101). The user's own finding is recomputed here from the
+rendered strings written out by hand and tokenized with the `tokenizers` library.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from prefixlint.cli import cli
+from tests.realfiles import model_dir, real_file
+
+SAMPLES = ("2025-03-14T09:26:53Z", "2025-03-14T09:27:41Z")
+POLICY = (
+    "You are the support assistant of Acme Routers. Answer in short paragraphs, cite the\n"
+    "section of the warranty policy you rely on, and never guess order numbers, prices or\n"
+    "delivery dates you do not know. Escalate to a human agent when the customer asks twice.\n"
+    "Refunds are possible within 30 days of delivery for unopened products, and within 14\n"
+    "days for opened ones if the product is defective.\n"
+)
+QUESTION = "My router keeps dropping the connection every evening. What can I do?"
+CHAT = (
+    "variables:\n"
+    f"  now: {{kind: per_request, samples: [\"{SAMPLES[0]}\", \"{SAMPLES[1]}\"]}}\n"
+    "messages:\n"
+    "  - role: system\n"
+    "    content: |\n"
+    "      Current time: {{ now }}\n"
+    + "".join(f"      {line}\n" for line in POLICY.splitlines())
+    + "  - role: user\n"
+    f"    content: {QUESTION}\n"
+)
+NOW_AT = (6, 21)  # line and column of `{{ now }}` in CHAT
+
+
+def system(now: str | None) -> str:
+    return (f"Current time: {now}\n" if now else "") + POLICY
+
+
+def user(now: str | None) -> str:
+    return QUESTION + (f"\nCurrent time: {now}" if now else "")
+
+
+def qwen3_text(system_text: str, user_text: str) -> str:
+    return (f"<|im_start|>system\n{system_text}<|im_end|>\n<|im_start|>user\n{user_text}<|im_end|>\n"
+            "<|im_start|>assistant\n")
+
+
+def llama32_text(system_text: str, user_text: str) -> str:
+    # Llama 3.2's template at prefixlint's fixed clock (2 Jan 2025); it trims message contents.
+    return ("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\n"
+            "Cutting Knowledge Date: December 2023\nToday Date: 02 Jan 2025\n\n"
+            f"{system_text.strip()}<|eot_id|><|start_header_id|>user<|end_header_id|>\n\n{user_text.strip()}"
+            "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n")
+
+
+def shared(a: list[int], b: list[int]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def vllm_reusable(shared_tokens: int, prompt_tokens: int) -> int:
+    """vLLM: whole 16-token blocks, and never the prompt's last token (it must be computed)."""
+    return min(shared_tokens, prompt_tokens - 1) // 16 * 16
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    root = tmp_path_factory.mktemp("models")
+    qwen = model_dir(root / "qwen3", "qwen3/tokenizer.json", "qwen3/tokenizer_config.json")
+    llama = model_dir(root / "llama", "llama3/tokenizer.json", chat_template="template/llama3.2")
+    return {"qwen3": qwen, "llama": llama}
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+def check(*args: str):
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--offline", "--format", "json", *args])
+    return result.exit_code, json.loads(result.stdout), result.stderr
+
+
+def write_chat(tmp_path, name="chat.yaml", text=CHAT):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def by_path(data, path) -> dict:
+    return next(entry for entry in data["files"] if entry["path"] == str(path))
+
+
+@pytest.mark.parametrize(("model", "render"), [("qwen3", qwen3_text), ("llama", llama32_text)])
+def test_the_users_finding_is_measured_on_the_chat_template_render(tmp_path, models, model, render):
+    from tokenizers import Tokenizer
+
+    chat = write_chat(tmp_path)
+    status, data, _ = check("--tokenizer", str(models[model]), str(chat))
+    assert status == 1
+    entry = by_path(data, chat)
+    assert (entry["chat_format"], entry["chat_template"].startswith(str(models[model]))) == ("jinja", True)
+    (finding,) = entry["findings"]
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *NOW_AT)
+    vocabulary = Tokenizer.from_file(str(models[model] / "tokenizer.json"))
+
+    def ids(text: str) -> list[int]:
+        return vocabulary.encode(text, add_special_tokens=False).ids
+
+    a, b = (ids(render(system(now), QUESTION)) for now in SAMPLES)
+    fixed_a, fixed_b = (ids(render(system(None), user(now))) for now in SAMPLES)
+    assert finding["tokens"] == len(a) == entry["tokens"]
+    assert finding["shared_prefix_tokens"] == shared(a, b)
+    assert finding["reusable_tokens"] == vllm_reusable(shared(a, b), len(b))
+    assert finding["fixed_tokens"] == len(fixed_a)
+    assert finding["fixed_shared_prefix_tokens"] == shared(fixed_a, fixed_b)
+    assert finding["fixed_reusable_tokens"] == vllm_reusable(shared(fixed_a, fixed_b), len(fixed_b))
+    # The template's own markup and date precede the value: the prefix reaches past them.
+    header = render(system(SAMPLES[0]), QUESTION).split("Current time")[0]
+    assert shared(a, b) > len(ids(header))
+
+
+def test_llama32_writes_the_date_pfx101_at_its_template_line(tmp_path, models):
+    chat = write_chat(tmp_path)
+    status, data, _ = check("--tokenizer", str(models["llama"]), str(chat))
+    template = models["llama"] / "chat_template.jinja"
+    lines = template.read_text().splitlines()
+    clock_line = next(n for n, text in enumerate(lines, 1) if "strftime_now(" in text)
+    entry = by_path(data, template)
+    (finding,) = entry["findings"]
+    assert (finding["code"], finding["name"], finding["severity"]) == ("PFX101", "chat-template-injects-date", "warning")
+    assert (finding["line"], finding["column"]) == (clock_line, lines[clock_line - 1].index("strftime_now") + 1)
+    assert (finding["text"], finding["other_text"]) == ("02 Jan 2025", "06 Feb 2026")
+    assert [f["code"] for f in by_path(data, chat)["findings"]] == ["PFX001"]  # no PFX102: history intact
+    assert status == 1
+
+
+def test_qwen3_drops_think_pfx102_at_its_template_line(tmp_path, models):
+    chat = write_chat(tmp_path)
+    _, data, _ = check("--tokenizer", str(models["qwen3"]), str(chat))
+    config = models["qwen3"] / "tokenizer_config.json"
+    entry = by_path(data, config)
+    (finding,) = entry["findings"]
+    assert (finding["code"], finding["severity"]) == ("PFX102", "info")
+    assert "drops the reasoning of earlier replies" in finding["message"]
+    # The template is one JSON string: the file line is the `chat_template` key's, the column
+    # where the template line that writes the history form (without <think>) starts.
+    raw = config.read_text().splitlines()
+    assert finding["line"] == next(n for n, text in enumerate(raw, 1) if '"chat_template"' in text)
+    source = json.loads(config.read_text())["chat_template"].splitlines()
+    written = source[finding["template_line"] - 1]
+    assert "content" in written and "<think>" not in written and "'<|im_start|>' + message.role" in written
+    escaped = json.dumps(written.strip(), ensure_ascii=False)[1:-1]
+    assert raw[finding["line"] - 1][finding["column"] - 1:].startswith(escaped[:40])
+    assert f"(chat template line {finding['template_line']})" in finding["message"]
+
+
+def test_once_per_template_per_run_select_ignore_and_suppressions(tmp_path, models):
+    first, second = write_chat(tmp_path, "a.yaml"), write_chat(tmp_path, "b.yaml")
+    llama = str(models["llama"])
+    template = str(models["llama"] / "chat_template.jinja")
+    _, data, _ = check("--tokenizer", llama, str(first), str(second))
+    assert [(e["path"], [f["code"] for f in e["findings"]]) for e in data["files"]] == [
+        (str(first), ["PFX001"]), (str(second), ["PFX001"]), (template, ["PFX101"])]
+    _, data, _ = check("--tokenizer", llama, "--ignore", "PFX101", str(first))
+    assert [e["path"] for e in data["files"]] == [str(first)]
+    status, data, _ = check("--tokenizer", llama, "--select", "PFX101", str(first))
+    assert (status, [(e["path"], len(e["findings"])) for e in data["files"]]) == (1, [(str(first), 0), (template, 1)])
+    # A file-wide suppression in the chat file (the vendor's template is not the user's to edit)...
+    suppressed = write_chat(tmp_path, "c.yaml", "# prefixlint: disable-file PFX101\n" + CHAT)
+    _, data, _ = check("--tokenizer", llama, str(suppressed))
+    assert [(e["path"], [f["code"] for f in e["findings"]]) for e in data["files"]] == [(str(suppressed), ["PFX001"])]
+    # ... holds for that file only: another file that does not suppress it still reports it, once.
+    _, data, _ = check("--tokenizer", llama, str(suppressed), str(first))
+    assert [e["path"] for e in data["files"]][-1] == template
+    # A suppression of a template rule that never fires is reported as unused.
+    unused = write_chat(tmp_path, "d.yaml", "# prefixlint: disable-file PFX102\n" + CHAT)
+    _, data, _ = check("--tokenizer", llama, str(unused))
+    assert [(f["code"], f["line"]) for f in by_path(data, unused)["findings"]] == [("PFX000", 1), ("PFX001", 7)]
+
+
+def test_the_template_checked_on_its_own_too_is_reported_once(tmp_path, models):
+    chat = write_chat(tmp_path)
+    template = models["llama"] / "chat_template.jinja"
+    _, data, _ = check("--tokenizer", str(models["llama"]), str(chat), str(template))
+    assert [e["path"] for e in data["files"]] == [str(chat), str(template)]
+    assert [f["code"] for f in by_path(data, template)["findings"]] == ["PFX101"]
+
+
+def test_without_a_chat_template_the_chatml_approximation_is_used(tmp_path):
+    chat = write_chat(tmp_path)
+    _, data, _ = check(str(chat))
+    (entry,) = data["files"]
+    assert (entry["chat_format"], "chat_template" in entry) == ("chatml-approximation", False)
+    assert [f["code"] for f in entry["findings"]] == ["PFX001"]
+
+
+def test_gpt_oss_renders_through_harmony_with_its_template_findings(tmp_path):
+    chat = write_chat(tmp_path)
+    _, data, _ = check("--tokenizer", "o200k_harmony", str(chat))
+    entry = by_path(data, chat)
+    assert entry["chat_format"] == "harmony"
+    assert [f["code"] for f in entry["findings"]] == ["PFX001"]
+    harmony = data["files"][-1]
+    assert harmony["path"] == "harmony format (openai-harmony)"
+    assert sorted(f["code"] for f in harmony["findings"]) == ["PFX101", "PFX102"]
+
+
+RAISING_TEMPLATE = (
+    "{#- written for this test: a template that accepts no system message, as some do -#}\n"
+    "{%- for message in messages %}\n"
+    "{%- if message.role == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}\n"
+    "{{- message.role + ': ' + message.content + '\\n' }}\n"
+    "{%- endfor %}\n"
+)
+
+
+def test_a_template_that_raises_is_one_error_with_file_and_line_and_others_go_on(tmp_path):
+    model = model_dir(tmp_path, "llama3/tokenizer.json")
+    (model / "chat_template.jinja").write_text(RAISING_TEMPLATE)
+    chat = write_chat(tmp_path)
+    good = tmp_path / "good.md"
+    good.write_text("Hello {{ user_name }}.\n" + POLICY)
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--offline", "--tokenizer", str(model), str(chat), str(good)])
+    assert result.exit_code == 2
+    (error,) = [line for line in result.stderr.splitlines() if line.startswith("prefixlint: error:")]
+    assert error.startswith(f"prefixlint: error: {chat}:6: ")  # where the first message's content starts
+    assert f"{model / 'chat_template.jinja'}:3" in error and "System role not supported" in error
+    assert f"{good}:1:7: PFX003" in result.stdout
