@@ -237,3 +237,25 @@ def test_a_template_that_raises_is_one_error_with_file_and_line_and_others_go_on
     assert error.startswith(f"prefixlint: error: {chat}:6: ")  # where the first message's content starts
     assert f"{model / 'chat_template.jinja'}:3" in error and "System role not supported" in error
     assert f"{good}:1:7: PFX003" in result.stdout
+
+
+def test_a_hub_id_in_the_files_own_tokenizer_key_reports_the_snapshots_template(tmp_path, monkeypatch):
+    from prefixlint.tokenize import registry
+    from tests.realfiles import hub_cache
+
+    repo = "meta-llama/Llama-3.2-3B-Instruct"
+    cache = hub_cache(tmp_path / "hub", repo, {"tokenizer.json": real_file("llama3/tokenizer.json"),
+                                               "chat_template.jinja": real_file("template/llama3.2")})
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    registry.load.cache_clear()
+    try:
+        chat = write_chat(tmp_path, text=f"tokenizer: {repo}\n" + CHAT)
+        _, data, _ = check(str(chat))  # no --tokenizer: the file names it
+    finally:
+        registry.load.cache_clear()
+    entry = by_path(data, chat)
+    assert (entry["tokenizer"], entry["chat_format"]) == (repo, "jinja")
+    template = data["files"][-1]
+    assert template["path"].startswith(str(cache)) and template["path"].endswith("/chat_template.jinja")
+    assert [(f["code"], f["line"]) for f in template["findings"]] == [("PFX101", 10)]
+    assert 'strftime_now("%d %b %Y")' in real_file("template/llama3.2").read_text().splitlines()[9]
