@@ -10,9 +10,12 @@ rendered strings written out by hand and tokenized with the `tokenizers` library
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from prefixlint.cli import cli
 from tests.realfiles import model_dir, real_file
@@ -103,8 +106,6 @@ def by_path(data, path) -> dict:
 
 @pytest.mark.parametrize(("model", "render"), [("qwen3", qwen3_text), ("llama", llama32_text)])
 def test_the_users_finding_is_measured_on_the_chat_template_render(tmp_path, models, model, render):
-    from tokenizers import Tokenizer
-
     chat = write_chat(tmp_path)
     status, data, _ = check("--tokenizer", str(models[model]), str(chat))
     assert status == 1
@@ -112,10 +113,8 @@ def test_the_users_finding_is_measured_on_the_chat_template_render(tmp_path, mod
     assert (entry["chat_format"], entry["chat_template"].startswith(str(models[model]))) == ("jinja", True)
     (finding,) = entry["findings"]
     assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *NOW_AT)
-    vocabulary = Tokenizer.from_file(str(models[model] / "tokenizer.json"))
-
     def ids(text: str) -> list[int]:
-        return vocabulary.encode(text, add_special_tokens=False).ids
+        return vocabulary(models[model] / "tokenizer.json").encode(text, add_special_tokens=False).ids
 
     a, b = (ids(render(system(now), QUESTION)) for now in SAMPLES)
     fixed_a, fixed_b = (ids(render(system(None), user(now))) for now in SAMPLES)
@@ -259,3 +258,44 @@ def test_a_hub_id_in_the_files_own_tokenizer_key_reports_the_snapshots_template(
     assert template["path"].startswith(str(cache)) and template["path"].endswith("/chat_template.jinja")
     assert [(f["code"], f["line"]) for f in template["findings"]] == [("PFX101", 10)]
     assert 'strftime_now("%d %b %Y")' in real_file("template/llama3.2").read_text().splitlines()[9]
+
+
+contents = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZ 0123456789\n", min_size=12, max_size=80).filter(
+    lambda text: len(text.strip()) >= 12 and not text.startswith("\n"))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(contents, min_size=1, max_size=4), model=st.sampled_from(["qwen3", "llama"]))
+def test_each_message_starts_where_the_hand_written_render_has_it(models, texts, model):
+    """The framing against the render written out by hand (Qwen3 keeps contents as they are,
+    Llama 3.2 trims them): the text, each message's start, and the ids as `tokenizers` gives them."""
+    from prefixlint.render.framing import framing_for
+    from prefixlint.render.spans import RenderedMessage
+    from prefixlint.tokenize import load_tokenizer
+
+    tokenizer = load_tokenizer(str(models[model]))
+    messages = [RenderedMessage("system" if n == 0 else "user", text, ()) for n, text in enumerate(texts)]
+    expected, starts = "", []
+    for message in messages:
+        if model == "qwen3":
+            expected += f"<|im_start|>{message.role}\n"
+            starts.append(len(expected))
+            expected += f"{message.text}<|im_end|>\n"
+        else:
+            expected += ("<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date:"
+                         " December 2023\nToday Date: 02 Jan 2025\n\n" if message.role == "system"
+                         else "<|start_header_id|>user<|end_header_id|>\n\n")
+            lead = len(message.text) - len(message.text.lstrip())
+            starts.append(len(expected) - lead)  # where the untrimmed text would start
+            expected += f"{message.text.strip()}<|eot_id|>"
+    expected += "<|im_start|>assistant\n" if model == "qwen3" else "<|start_header_id|>assistant<|end_header_id|>\n\n"
+    framed = framing_for(tokenizer, True).frame(messages, tokenizer.encode)
+    assert (framed.text, list(framed.starts)) == (expected, starts)
+    assert framed.ids == vocabulary(models[model] / "tokenizer.json").encode(expected, add_special_tokens=False).ids
+
+
+@lru_cache(maxsize=None)
+def vocabulary(path):
+    from tokenizers import Tokenizer
+
+    return Tokenizer.from_file(str(path))

@@ -3,7 +3,9 @@
 For each volatile variable or call: render the template twice with everything equal except
 that value, tokenize both, and measure the exact shared prefix, the tokens the engine reuses
 after its rounding, the stable tokens after the value, and the same numbers for the fixed
-variant (the value's lines moved after the stable content). Renders and encodings are cached,
+variant (the value's lines moved after the stable content). A chat file's messages become
+the request through its framing (`prefixlint.render.framing`): the model's chat template
+when the tokenizer has one, else a ChatML approximation. Renders and encodings are cached,
 so each distinct text is rendered and tokenized once.
 """
 
