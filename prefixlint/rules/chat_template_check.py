@@ -97,7 +97,8 @@ def chat_template_injects_date(rule: Rule, data) -> Iterator[Finding]:
         f"the chat template writes the date into every prompt ({date.text!r}, {date.other_text!r} on a later day):"
         f" after a date change only the first {shared:,} of {total:,} tokens of a request are reused."
         f" Pass the date in a message where it is needed, or take it out of the template."
-    ) + _template_line(line, date.line)
+    )
+    message = _with_template_line(message, line, date.line)
     yield Finding(
         path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
         message=message, variable="strftime_now", tokens=total, shared_prefix_tokens=shared,
@@ -119,7 +120,8 @@ def chat_template_rewrites_history(rule: Rule, data) -> Iterator[Finding]:
     message = (
         f"{rewrite.reason}: the next request shares {shared:,} of the {cached:,} tokens cached for the previous"
         f" one (its prompt and the generated reply), so every turn recomputes the history from there."
-    ) + _template_line(line, rewrite.line)
+    )
+    message = _with_template_line(message, line, rewrite.line)
     yield Finding(
         path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
         message=message, variable=None, tokens=cached, shared_prefix_tokens=shared,
@@ -131,10 +133,12 @@ def chat_template_rewrites_history(rule: Rule, data) -> Iterator[Finding]:
     )
 
 
-def _template_line(file_line: int, template_line: int | None) -> str:
+def _with_template_line(message: str, file_line: int, template_line: int | None) -> str:
     """Where the file line is not the template's (a tokenizer_config.json holds the template
-    on one line), the template's own line."""
-    return f" (chat template line {template_line})" if template_line and template_line != file_line else ""
+    on one line), the message ends with the template's own line."""
+    if not template_line or template_line == file_line:
+        return message
+    return f"{message.rstrip('.')} (chat template line {template_line})."
 
 
 #: rule code -> the function that turns the detections into its finding
