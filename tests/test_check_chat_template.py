@@ -230,12 +230,17 @@ def test_a_template_that_raises_is_one_error_with_file_and_line_and_others_go_on
     chat = write_chat(tmp_path)
     good = tmp_path / "good.md"
     good.write_text("Hello {{ user_name }}.\n" + POLICY)
-    result = CliRunner().invoke(cli, ["check", "--isolated", "--offline", "--tokenizer", str(model), str(chat), str(good)])
+    # A chat file without a system message renders; the template's own probes skip the probe
+    # with a system message, so the template is no error either.
+    user_only = write_chat(tmp_path, "user_only.yaml", CHAT.replace("role: system", "role: user"))
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--offline", "--tokenizer", str(model), str(chat),
+                                      str(good), str(user_only)])
     assert result.exit_code == 2
     (error,) = [line for line in result.stderr.splitlines() if line.startswith("prefixlint: error:")]
     assert error.startswith(f"prefixlint: error: {chat}:6: ")  # where the first message's content starts
     assert f"{model / 'chat_template.jinja'}:3" in error and "System role not supported" in error
     assert f"{good}:1:7: PFX003" in result.stdout
+    assert f"{user_only}:6:21: PFX001" in result.stdout
 
 
 def test_a_hub_id_in_the_files_own_tokenizer_key_reports_the_snapshots_template(tmp_path, monkeypatch):

@@ -67,12 +67,19 @@ def _parse(template: Template) -> None:
 
 
 def prompt_tokens(tokenizer, template: Template) -> int:
-    """Tokens of the first date probe rendered with the template (the file's summary line)."""
+    """Tokens of the first date probe the template renders (the file's summary line)."""
+    from prefixlint.errors import PrefixlintError
     from prefixlint.render.chat import render_chat
     from prefixlint.rules.chat_template import DATE_PROBES
 
-    return len(render_chat(DATE_PROBES[0], tokenizer=tokenizer, chat_template=template.messages[0].content)
-               .ids(tokenizer))
+    for number, probe in enumerate(DATE_PROBES):
+        try:
+            return len(render_chat(probe, tokenizer=tokenizer, chat_template=template.messages[0].content)
+                       .ids(tokenizer))
+        except PrefixlintError:
+            if number == len(DATE_PROBES) - 1:  # a template that refuses a system message tries the next
+                raise
+    return 0
 
 
 def _where(template: Template, line: int | None, word: str | None) -> tuple[int, int] | None:

@@ -63,8 +63,11 @@ def _check_template(chat_template, tokenizer_spec: str, tokenizer, settings, pro
     every_rule = replace(settings, tokenizer=tokenizer_spec, enabled=_chat_template_rules, engine=profile.name)
     if chat_template.path is not None:  # a file: checked as a standalone chat template is
         result = check_file(chat_template.path, every_rule, _load(chat_template.path))
-        if result.error is not None:
-            result.error.message = f"the chat template of {tokenizer.name} fails: {result.error.message}"
+        error = result.error
+        if error is not None:
+            error.message = f"the chat template of {tokenizer.name} fails on prefixlint's probe messages: {error.message}"
+            if error.line is None and getattr(error, "template_line", None):
+                error.line = chat_template.file_location(error.template_line)[1]
         return result
     try:
         return _check_unfiled(chat_template, tokenizer, profile)
