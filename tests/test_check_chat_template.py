@@ -209,7 +209,7 @@ def test_gpt_oss_renders_through_harmony_with_its_template_findings(tmp_path):
     _, data, _ = check("--tokenizer", "o200k_harmony", str(chat))
     entry = by_path(data, chat)
     assert entry["chat_format"] == "harmony"
-    assert [f["code"] for f in entry["findings"]] == ["PFX001"]
+    assert [(f["code"], f["line"], f["column"]) for f in entry["findings"]] == [("PFX001", *NOW_AT)]
     harmony = data["files"][-1]
     assert harmony["path"] == "harmony format (openai-harmony)"
     assert sorted(f["code"] for f in harmony["findings"]) == ["PFX101", "PFX102"]
@@ -304,3 +304,38 @@ def vocabulary(path):
     from tokenizers import Tokenizer
 
     return Tokenizer.from_file(str(path))
+
+
+STABLE = [
+    "You are the support assistant of Acme Corp.",
+    "Answer in short paragraphs and cite the policy section you rely on.",
+    "Never guess order numbers, prices or delivery dates.",
+    "Refunds are possible within 30 days of delivery for unused items.",
+]
+VOLATILE = ["{{ now }}", "{{ session_id }}", "{{ user_name }}", "{{ iteration }}"]
+chat_lines = st.lists(st.tuples(st.sampled_from(STABLE), st.sampled_from(["", *VOLATILE]),
+                                st.sampled_from(["before", "after"])), min_size=1, max_size=8)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(system_lines=chat_lines, user_lines=chat_lines, model=st.sampled_from(["qwen3", "llama"]))
+def test_positions_through_the_chat_template_point_at_the_placeholder(tmp_path, models, system_lines, user_lines, model):
+    """Generated chat files through real chat templates: every finding's line and column is its
+    placeholder as written, and the numbers respect the engine's rounding."""
+    from prefixlint.rules.runner import Settings, check_file
+
+    def block(lines):
+        return "".join(f"      {(f'{v} {s}' if w == 'before' else f'{s} {v}').strip()}\n" for s, v, w in lines)
+
+    text = ("messages:\n  - role: system\n    content: |\n" + block(system_lines)
+            + "  - role: user\n    content: |\n" + block(user_lines))
+    path = tmp_path / "chat.yaml"
+    path.write_text(text)
+    result = check_file(str(path), Settings(tokenizer=str(models[model]), offline=True))
+    assert result.error is None, result.error
+    assert result.extra["chat_format"] == "jinja"
+    assert 0 <= result.reusable_tokens <= result.tokens and result.reusable_tokens % 16 == 0
+    file_lines = text.split("\n")
+    for finding in result.findings:
+        assert file_lines[finding.line - 1][finding.column - 1:].startswith(finding.extra["placeholder"])
+        assert 0 <= finding.reusable_tokens <= finding.shared_prefix_tokens <= finding.tokens
