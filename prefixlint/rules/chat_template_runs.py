@@ -75,8 +75,12 @@ def _check_template(chat_template, tokenizer_spec: str, tokenizer, settings, pro
         return FileResult(chat_template.origin, error=exc.located(chat_template.origin))
 
 
+#: The rules of the chat template itself (rules/PFX101.yaml, rules/PFX102.yaml).
+CHAT_TEMPLATE_CODES = ("PFX101", "PFX102")
+
+
 def _chat_template_rules(code: str) -> bool:
-    return code in ("PFX101", "PFX102")
+    return code in CHAT_TEMPLATE_CODES
 
 
 def _load(path: str):

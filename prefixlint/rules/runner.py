@@ -101,12 +101,12 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None) ->
     from prefixlint.load.registry import load_template
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
+    from prefixlint.render.framing import framing_for
     from prefixlint.rules.catalog import load_catalog
+    from prefixlint.rules.chat_template_runs import CHAT_TEMPLATE_CODES, let_through
     from prefixlint.rules.checks import Measured, check_function
     from prefixlint.rules.classify import builtin_catalog, load_catalog_extension
     from prefixlint.rules.measure import Measurer
-    from prefixlint.render.framing import framing_for
-    from prefixlint.rules.chat_template_runs import let_through
     from prefixlint.rules.suppress import Suppressions
     from prefixlint.tokenize import load_tokenizer
 
@@ -142,7 +142,8 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None) ->
         if rule.check and enabled(rule.code):  # PFX000 comes from the suppressions, not a check
             findings += check_function(rule)(rule, data)
     shown: list[Finding] = []
-    if framing.chat_template is not None and chat_templates is not None:
+    if (framing.chat_template is not None and chat_templates is not None
+            and any(enabled(code) for code in CHAT_TEMPLATE_CODES)):
         shown = let_through(chat_templates.findings(framing.chat_template, tokenizer_spec, tokenizer, settings,
                                                     profile), settings.enabled)
     kept, unused = suppressions.apply(findings, path, enabled=settings.enabled, elsewhere=shown)
