@@ -149,6 +149,10 @@ def test_rules_and_rule_commands():
     assert CliRunner().invoke(cli, ["rule", "boundary-merge"]).stdout.startswith("PFX006 boundary-merge")
     unknown = CliRunner().invoke(cli, ["rule", "PFX999"])
     assert unknown.exit_code == 2 and "unknown rule 'PFX999'" in unknown.stderr
+    assert {"PFX101", "PFX102"} <= set(listed_codes)  # the chat-template rules
+    shown = CliRunner().invoke(cli, ["rule", "chat-template-rewrites-history"]).stdout
+    assert shown.startswith("PFX102 chat-template-rewrites-history (info)") and "## Use instead" in shown
+    assert CliRunner().invoke(cli, ["rule", "PFX101"]).stdout.startswith("PFX101 chat-template-injects-date (warning)")
     data = json.loads(CliRunner().invoke(cli, ["rules", "--format", "json"]).stdout)
     assert data[1] == {"code": "PFX001", "name": "timestamp-before-stable", "severity": "error",
                        "summary": data[1]["summary"]}

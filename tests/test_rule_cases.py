@@ -56,6 +56,22 @@ def test_catalog_and_code_agree():
             assert checks.check_function(rule) is getattr(checks, rule.check)
 
 
+def test_every_catalog_rule_has_exactly_one_implementation():
+    """PFX000 comes from the suppressions, PFX001-PFX007 name a function of rules.checks, and the
+    chat-template rules PFX101/PFX102 are rules.chat_template_check's, named after the rule."""
+    from prefixlint.rules.chat_template_check import CHAT_TEMPLATE_CHECKS
+    from prefixlint.rules.suppress import UNUSED_CODE, UNUSED_NAME
+
+    with_check = {rule.code for rule in CATALOG.values() if rule.check}
+    assert set(CATALOG) == with_check | set(CHAT_TEMPLATE_CHECKS) | {UNUSED_CODE}
+    assert not with_check & set(CHAT_TEMPLATE_CHECKS) and UNUSED_CODE not in with_check
+    assert CATALOG[UNUSED_CODE].name == UNUSED_NAME
+    assert set(CHAT_TEMPLATE_CHECKS) == {"PFX101", "PFX102"}
+    for code, function in CHAT_TEMPLATE_CHECKS.items():
+        assert function.__name__ == CATALOG[code].name.replace("-", "_")
+        assert list(inspect.signature(function).parameters) == ["rule", "data"]
+
+
 def test_codes_names_and_documentation():
     assert {f"PFX00{n}" for n in range(1, 8)} <= set(CATALOG)  # later rules (PFX101 ...) may join
     names = {rule.code: rule.name for rule in CATALOG.values()}

@@ -1,5 +1,9 @@
 """Join rendered messages into the one text a server tokenizes, keeping each message's offset.
 
+This is the approximation `check` uses where the tokenizer has no public chat format
+(o200k_base, cl100k_base, a tokenizer without a chat template); otherwise the model's own
+template frames the messages (`prefixlint.render.framing`).
+
 A single prompt is its own text. A conversation is framed the way ChatML does it
 (`<|im_start|>role\\n...<|im_end|>\\n`, then the generation prompt `<|im_start|>assistant\\n`):
 the framing is stable text, so it moves no finding; tokenizers without ChatML special

@@ -120,11 +120,8 @@ def detect_date_injection(
     template = resolve_chat_template(tokenizer, chat_template)
     later = later or now + CLOCK_STEP
     if messages is None:
-        for probe in DATE_PROBES:
-            found = detect_date_injection(tokenizer, template, messages=probe, tools=tools, now=now, later=later)
-            if found is not None:
-                return found
-        return None
+        return _first_found(DATE_PROBES, lambda probe: detect_date_injection(
+            tokenizer, template, messages=probe, tools=tools, now=now, later=later))
     first = render_chat(messages, tokenizer=tokenizer, chat_template=template, tools=tools, now=now)
     second = render_chat(messages, tokenizer=tokenizer, chat_template=template, tools=tools, now=later)
     if first.text == second.text:
@@ -141,13 +138,19 @@ def detect_history_rewrite(
     tokenizer,
     chat_template: ChatTemplate | str | None = None,
     *,
-    messages: Sequence[Mapping[str, Any]] = HISTORY_PROBE,
+    messages: Sequence[Mapping[str, Any]] | None = None,
     tools=None,
     now: datetime = FIRST_CLOCK,
 ) -> HistoryRewrite | None:
     """Whether the request before the last assistant message, plus that reply as generated,
-    is a prefix of the request that follows it (`messages` must hold an assistant message)."""
+    is a prefix of the request that follows it (`messages` must hold an assistant message).
+
+    Without `messages`, `HISTORY_PROBE`, or without its system message for a template that
+    refuses one."""
     template = resolve_chat_template(tokenizer, chat_template)
+    if messages is None:
+        return _first_found((HISTORY_PROBE, HISTORY_PROBE[1:]), lambda probe: detect_history_rewrite(
+            tokenizer, template, messages=probe, tools=tools, now=now))
     index = max(i for i, m in enumerate(messages) if m.get("role") == "assistant")
     prompt = render_chat(messages[:index], tokenizer=tokenizer, chat_template=template, tools=tools, now=now)
     reply = generated_reply(messages, index, tokenizer=tokenizer, chat_template=template, tools=tools, now=now)
@@ -169,6 +172,30 @@ def detect_history_rewrite(
         template.origin, message_index, offset, line, cached_line,
         cached_text[offset: offset + 60], following.text[offset: offset + 60], reason, shared, len(cached_ids),
     )
+
+
+def _first_found(probes, detect):
+    """The first probe's detection that is not None. A probe the template refuses (it raises:
+    some templates take no system message) is skipped; if every probe is refused, the first
+    refusal is raised."""
+    from prefixlint.errors import PrefixlintError
+
+    refused: PrefixlintError | None = None
+    answered = False
+    for probe in probes:
+        try:
+            found = detect(probe)
+        except PrefixlintError as exc:
+            if not hasattr(exc, "template_line"):
+                raise
+            refused = refused or exc
+            continue
+        answered = True
+        if found is not None:
+            return found
+    if not answered and refused is not None:
+        raise refused
+    return None
 
 
 def rewrite_reason(

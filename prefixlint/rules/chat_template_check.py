@@ -67,12 +67,19 @@ def _parse(template: Template) -> None:
 
 
 def prompt_tokens(tokenizer, template: Template) -> int:
-    """Tokens of the first date probe rendered with the template (the file's summary line)."""
+    """Tokens of the first date probe the template renders (the file's summary line)."""
+    from prefixlint.errors import PrefixlintError
     from prefixlint.render.chat import render_chat
     from prefixlint.rules.chat_template import DATE_PROBES
 
-    return len(render_chat(DATE_PROBES[0], tokenizer=tokenizer, chat_template=template.messages[0].content)
-               .ids(tokenizer))
+    for number, probe in enumerate(DATE_PROBES):
+        try:
+            return len(render_chat(probe, tokenizer=tokenizer, chat_template=template.messages[0].content)
+                       .ids(tokenizer))
+        except PrefixlintError:
+            if number == len(DATE_PROBES) - 1:  # a template that refuses a system message tries the next
+                raise
+    return 0
 
 
 def _where(template: Template, line: int | None, word: str | None) -> tuple[int, int] | None:
@@ -98,12 +105,14 @@ def chat_template_injects_date(rule: Rule, data) -> Iterator[Finding]:
         f" after a date change only the first {shared:,} of {total:,} tokens of a request are reused."
         f" Pass the date in a message where it is needed, or take it out of the template."
     )
+    message = _with_template_line(message, line, date.line)
     yield Finding(
         path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
         message=message, variable="strftime_now", tokens=total, shared_prefix_tokens=shared,
         reusable_tokens=data.profile.reusable_tokens(shared, total),
         fixed_reusable_tokens=data.profile.reusable_tokens(total, total),
-        extra={"placeholder": "strftime_now" if date.line else "", "output_line": date.output_line,
+        extra={"placeholder": "strftime_now" if date.line else "", "template_line": date.line,
+               "output_line": date.output_line,
                "text": date.text, "other_text": date.other_text},
     )
 
@@ -119,14 +128,24 @@ def chat_template_rewrites_history(rule: Rule, data) -> Iterator[Finding]:
         f"{rewrite.reason}: the next request shares {shared:,} of the {cached:,} tokens cached for the previous"
         f" one (its prompt and the generated reply), so every turn recomputes the history from there."
     )
+    message = _with_template_line(message, line, rewrite.line)
     yield Finding(
         path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
         message=message, variable=None, tokens=cached, shared_prefix_tokens=shared,
         reusable_tokens=data.profile.reusable_tokens(shared, cached),
         fixed_reusable_tokens=data.profile.reusable_tokens(cached, cached),
-        extra={"placeholder": "", "reason": rewrite.reason, "cached_line": rewrite.cached_line,
+        extra={"placeholder": "", "reason": rewrite.reason, "template_line": rewrite.line,
+               "cached_line": rewrite.cached_line,
                "cached_text": rewrite.cached_text, "new_text": rewrite.new_text},
     )
+
+
+def _with_template_line(message: str, file_line: int, template_line: int | None) -> str:
+    """Where the file line is not the template's (a tokenizer_config.json holds the template
+    on one line), the message ends with the template's own line."""
+    if not template_line or template_line == file_line:
+        return message
+    return f"{message.rstrip('.')} (chat template line {template_line})."
 
 
 #: rule code -> the function that turns the detections into its finding

@@ -2,7 +2,8 @@
 
 Each check receives its catalog `Rule` and the file's `Measured` data and yields Findings.
 PFX001-PFX005 share `volatile_before_stable` (the rule's class decides which values it
-reports); PFX101/PFX102 (chat-template rules) will add their own functions here.
+reports). The chat-template rules PFX101/PFX102 are `prefixlint.rules.chat_template_check`'s
+(they look at the model's chat template, not at the file's values).
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ class Measured:
     flagged: set[str] = field(default_factory=set)
     #: All volatile values differing, with every one of them moved after the stable content.
     best: Measurement | None = None
-    #: For rules that need more (the chat-template rules PFX101/PFX102 will): the loaded
-    #: template, the tokenizer, and the Measurer (cached renders and encodings).
+    #: For rules that need more: the loaded template, the tokenizer, and the Measurer
+    #: (cached renders and encodings; `measurer.framing` says how messages were framed).
     template: Any = None
     tokenizer: Any = None
     measurer: Any = None

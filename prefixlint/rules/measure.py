@@ -3,7 +3,9 @@
 For each volatile variable or call: render the template twice with everything equal except
 that value, tokenize both, and measure the exact shared prefix, the tokens the engine reuses
 after its rounding, the stable tokens after the value, and the same numbers for the fixed
-variant (the value's lines moved after the stable content). Renders and encodings are cached,
+variant (the value's lines moved after the stable content). A chat file's messages become
+the request through its framing (`prefixlint.render.framing`): the model's chat template
+when the tokenizer has one, else a ChatML approximation. Renders and encodings are cached,
 so each distinct text is rendered and tokenized once.
 """
 
@@ -17,7 +19,8 @@ from prefixlint.load.template import Template
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.match.profiles import EngineProfile
 from prefixlint.match.variants import changed_placeholders, first_difference, move_to_end
-from prefixlint.render.conversation import join, split_roles
+from prefixlint.render.conversation import split_roles
+from prefixlint.render.framing import ApproximateFraming
 from prefixlint.render.history import History
 from prefixlint.render.spans import CompiledTemplate, Placeholder, RenderedMessage
 from prefixlint.render.values import call_function, stable_function, variable_value
@@ -63,8 +66,11 @@ class VolatileMeasurement:
 
 class Measurer:
     def __init__(self, template: Template, compiled: CompiledTemplate, tokenizer, profile: EngineProfile,
-                 catalog: Catalog, min_stable_tokens: int) -> None:
+                 catalog: Catalog, min_stable_tokens: int, framing=None) -> None:
         self.template, self.compiled, self.tokenizer, self.profile = template, compiled, tokenizer, profile
+        #: How messages become the request (`prefixlint.render.framing`): the model's chat
+        #: template where the tokenizer has one, else the ChatML approximation.
+        self.framing = framing or ApproximateFraming(template.is_chat)
         self.min_stable_tokens = min_stable_tokens
         self.volatility: dict[str, Volatility] = {}
         declared = template.variables
@@ -107,8 +113,8 @@ class Measurer:
             messages = self.compiled.render(values, functions)
             if self.template.role_markers:
                 messages = split_roles(messages[0], self.template.role_line)
-            text, starts = join(messages, self.template.is_chat)
-            request = self._renders[vary] = Request(messages, text, starts, self.encode(text))
+            framed = self.framing.frame(messages, self.encode)
+            request = self._renders[vary] = Request(framed.messages, framed.text, framed.starts, framed.ids)
         return request
 
     def compare(self, a: Request, b: Request, moved: set[int]) -> Measurement:
@@ -128,7 +134,7 @@ class Measurer:
             return request.ids
         texts = move_to_end(request.messages, moved)
         renamed = tuple(RenderedMessage(m.role, t, ()) for m, t in zip(request.messages, texts))
-        return self.encode(join(renamed, self.template.is_chat)[0])
+        return self.framing.frame(renamed, self.encode).ids
 
     def measure(self, volatility: Volatility) -> VolatileMeasurement | None:
         base, varied = self.render(), self.render(frozenset({volatility.name}))

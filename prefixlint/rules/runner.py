@@ -6,6 +6,7 @@ result's `error`, so the command reports it and goes on with the other files.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
@@ -30,11 +31,19 @@ class Settings:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def check_path(path: str, settings: Settings, *, skip_non_templates: bool = False) -> list[FileResult]:
+def check_path(path: str, settings: Settings, *, skip_non_templates: bool = False,
+               chat_templates=None) -> list[FileResult]:
     """The results for one file: one per file a template comes from (a promptfoo config's prompts
     may live in the config and in the files it references); a file's prompts are summed. With
-    `skip_non_templates` (a file found by a directory walk), a file no loader reads gives none."""
+    `skip_non_templates` (a file found by a directory walk), a file no loader reads gives none.
+    `chat_templates` (a `ChatTemplateRuns`) collects the findings of the chat templates the
+    file's messages are rendered with; without it, they come after the file's own results."""
     from prefixlint.load.registry import NotATemplate, load_templates
+    from prefixlint.rules.chat_template_runs import ChatTemplateRuns
+
+    if chat_templates is None:
+        runs = ChatTemplateRuns()
+        return check_path(path, settings, skip_non_templates=skip_non_templates, chat_templates=runs) + runs.results()
 
     try:
         templates = load_templates(path)
@@ -45,8 +54,8 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
     except RecursionError:
         return [FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))]
     if len(templates) == 1 and templates[0].path == path:
-        return [check_file(path, settings, templates[0])]
-    return merge_by_path([check_file(t.path, settings, t) for t in templates])
+        return [check_file(path, settings, templates[0], chat_templates=chat_templates)]
+    return merge_by_path([check_file(t.path, settings, t, chat_templates=chat_templates) for t in templates])
 
 
 def merge_by_path(results: list[FileResult]) -> list[FileResult]:
@@ -70,13 +79,16 @@ def _summed(results: list[FileResult]) -> dict[str, int]:
     return {key: sum(r.extra.get(key, 0) for r in results) for key in keys if key in results[0].extra}
 
 
-def check_file(path: str, settings: Settings, template=None, *, skip_non_templates: bool = False) -> FileResult | None:
+def check_file(path: str, settings: Settings, template=None, *, skip_non_templates: bool = False,
+               chat_templates=None) -> FileResult | None:
     """The file's result (`template`: already loaded); None when `skip_non_templates` and no
-    loader reads the file (a YAML file found by a directory walk that is not a prompt template)."""
+    loader reads the file (a YAML file found by a directory walk that is not a prompt template).
+    The findings of the chat template its messages are rendered with go to `chat_templates`
+    (a `ChatTemplateRuns`), reported once per run against the template; without one, nowhere."""
     from prefixlint.load.registry import NotATemplate
 
     try:
-        return _check(path, settings, template)
+        return _check(path, settings, template, chat_templates)
     except NotATemplate as exc:
         return None if skip_non_templates else FileResult(path, error=exc.located(path))
     except PrefixlintError as exc:
@@ -85,11 +97,13 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
         return FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))
 
 
-def _check(path: str, settings: Settings, template=None) -> FileResult:
+def _check(path: str, settings: Settings, template=None, chat_templates=None) -> FileResult:
     from prefixlint.load.registry import load_template
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
+    from prefixlint.render.framing import framing_for
     from prefixlint.rules.catalog import load_catalog
+    from prefixlint.rules.chat_template_runs import CHAT_TEMPLATE_CODES, let_through
     from prefixlint.rules.checks import Measured, check_function
     from prefixlint.rules.classify import builtin_catalog, load_catalog_extension
     from prefixlint.rules.measure import Measurer
@@ -104,15 +118,22 @@ def _check(path: str, settings: Settings, template=None) -> FileResult:
     compiled = compile_template(template)
     if template.declares_variables:
         _check_declared(template, compiled)
-    tokenizer = load_tokenizer(template.tokenizer or settings.tokenizer, offline=settings.offline)
+    tokenizer_spec = template.tokenizer or settings.tokenizer
+    tokenizer = load_tokenizer(tokenizer_spec, offline=settings.offline)
     catalog = builtin_catalog().extended(load_catalog_extension(settings.extend_volatile))
-    measurer = Measurer(template, compiled, tokenizer, profile, catalog, settings.min_stable_tokens)
-    measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
-    flagged = [m for m in measured if m.stable_tokens_after >= settings.min_stable_tokens and m.moved]
-    moved = set().union(*(m.moved for m in flagged)) if flagged else set()
-    overall = measurer.measure_all(moved)
-    # Only when the suggested fixes leave nothing reusable: would any order help at all?
-    best = measurer.measure_all() if measured and overall.fixed_reusable_tokens == 0 else overall
+    framing = framing_for(tokenizer, template.is_chat)
+    measurer = Measurer(template, compiled, tokenizer, profile, catalog, settings.min_stable_tokens, framing)
+    try:
+        measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
+        flagged = [m for m in measured if m.stable_tokens_after >= settings.min_stable_tokens and m.moved]
+        moved = set().union(*(m.moved for m in flagged)) if flagged else set()
+        overall = measurer.measure_all(moved)
+        # Only when the suggested fixes leave nothing reusable: would any order help at all?
+        best = measurer.measure_all() if measured and overall.fixed_reusable_tokens == 0 else overall
+    except PrefixlintError as exc:
+        if getattr(exc, "chat_template_failure", False):  # at the file's first message
+            exc.located(path, template.position(template.messages[0].file_offset(0))[0])
+        raise
     data = Measured(path, template.is_chat, profile, catalog, settings.min_stable_tokens, measured, overall,
                     {m.volatility.name for m in flagged}, best, template, tokenizer, measurer)
     findings: list[Finding] = []
@@ -120,13 +141,20 @@ def _check(path: str, settings: Settings, template=None) -> FileResult:
     for rule in load_catalog().values():
         if rule.check and enabled(rule.code):  # PFX000 comes from the suppressions, not a check
             findings += check_function(rule)(rule, data)
-    kept, unused = suppressions.apply(findings, path, enabled=settings.enabled)
-    findings = kept + unused
+    shown: list[Finding] = []
+    if (framing.chat_template is not None and chat_templates is not None
+            and any(enabled(code) for code in CHAT_TEMPLATE_CODES)):
+        shown = let_through(chat_templates.findings(framing.chat_template, tokenizer_spec, tokenizer, settings,
+                                                    profile), settings.enabled)
+    kept, unused = suppressions.apply(findings, path, enabled=settings.enabled, elsewhere=shown)
+    if shown:  # what this file lets through of its chat template's findings, reported once
+        chat_templates.show(framing.chat_template, tokenizer, [f for f in kept if f.path != path])
+    findings = [f for f in kept if f.path == path] + unused
     findings.sort(key=Finding.sort_key)
     return FileResult(
         path, overall.tokens, overall.reusable_tokens, overall.fixed_reusable_tokens, tuple(findings),
         extra={"format": template.format, **({"model": template.model} if template.model else {}),
-               "tokenizer": tokenizer.name, "engine": profile.name,
+               "tokenizer": tokenizer.name, "engine": profile.name, **_chat_format(framing),
                "block_size": profile.unit, "shared_prefix_tokens": overall.shared_prefix_tokens,
                "fixed_tokens": overall.fixed_tokens,
                "fixed_shared_prefix_tokens": overall.fixed_shared_prefix_tokens,
@@ -134,6 +162,14 @@ def _check(path: str, settings: Settings, template=None) -> FileResult:
                                                 "stable_tokens_after": m.stable_tokens_after}
                             for m in measured}},
     )
+
+
+def _chat_format(framing) -> dict[str, str]:
+    """How a chat file's messages were framed: the model's chat format and template, or the
+    ChatML approximation (no public chat format for the tokenizer); nothing for a prompt."""
+    if framing.chat_template is None:
+        return {"chat_format": framing.chat_format} if framing.is_chat else {}
+    return {"chat_format": framing.chat_format, "chat_template": framing.chat_template.origin}
 
 
 def _check_chat_template(path, template, settings: Settings, profile, suppressions) -> FileResult:
@@ -194,12 +230,17 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
                 walked: frozenset[str] = frozenset()) -> list[FileResult]:
     """Results in order; files in `walked` (found by a directory walk) that are not templates
     are left out."""
+    from prefixlint.rules.chat_template_runs import ChatTemplateRuns
+
     results = []
+    chat_templates = ChatTemplateRuns()
     for path in paths:
         try:
             settings = settings_for(path)
         except PrefixlintError as exc:
             results.append(FileResult(path, error=exc.located(path)))
             continue
-        results += check_path(path, settings, skip_non_templates=path in walked)
-    return results
+        results += check_path(path, settings, skip_non_templates=path in walked, chat_templates=chat_templates)
+    # A chat template also checked on its own (named, or found by the walk) is reported once.
+    checked = {os.path.abspath(result.path) for result in results}
+    return results + [r for r in chat_templates.results() if os.path.abspath(r.path) not in checked]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.rules.finding import Finding
@@ -101,17 +101,22 @@ class Suppressions:
         return cls(tuple(directives))
 
     def apply(
-        self, findings: list[Finding], path: str, *, enabled: Callable[[str], bool] | None = None
+        self, findings: list[Finding], path: str, *, enabled: Callable[[str], bool] | None = None,
+        elsewhere: Sequence[Finding] = (),
     ) -> tuple[list[Finding], list[Finding]]:
         """(the findings no directive covers, a PFX000 finding for each directive that covers none).
+
+        `elsewhere` are findings in another file that this file's checks brought in (the chat
+        template its messages are rendered with): only `disable-file` covers them; those kept
+        come after the others in the first list.
 
         `enabled(code)` (e.g. `Config.is_enabled`) keeps codes of rules that did not run from
         being reported as unused, and turns PFX000 off when it is not enabled itself.
         """
         used: list[set[str]] = [set() for _ in self.directives]
         kept = []
-        for finding in findings:
-            covering = self._covering(finding)
+        for finding, same_file in [(f, True) for f in findings] + [(f, False) for f in elsewhere]:
+            covering = self._covering(finding, same_file)
             for index in covering:
                 used[index].add(finding.code)
             if not covering:
@@ -125,9 +130,10 @@ class Suppressions:
                 unused.append(report)
         return kept, sorted(unused, key=Finding.sort_key)
 
-    def _covering(self, finding: Finding) -> list[int]:
-        """The indexes of the directives that cover `finding`."""
-        candidates = self._by_line.get(0, []) + self._by_line.get(finding.line, [])
+    def _covering(self, finding: Finding, same_file: bool = True) -> list[int]:
+        """The indexes of the directives that cover `finding`. A finding in another file (the
+        chat template a chat file is rendered with) is covered by `disable-file` only."""
+        candidates = self._by_line.get(0, []) + (self._by_line.get(finding.line, []) if same_file else [])
         return [index for index in candidates if self.directives[index].covers(finding)]
 
     @staticmethod
