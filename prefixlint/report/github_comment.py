@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from prefixlint import __version__
 from prefixlint.errors import PrefixlintError
+from prefixlint.report.markdown import MARKER
 
-MARKER = "<!-- prefixlint-report -->"
 DEFAULT_API_URL = "https://api.github.com"
 _NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
 
