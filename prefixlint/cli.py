@@ -18,6 +18,7 @@ from prefixlint.errors import PrefixlintError
 # name -> "module:attribute"; each module keeps its heavy imports inside functions.
 COMMANDS = {
     "compare": ("prefixlint.commands.compare:compare", "Measure the prefix-cache reuse of requests served in order."),
+    "report": ("prefixlint.commands.report:report", "Reuse of each template at a git base and now, as Markdown for a pull request."),
 }
 
 EXIT_USAGE = 2

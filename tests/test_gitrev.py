@@ -52,3 +52,23 @@ def test_relative_paths_are_repository_relative(repo, monkeypatch):
     assert r.relative("a.md") == "prompts/a.md"
     with pytest.raises(PrefixlintError):
         r.relative(repo.parent / "elsewhere.md")
+
+
+def test_compare_reports_added_removed_modified_renamed_unchanged(repo):
+    base = git(repo, "rev-parse", "HEAD").stdout.strip()
+    write(repo, {"prompts/c.md": "new\n", "prompts/b.md": "beta 2\n", "notes.txt": "not wanted\n",
+                 ".gitignore": "ignored.md\n", "prompts/ignored.md": "x\n"})
+    git(repo, "mv", "prompts/a.md", "prompts/moved.md")
+    write(repo, {"README.md": None})
+    (repo / ".gitignore").write_text("prompts/ignored.md\n")
+    changes = open_repository(repo).compare(base, lambda path: path.endswith(".md"))
+    assert [(c.path, c.status, c.old_path) for c in changes] == [
+        ("README.md", "removed", None),
+        ("prompts/b.md", "modified", None),
+        ("prompts/c.md", "added", None),
+        ("prompts/moved.md", "renamed", "prompts/a.md"),
+    ]
+    write(repo, {"prompts/b.md": "beta\n"})
+    (unchanged,) = [c for c in open_repository(repo).compare(base, lambda p: p == "prompts/b.md")]
+    assert unchanged.status == "unchanged"
+    assert unchanged.base_blob == git(repo, "rev-parse", f"{base}:prompts/b.md").stdout.strip()

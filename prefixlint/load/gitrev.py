@@ -10,8 +10,19 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from prefixlint.errors import PrefixlintError
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file as it is at the base revision and in the working tree."""
+
+    path: str  # repository-relative; for a removed file, its path at the base
+    status: str  # added | removed | modified | renamed | unchanged
+    base_blob: str | None  # blob id at the base, None when added
+    old_path: str | None = None  # the base path of a renamed file
 
 
 @dataclass(frozen=True)
@@ -65,6 +76,38 @@ class Repository:
             else:
                 i += 2
         return moved
+
+    def working_files(self) -> list[str]:
+        """Files in the working tree that git tracks or would track (.gitignore respected)."""
+        out = self.git("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        names = {name.decode("utf-8", errors="surrogateescape") for name in out.split(b"\0") if name}
+        return sorted(name for name in names if (self.root / name).is_file())
+
+    def blob_ids(self, paths: list[str]) -> dict[str, str]:
+        """The blob id each working-tree file would get if added (git's filters applied)."""
+        if not paths:
+            return {}
+        out = self.git("hash-object", "--stdin-paths", data="\n".join(paths).encode() + b"\n")
+        return dict(zip(paths, out.decode().split()))
+
+    def compare(self, commit: str, wanted: Callable[[str], bool]) -> list[FileChange]:
+        """Every `wanted` file at `commit` or in the working tree, with what happened to it."""
+        base = {path: blob for path, blob in self.tree(commit).items() if wanted(path)}
+        now = [path for path in self.working_files() if wanted(path)]
+        moved = {new: old for new, old in self.renames(commit).items() if new in now and old in base}
+        current = self.blob_ids(now)
+        changes = []
+        for path in now:
+            if path in moved:
+                changes.append(FileChange(path, "renamed", base[moved[path]], moved[path]))
+            elif path not in base:
+                changes.append(FileChange(path, "added", None))
+            else:
+                status = "unchanged" if base[path] == current[path] else "modified"
+                changes.append(FileChange(path, status, base[path]))
+        gone = set(base) - set(now) - set(moved.values())
+        changes += [FileChange(path, "removed", base[path]) for path in gone]
+        return sorted(changes, key=lambda change: change.path)
 
     def relative(self, path: str | os.PathLike) -> str:
         """`path` (relative to the current directory, or absolute) relative to the root."""
