@@ -1,0 +1,69 @@
+"""The pre-commit hook end to end: the real `pre-commit` installs this checkout and runs it.
+
+pre-commit builds its own virtualenv and pip-installs the checkout into it (from the index
+pip is configured with); the hook itself then runs offline with the default tokenizer.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from prefixlint.load.registry import template_extensions
+from tests.gitrepo import ENV, git, init_repo, write
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
+
+POLICY = "\n".join(
+    f"{n}. Answer questions about orders, refunds and shipping; cite the policy section you used"
+    f" and never promise a delivery date the carrier has not confirmed (rule {n})."
+    for n in range(1, 13)
+)
+BAD = "Current time: {{ now }}\n\nYou are the support assistant of Acme Outdoor.\n" + POLICY + "\n"
+CLEAN = "You are the support assistant of Acme Outdoor.\n" + POLICY + "\n\nCurrent time: {{ now }}\n"
+
+
+def test_hook_definition_matches_the_loaders():
+    (hook,) = yaml.safe_load((CHECKOUT / ".pre-commit-hooks.yaml").read_text())
+    assert hook["id"] == "prefixlint" and hook["entry"] == "prefixlint check"
+    assert hook["language"] == "python" and hook["require_serial"] is True
+    assert hook["minimum_pre_commit_version"] == "3.0.0"
+    import re
+
+    pattern = re.compile(hook["files"])
+    for extension in template_extensions():
+        assert pattern.search(f"prompts/x{extension}"), extension
+    assert not pattern.search("src/app.py") and not pattern.search("notes.yaml.bak")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (CHECKOUT / ".git").exists(), reason="needs a git checkout of prefixlint")
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_commit_with_a_timestamp_ahead_of_stable_text_fails_and_a_clean_one_passes(tmp_path):
+    repo = init_repo(tmp_path / "templates", {"README.txt": "Prompt templates.\n"})
+    env = {**os.environ, **ENV, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "HOME": str(tmp_path),
+           "HF_HUB_OFFLINE": "1", "NO_COLOR": "1"}
+    env.pop("GITHUB_ACTIONS", None)
+
+    def try_repo() -> subprocess.CompletedProcess:
+        return subprocess.run(PRE_COMMIT + ["try-repo", str(CHECKOUT), "prefixlint", "--verbose"],
+                              cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+
+    write(repo, {"prompts/support.md": BAD})
+    git(repo, "add", "prompts/support.md")
+    failed = try_repo()
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    # `{{ now }}` starts at column 15 of line 1 ("Current time: " is 14 characters)
+    assert "prompts/support.md:1:15: PFX001" in failed.stdout
+    assert "prefixlint" in failed.stdout and "Failed" in failed.stdout
+
+    write(repo, {"prompts/support.md": CLEAN})
+    git(repo, "add", "prompts/support.md")
+    passed = try_repo()
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "Passed" in passed.stdout and "PFX001" not in passed.stdout
