@@ -18,6 +18,9 @@ from prefixlint.errors import PrefixlintError
 # name -> "module:attribute"; each module keeps its heavy imports inside functions.
 COMMANDS = {
     "compare": ("prefixlint.commands.compare:compare", "Measure the prefix-cache reuse of requests served in order."),
+    "check": ("prefixlint.commands.check:check", "Lint prompt templates for volatile values ahead of stable content."),
+    "rules": ("prefixlint.commands.rules:rules", "List the rules of `prefixlint check`."),
+    "rule": ("prefixlint.commands.rules:rule", "Show one rule's documentation (e.g. `prefixlint rule PFX001`)."),
     "report": ("prefixlint.commands.report:report", "Reuse of each template at a git base and now, as Markdown for a pull request."),
 }
 

@@ -6,6 +6,7 @@ parts (what it does, why is this bad, example, use instead) and pass/fail cases 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -13,6 +14,7 @@ from typing import Any
 
 from prefixlint.errors import PrefixlintError
 
+RULE_FILE = re.compile(r"^[A-Z]{3}\d{3}\.yaml$")
 DOC_PARTS = ("what_it_does", "why_is_this_bad", "example", "use_instead")
 
 
@@ -26,6 +28,8 @@ class Rule:
     options: dict[str, Any] = field(default_factory=dict)
     cases: dict[str, Any] = field(default_factory=dict)
     source: str = ""
+    #: The function in prefixlint.rules.checks that implements the rule.
+    check: str = ""
 
 
 @lru_cache(maxsize=1)
@@ -35,7 +39,7 @@ def load_catalog() -> dict[str, Rule]:
     rules: dict[str, Rule] = {}
     folder = resources.files("prefixlint.catalog")
     for entry in sorted(folder.iterdir(), key=lambda item: item.name):
-        if not entry.name.endswith(".yaml"):
+        if not RULE_FILE.match(entry.name):  # signals.yaml and other data files are not rules
             continue
         try:
             data = yaml.safe_load(entry.read_text(encoding="utf-8"))
@@ -43,6 +47,7 @@ def load_catalog() -> dict[str, Rule]:
                 code=data["code"], name=data["name"], severity=data["severity"],
                 summary=data["summary"], docs={part: data["docs"][part] for part in DOC_PARTS},
                 options=data.get("options") or {}, cases=data.get("cases") or {}, source=entry.name,
+                check=data.get("check", ""),
             )
         except (yaml.YAMLError, KeyError, TypeError) as exc:
             raise PrefixlintError(f"malformed rule file: {exc}", path=f"rules/{entry.name}") from None

@@ -1,0 +1,92 @@
+"""`prefixlint check`: lint prompt templates for volatile values ahead of stable content."""
+
+from __future__ import annotations
+
+import click
+
+from prefixlint.commands.options import format_option
+from prefixlint.errors import PrefixlintError
+from prefixlint.report.formats import CHECK_FORMATS
+
+EXIT_FINDINGS = 1
+EXIT_ERROR = 2
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, metavar="PATHS...")
+@click.option("--tokenizer", "-t", metavar="NAME", default=None,
+              help="Tokenizer (default o200k_base): a tiktoken encoding, a path to tokenizer.json or its"
+              " directory, or a Hugging Face hub id. A file's own `tokenizer:` wins.")
+@click.option("--offline", is_flag=True, default=False, help="Never use the network (as HF_HUB_OFFLINE=1).")
+@click.option("--engine", "-e", metavar="NAME", default=None,
+              help="Engine profile (default vllm): vllm, sglang, trtllm, llamacpp, lmcache, tgi, openai,"
+              " anthropic, gemini, deepseek. A file's own `engine:` wins.")
+@click.option("--block-size", type=int, default=None, metavar="N",
+              help="Override the engine's cache block (page, chunk) size in tokens.")
+@click.option("--select", metavar="CODES", default=None, help="Report only these codes or prefixes (PFX001,PFX00).")
+@click.option("--ignore", metavar="CODES", default=None, help="Do not report these codes or prefixes.")
+@format_option(*CHECK_FORMATS)
+@click.option("--exit-zero", is_flag=True, default=False, help="Exit 0 even when there are findings.")
+@click.option("--statistics", is_flag=True, default=False, help="Count the findings per rule code.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None, metavar="PATH",
+              help="Use this configuration file for every path (pyproject.toml or .prefixlint.yaml).")
+@click.option("--isolated", is_flag=True, default=False, help="Ignore every configuration file.")
+@click.pass_context
+def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, output_format, exit_zero,
+          statistics, config_file, isolated):
+    """Find the values in prompt templates that change between requests (timestamps, ids, user
+    data, counters, retrieved content) and sit ahead of stable content, and measure with the
+    real tokenizer what each costs in prefix-cache reuse and what moving it would give.
+
+    \b
+    Examples:
+      prefixlint check samples/
+      prefixlint check prompts/*.yaml --engine openai --format json
+      prefixlint check prompt.md --select PFX001,PFX002 --exit-zero
+
+    Exit status: 0 no findings, 1 findings, 2 usage, configuration or input error.
+    """
+    from pathlib import Path
+
+    from prefixlint.config import load_config
+    from prefixlint.load.discover import discover
+    from prefixlint.match.profiles import DEFAULT_ENGINE
+    from prefixlint.report.formats import format_results
+    from prefixlint.report.results import FileResult
+    from prefixlint.rules.runner import Settings, check_files
+    from prefixlint.tokenize import DEFAULT_TOKENIZER
+
+    if "-" in paths:
+        raise click.UsageError("check reads template files, not standard input")
+    flags = dict(tokenizer=tokenizer, engine=engine, block_size=block_size, select=select, ignore=ignore)
+    config_path = Path(config_file) if config_file else None
+    # Flags are validated once, up front: a bad --select is a usage error, not a per-file one.
+    load_config(Path.cwd(), config_file=config_path, isolated=isolated).merge_cli(**flags)
+
+    def settings_for(path: str) -> Settings:
+        config = load_config(Path(path), config_file=config_path, isolated=isolated).merge_cli(**flags)
+        return Settings(
+            tokenizer=config.tokenizer or DEFAULT_TOKENIZER, engine=config.engine or DEFAULT_ENGINE,
+            block_size=config.block_size, enabled=config.is_enabled, min_stable_tokens=config.min_stable_tokens,
+            extend_volatile=config.extend_volatile, offline=offline,
+        )
+
+    problems: list[PrefixlintError] = []
+    files = []
+    for raw in paths:
+        try:
+            exclude = load_config(Path(raw), config_file=config_path, isolated=isolated)
+            files += discover([raw], exclude=exclude.exclude, exclude_root=exclude.exclude_root)
+        except PrefixlintError as exc:
+            problems.append(exc.located(raw))
+    results = check_files([str(f) for f in dict.fromkeys(files)], settings_for)
+    results += [FileResult(problem.path or "", error=problem) for problem in problems]
+    if output_format == "text":  # diagnostics on stderr, as the other commands print them
+        for result in results:
+            if result.error is not None:
+                click.echo(f"prefixlint: error: {result.error}", err=True)
+    click.echo(format_results(results, output_format, color=ctx.color, statistics=statistics), color=ctx.color)
+    if any(result.error for result in results):
+        ctx.exit(EXIT_ERROR)
+    if any(result.findings for result in results) and not exit_zero:
+        ctx.exit(EXIT_FINDINGS)

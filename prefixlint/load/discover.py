@@ -1,0 +1,194 @@
+"""Discover: turn the paths given on the command line into the sorted list of files to check.
+
+A file named on the command line is checked as given, whatever its extension, and even when
+`.gitignore` or `exclude` would skip it (as ruff and flake8 do). A directory is walked
+recursively and yields the files that match `DEFAULT_PATTERNS`, except:
+- hidden files and directories (`.git`, `.venv`, `.github`, ...) and `SKIPPED_DIRECTORIES`;
+- paths ignored by `.gitignore` files (git's rules, via pathspec): every `.gitignore` from the
+  git root down applies below its own directory, a deeper file can re-include with `!`, and
+  `.git/info/exclude` applies to the whole repository;
+- paths matched by `exclude` (gitignore-style patterns relative to `exclude_root`);
+- files that match the patterns but are never prompts (`NOT_TEMPLATES`: README.md, LICENSE.txt,
+  requirements.txt, docker-compose.yml, ...);
+- symbolic links to directories (no cycles); symbolic links to files are followed.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+from prefixlint.errors import PrefixlintError
+
+#: File patterns a directory walk picks up. The choice, for a linter run on every commit:
+#: YAML (the native format), the template extensions (`.j2`, `.jinja`, `.jinja2`, Prompty's
+#: `.prompty`, Dotprompt's `.prompt`) and `.md`/`.txt`, because plain Markdown and text are the
+#: most common way teams keep prompts. `.json` is left out: in a repository it is mostly
+#: package manifests, lock files, fixtures and data, rarely a template; name JSON templates on
+#: the command line, or pass `patterns=DEFAULT_PATTERNS + ("*.json",)` from an adapter.
+DEFAULT_PATTERNS: tuple[str, ...] = (
+    "*.yaml", "*.yml", "*.md", "*.txt", "*.j2", "*.jinja", "*.jinja2", "*.prompty", "*.prompt",
+)
+#: Directory names never walked into (hidden directories are skipped as well).
+SKIPPED_DIRECTORIES = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", "site-packages"})
+#: File names (case-insensitive globs) that match DEFAULT_PATTERNS but are project files, not
+#: prompts: linting them costs time, and a README that shows Jinja syntax would fail the run.
+NOT_TEMPLATES: tuple[str, ...] = (
+    "readme*", "changelog*", "changes*", "history*", "news*", "license*", "licence*", "copying*",
+    "notice*", "authors*", "contributors*", "contributing*", "code_of_conduct*", "security*",
+    "support.md", "requirements*.txt", "constraints*.txt", "cmakelists.txt", "robots.txt",
+    "docker-compose*.y*ml", "compose.y*ml", "mkdocs.y*ml", "pnpm-lock.yaml", "pnpm-workspace.yaml",
+    "environment.y*ml", "codecov.y*ml", "pubspec.yaml", "action.y*ml", "chart.yaml",
+)
+STDIN = "-"
+
+
+def discover(
+    paths: list[str],
+    *,
+    exclude: tuple[str, ...] = (),
+    respect_gitignore: bool = True,
+    patterns: tuple[str, ...] = DEFAULT_PATTERNS,
+    exclude_root: Path | None = None,
+    errors: list[PrefixlintError] | None = None,
+) -> list[Path]:
+    """The files to check under `paths`, sorted, each once.
+
+    A path that does not exist, or a directory without any template file, is a PrefixlintError;
+    with an `errors` list it is appended there and discovery goes on with the other paths.
+    `exclude_root` is the directory `exclude` patterns are relative to (default: the working
+    directory; pass `Config.exclude_root` for patterns from a configuration file).
+    """
+    import pathspec
+
+    exclude_spec = pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None
+    walk = _Walk(patterns, exclude_spec, Path(os.path.abspath(exclude_root or os.getcwd())), respect_gitignore)
+    found: dict[str, Path] = {}
+    for raw in paths:
+        try:
+            for path in _expand(raw, walk):
+                found.setdefault(os.path.abspath(path) if raw != STDIN else STDIN, path)
+        except PrefixlintError as exc:
+            if errors is None:
+                raise
+            errors.append(exc)
+    return sorted(found.values())
+
+
+def _expand(raw: str, walk: "_Walk") -> Iterator[Path]:
+    if raw == STDIN:
+        yield Path(STDIN)
+        return
+    path = Path(raw)
+    if not os.path.lexists(path):
+        raise PrefixlintError("no such file or directory", path=raw)
+    if not path.is_dir():
+        yield path
+        return
+    files, skipped = walk.files(path)
+    if not files:
+        hint = "name a file on the command line to check it whatever its name"
+        if skipped:
+            hint = (f"{skipped} matching file{'s' if skipped != 1 else ''} skipped by .gitignore,"
+                    f" exclude or as non-templates (README, LICENSE...); {hint}")
+        raise PrefixlintError(
+            f"no template files found under {raw} (patterns: {' '.join(walk.patterns)})", hint=hint
+        )
+    yield from files
+
+
+class _Walk:
+    """One directory walk: patterns, exclusions and the .gitignore files in force."""
+
+    def __init__(self, patterns: tuple[str, ...], exclude: Any, exclude_root: Path, gitignore: bool):
+        self.patterns = patterns
+        self.lower_patterns = tuple(pattern.lower() for pattern in patterns)
+        self.exclude = exclude
+        self.exclude_root = exclude_root
+        self.gitignore = gitignore
+
+    def files(self, top: Path) -> tuple[list[Path], int]:
+        """The template files under `top` (spelled from `top` as given), and how many were skipped."""
+        absolute = Path(os.path.abspath(top))
+        specs = self._ancestor_specs(absolute) if self.gitignore else []
+        found: list[Path] = []
+        skipped = self._walk(top, absolute, specs, found)
+        return found, skipped
+
+    def _walk(self, shown: Path, absolute: Path, specs: list[tuple[Path, Any]], found: list[Path]) -> int:
+        if self.gitignore:
+            spec = _read_ignore_file(absolute / ".gitignore")
+            if spec is not None:
+                specs = [*specs, (absolute, spec)]
+        skipped = 0
+        try:
+            entries = sorted(os.scandir(absolute), key=lambda entry: entry.name)
+        except OSError as exc:
+            raise PrefixlintError(f"cannot read directory: {exc.strerror}", path=str(shown)) from None
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if name in SKIPPED_DIRECTORIES or self._ignored(absolute / name, True, specs):
+                    continue
+                skipped += self._walk(shown / name, absolute / name, specs, found)
+            elif entry.is_file() and self._is_template_name(name):
+                lower = name.lower()
+                if any(fnmatch.fnmatchcase(lower, pattern) for pattern in NOT_TEMPLATES) or self._ignored(
+                    absolute / name, False, specs
+                ):
+                    skipped += 1
+                else:
+                    found.append(shown / name)
+        return skipped
+
+    def _is_template_name(self, name: str) -> bool:
+        lower = name.lower()
+        return any(fnmatch.fnmatchcase(lower, pattern) for pattern in self.lower_patterns)
+
+    def _ignored(self, path: Path, is_dir: bool, specs: list[tuple[Path, Any]]) -> bool:
+        suffix = "/" if is_dir else ""
+        if self.exclude is not None:
+            base = self.exclude_root if path.is_relative_to(self.exclude_root) else path.parent
+            if self.exclude.match_file(path.relative_to(base).as_posix() + suffix):
+                return True
+        # The deepest .gitignore with a matching pattern decides (so `!name` can re-include).
+        for base, spec in reversed(specs):
+            result = spec.check_file(path.relative_to(base).as_posix() + suffix)
+            if result.include is not None:
+                return bool(result.include)
+        return False
+
+    @staticmethod
+    def _ancestor_specs(top: Path) -> list[tuple[Path, Any]]:
+        """The ignore files above `top` that apply to it: from the git root down to top's parent."""
+        chain = []
+        for directory in [top, *top.parents]:
+            chain.append(directory)
+            if (directory / ".git").exists():
+                break
+        else:
+            return []  # not in a git repository: only the .gitignore files inside `top` apply
+        root = chain[-1]
+        specs = []
+        info_exclude = _read_ignore_file(root / ".git" / "info" / "exclude")
+        if info_exclude is not None:
+            specs.append((root, info_exclude))
+        for directory in reversed(chain[1:]):
+            spec = _read_ignore_file(directory / ".gitignore")
+            if spec is not None:
+                specs.append((directory, spec))
+        return specs
+
+
+def _read_ignore_file(path: Path) -> Any:
+    import pathspec
+
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return pathspec.GitIgnoreSpec.from_lines(text.splitlines())

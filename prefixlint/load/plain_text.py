@@ -1,0 +1,44 @@
+"""Plain template text (.md, .txt, .j2, .jinja, .jinja2): the whole file is one prompt.
+
+The placeholder syntax is decided from the text, in this order:
+1. `.j2`, `.jinja`, `.jinja2` files are Jinja2.
+2. A file containing `{{` or `{%` is Jinja2 (Handlebars/Mustache `{{x}}` reads the same way).
+3. A file containing `${name}` is the JavaScript/shell style.
+4. A file containing `{name}` (a Python identifier in single braces) is str.format.
+5. Otherwise Jinja2 (a file without placeholders renders to itself either way).
+Plain files declare no variables: every free name in a placeholder is a variable, classified
+from its name by the catalog.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePath
+
+from prefixlint.load.template import Template, identity_message
+
+FORMAT = "plain-text"
+JINJA_EXTENSIONS = (".j2", ".jinja", ".jinja2")
+_DOLLAR = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_.]*\}")
+_FORMAT_FIELD = re.compile(r"(?<!\{)\{[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_]\w*|\[\w+\])*(?:![rsa])?(?::[^{}]*)?\}(?!\})")
+
+
+def sniff(text: str) -> bool:
+    return True
+
+
+def placeholder_syntax(path: str, text: str) -> str:
+    if PurePath(path).suffix.lower() in JINJA_EXTENSIONS or "{{" in text or "{%" in text:
+        return "jinja"
+    if _DOLLAR.search(text):
+        return "dollar"
+    if _FORMAT_FIELD.search(text):
+        return "format"
+    return "jinja"
+
+
+def load(path: str, text: str) -> Template:
+    return Template(
+        path=path, format=FORMAT, source=text, messages=(identity_message(None, text, 0),),
+        syntax=placeholder_syntax(path, text),
+    )

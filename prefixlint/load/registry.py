@@ -1,0 +1,64 @@
+"""Which loader reads which file: a table keyed by extension, adapters imported by name.
+
+Adding a format is one module plus one line here. An adapter module (e.g.
+`prefixlint/load/prompty.py`) defines:
+
+    FORMAT = "prompty"                          # a short name, shown in output
+    def sniff(text: str) -> bool: ...           # does this text look like my format?
+    def load(path: str, text: str) -> Template: # parse it (prefixlint.load.template.Template)
+
+and is listed under each extension it reads in `LOADERS`. Where several formats share an
+extension (`.yaml`: native, LangChain, Semantic Kernel, promptfoo; `.prompt`: Dotprompt,
+Humanloop), the candidates are tried in order and the first whose `sniff` accepts the text
+loads it; put the most specific first and a catch-all last. Adapters raise PrefixlintError
+with a path and line for anything they cannot read.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import PurePath
+
+from prefixlint.errors import PrefixlintError
+from prefixlint.load.template import Template
+
+# extension -> adapter modules under prefixlint.load, tried in order
+LOADERS: dict[str, tuple[str, ...]] = {
+    ".yaml": ("native_yaml",),
+    ".yml": ("native_yaml",),
+    ".md": ("plain_text",),
+    ".txt": ("plain_text",),
+    ".j2": ("plain_text",),
+    ".jinja": ("plain_text",),
+    ".jinja2": ("plain_text",),
+}
+
+
+def template_extensions() -> tuple[str, ...]:
+    """File name endings that directory walking picks up."""
+    return tuple(LOADERS)
+
+
+def adapter(name: str):
+    return importlib.import_module(f"prefixlint.load.{name}")
+
+
+def load_template(path: str, text: str | None = None) -> Template:
+    """Read `path` (through `prefixlint.load.files.read_text`) and load it with its adapter."""
+    from prefixlint.load.files import read_text
+
+    candidates = LOADERS.get(PurePath(path).suffix.lower())
+    if candidates is None:
+        raise PrefixlintError(
+            "not a template file this version reads",
+            path=path, hint=f"prefixlint check reads: {', '.join(sorted(LOADERS))}",
+        )
+    if text is None:
+        text = read_text(path)
+    for name in candidates:
+        module = adapter(name)
+        if module.sniff(text):
+            return module.load(path, text)
+    names = " or ".join(adapter(name).FORMAT for name in candidates)
+    raise PrefixlintError(f"not a recognised template ({names})", path=path, line=1,
+                          hint="a native prefixlint YAML file has a top-level `messages` or `prompt`")

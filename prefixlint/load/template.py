@@ -1,0 +1,146 @@
+"""The in-memory shape every template format is loaded into, with a way back to the file.
+
+A loader (one module per format, see `prefixlint.load.registry`) turns a file into a
+`Template`: its messages (or one prompt), the variables it declares, the placeholder syntax of
+its text, and optional tokenizer/engine overrides. Every character of every message's content
+keeps the offset in the file it came from (`Message.offsets`), so a position found in the
+rendered text can be reported at its 1-based line and column in the file as written.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Any
+
+KINDS = ("stable", "per_day", "per_user", "per_request")
+#: Placeholder syntaxes the renderer knows: Jinja2 (also Handlebars-style `{{x}}`),
+#: Python str.format `{x}`, and JavaScript/shell `${x}`.
+SYNTAXES = ("jinja", "format", "dollar")
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A variable the file declares: how often its value changes, and example values."""
+
+    name: str
+    kind: str | None = None  # one of KINDS, or None when the file does not say
+    samples: tuple[Any, ...] = ()
+    line: int | None = None  # where it is declared, for diagnostics
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message of a chat file (role, content), or the whole prompt (role None)."""
+
+    role: str | None
+    content: str
+    #: offsets[i] is the 0-based character offset in the file of content[i];
+    #: len(offsets) == len(content).
+    offsets: tuple[int, ...]
+    #: Where the content starts in the file (used when the content is empty).
+    start: int = 0
+
+    def file_offset(self, index: int) -> int:
+        """File offset of content character `index` (the end of the content maps past its last char)."""
+        if not self.offsets:
+            return self.start
+        if index < len(self.offsets):
+            return self.offsets[max(index, 0)]
+        return self.offsets[-1] + 1
+
+
+@dataclass(frozen=True)
+class Template:
+    path: str
+    format: str  # the loader's name: "native-yaml", "plain-text", ...
+    source: str  # the file's text as read
+    messages: tuple[Message, ...]
+    syntax: str = "jinja"  # one of SYNTAXES
+    variables: dict[str, Variable] = field(default_factory=dict)
+    #: True when the file declares its variables (native YAML `variables:`): an undeclared
+    #: name is then an error. Plain files declare nothing, so every free name is a variable.
+    declares_variables: bool = False
+    tokenizer: str | None = None
+    engine: str | None = None
+    #: True for a conversation (messages with roles), False for a single prompt.
+    is_chat: bool = False
+    _line_starts: list[int] = field(default_factory=list, repr=False, compare=False)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a 0-based character offset in the file."""
+        if not self._line_starts:
+            starts = [0]
+            starts += [i + 1 for i, char in enumerate(self.source) if char == "\n"]
+            self._line_starts.extend(starts)
+        line = bisect_right(self._line_starts, offset)
+        return line, offset - self._line_starts[line - 1] + 1
+
+
+def identity_message(role: str | None, text: str, start: int) -> Message:
+    """A message whose content is the file's text from `start` on, character for character."""
+    return Message(role, text, tuple(range(start, start + len(text))), start)
+
+
+def align(content: str, raw: str, start: int, end: int) -> tuple[int, ...]:
+    """File offsets for each character of `content`, a scalar that YAML read from raw[start:end].
+
+    Works for plain, quoted, literal (`|`) and folded (`>`) scalars: every content line that
+    appears verbatim in the region (the usual case) is mapped with str.find; other characters
+    are matched one by one, whitespace to whitespace (folding, indentation) and other
+    characters by looking a few characters ahead (escapes such as \\" or '').
+    """
+    offsets: list[int] = []
+    p = start
+    lines = content.split("\n")
+    for number, line in enumerate(lines):
+        found = raw.find(line, p, end) if line else -1
+        if line and found >= 0 and raw[p:found].strip(" \t\r\n|>-+0123456789'\"") == "":
+            offsets.extend(range(found, found + len(line)))
+            p = found + len(line)
+        else:
+            p = _align_chars(line, raw, p, end, offsets)
+        if number < len(lines) - 1:  # the newline that ended this content line
+            q = p
+            while q < end and raw[q] in " \t\r":
+                q += 1
+            if q < end and raw[q] == "\n":
+                p = q
+            offsets.append(min(p, max(end - 1, start)))
+            p = min(p + 1, end)
+    return tuple(offsets)
+
+
+def _align_chars(text: str, raw: str, p: int, end: int, offsets: list[int]) -> int:
+    for char in text:
+        if char.isspace():
+            if p < end and raw[p].isspace():
+                offsets.append(p)
+                p += 1
+            else:
+                offsets.append(min(p, end))
+            continue
+        while p < end and raw[p].isspace() and raw[p] != char:
+            p += 1
+        if p < end and raw[p] == char:
+            offsets.append(p)
+            p += 1
+            continue
+        ahead = raw.find(char, p, min(end, p + 12))
+        if ahead >= 0:
+            offsets.append(ahead)
+            p = ahead + 1
+        else:
+            offsets.append(min(p, end))
+    return p
+
+
+def source_location(template: Template, message: Message, content_line: int, content_column: int = 1) -> tuple[int, int]:
+    """File (line, column) of a 1-based (line, column) inside a message's content."""
+    index = 0
+    for _ in range(content_line - 1):
+        found = message.content.find("\n", index)
+        if found < 0:
+            break
+        index = found + 1
+    return template.position(message.file_offset(index + content_column - 1))

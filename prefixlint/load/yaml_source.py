@@ -1,0 +1,120 @@
+"""Read YAML safely for the loaders: node positions, limits against alias bombs, clear errors.
+
+Shared by every YAML-based adapter (native, and later Prompty front matter, LangChain,
+Semantic Kernel, promptfoo): `compose(text, path)` returns PyYAML's node tree (SafeLoader),
+whose scalar nodes carry start/end marks into the file; `to_python(node)` builds plain Python
+values from it after checking that aliases do not expand it beyond `MAX_NODES`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefixlint.errors import PrefixlintError
+
+#: A YAML file may hold at most this many nodes once its aliases are expanded; a "billion
+#: laughs" document (nested aliases) expands to far more and is refused without expanding it.
+MAX_NODES = 100_000
+#: Aliases are rare in prompt files; more than this many is refused outright.
+MAX_ALIASES = 1_000
+#: YAML files larger than this are refused (prompt templates are a few kilobytes).
+MAX_YAML_CHARS = 2 * 1024 * 1024
+
+
+def compose(text: str, path: str):
+    """The root node of the single YAML document in `text` (None for an empty document)."""
+    import yaml
+
+    if len(text) > MAX_YAML_CHARS:
+        raise PrefixlintError(
+            f"YAML file is too large ({len(text):,} characters; the limit is {MAX_YAML_CHARS:,})", path=path
+        )
+    aliases = text.count("*")
+    loader = yaml.SafeLoader(text)
+    try:
+        if aliases > MAX_ALIASES and _count_alias_events(yaml, text) > MAX_ALIASES:
+            raise PrefixlintError(f"YAML file uses more than {MAX_ALIASES:,} aliases; refused", path=path, line=1)
+        node = loader.get_single_node()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "malformed YAML"
+        raise PrefixlintError(
+            f"malformed YAML: {problem}", path=path,
+            line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
+        ) from None
+    except yaml.YAMLError as exc:
+        raise PrefixlintError(f"malformed YAML: {exc}", path=path) from None
+    finally:
+        loader.dispose()
+    if node is not None:
+        _check_expansion(node, path)
+    return node
+
+
+def _count_alias_events(yaml, text: str) -> int:
+    return sum(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text, Loader=yaml.SafeLoader))
+
+
+def _check_expansion(root, path: str) -> None:
+    """Refuse a node graph that expands (through aliases) to more than MAX_NODES nodes.
+
+    Sizes are memoised per node object, so this costs one visit per distinct node even for
+    a document whose expansion would be astronomically large.
+    """
+    sizes: dict[int, int] = {}
+    in_progress: set[int] = set()
+
+    def size(node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in in_progress:  # a recursive structure (an alias to an enclosing node)
+            raise PrefixlintError("YAML file contains a recursive alias; refused", path=path,
+                                  line=node.start_mark.line + 1)
+        in_progress.add(key)
+        total = 1
+        if isinstance(node.value, list):
+            for item in node.value:
+                if isinstance(item, tuple):
+                    total += size(item[0]) + size(item[1])
+                else:
+                    total += size(item)
+                if total > MAX_NODES:
+                    break
+        in_progress.discard(key)
+        sizes[key] = total
+        return total
+
+    if size(root) > MAX_NODES:
+        raise PrefixlintError(
+            f"YAML file expands to more than {MAX_NODES:,} nodes through its aliases (an alias bomb?); refused",
+            path=path, line=root.start_mark.line + 1,
+            hint="prompt files do not need anchors and aliases; write the values out",
+        )
+
+
+def to_python(node, path: str) -> Any:
+    """Plain Python values (dicts, lists, str, int...) for a node checked by `compose`."""
+    import yaml
+
+    loader = yaml.SafeLoader("")
+    try:
+        return loader.construct_object(node, deep=True)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        raise PrefixlintError(f"malformed YAML: {exc.problem}", path=path,
+                              line=mark.line + 1 if mark else None) from None
+    finally:
+        loader.dispose()
+
+
+def mapping_get(node, key: str):
+    """The value node under `key` in a mapping node, or None."""
+    for key_node, value_node in getattr(node, "value", ()):
+        if getattr(key_node, "value", None) == key:
+            return value_node
+    return None
+
+
+def line_of(node) -> int:
+    return node.start_mark.line + 1

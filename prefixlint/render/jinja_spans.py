@@ -1,0 +1,186 @@
+"""Render Jinja2 templates in the sandbox, recording the span of every `{{ ... }}` output.
+
+Each output expression is wrapped (an AST pass) between two private-use marker strings that
+carry the placeholder's index; after rendering, the markers are removed and their positions
+become `Span`s. Placeholder positions come from the template's `variable_begin` tokens
+(`env.lex`), mapped through the message's offsets to the file's line and column. Templates
+are untrusted: only `ImmutableSandboxedEnvironment` with `StrictUndefined` renders them, and
+a sandbox violation or an undefined variable is a PrefixlintError at its line.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any, Callable, Mapping
+
+from prefixlint.errors import PrefixlintError
+from prefixlint.load.template import Message, Template, source_location
+from prefixlint.render.spans import Placeholder, RenderedMessage, Span
+
+OPEN, SEP, CLOSE = "\ue000", "\ue001", "\ue002"
+_MARK = re.compile(f"{OPEN}(\\d+){SEP}|{CLOSE}")
+_FILENAME = "<prefixlint template>"
+
+
+@lru_cache(maxsize=1)
+def environment():
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    return ImmutableSandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
+
+
+class JinjaTemplate:
+    def __init__(self, template: Template) -> None:
+        self.template = template
+        self.placeholders: tuple[Placeholder, ...] = ()
+        self._compiled = []
+        variables: dict[str, None] = {}
+        functions: dict[str, None] = {}
+        placeholders: list[Placeholder] = []
+        for number, message in enumerate(template.messages):
+            compiled, found, free, calls = self._compile(number, message, len(placeholders))
+            self._compiled.append(compiled)
+            placeholders += found
+            variables.update(dict.fromkeys(sorted(free - calls)))
+            functions.update(dict.fromkeys(sorted(calls)))
+        self.placeholders = tuple(placeholders)
+        self.variables = tuple(variables)
+        self.functions = tuple(functions)
+
+    def _error(self, message: Message, text: str, line: int | None, hint: str | None = None) -> PrefixlintError:
+        where = source_location(self.template, message, line) if line else (None, None)
+        return PrefixlintError(text, path=self.template.path, line=where[0], hint=hint)
+
+    def _compile(self, number: int, message: Message, first: int):
+        from jinja2 import TemplateSyntaxError, meta, nodes
+
+        env = environment()
+        source = message.content
+        if OPEN in source or CLOSE in source:
+            raise self._error(message, "template contains private-use characters U+E000/U+E002", 1)
+        try:
+            ast = env.parse(source)
+            begins = [(line, value) for line, kind, value in env.lex(source) if kind == "variable_begin"]
+        except TemplateSyntaxError as exc:
+            raise self._error(message, f"Jinja syntax error: {exc.message}", exc.lineno) from None
+        free = set(meta.find_undeclared_variables(ast))
+        offsets = _begin_offsets(source, begins)
+        found: list[Placeholder] = []
+        calls: set[str] = set()
+        for output in ast.find_all(nodes.Output):
+            wrapped = []
+            for child in output.nodes:
+                if isinstance(child, nodes.TemplateData):
+                    wrapped.append(child)
+                    continue
+                index = first + len(found)
+                local = len(found)
+                found.append(self._placeholder(number, message, index, child, offsets, local, free))
+                calls.update(found[-1].calls)
+                wrapped += [nodes.Const(f"{OPEN}{index}{SEP}"), child, nodes.Const(CLOSE)]
+            output.nodes = wrapped
+        for call in ast.find_all(nodes.Call):
+            if isinstance(call.node, nodes.Name):
+                calls.add(call.node.name)
+        code = env.compile(ast, name=f"{self.template.path}#{number}", filename=_FILENAME)
+        compiled = env.template_class.from_code(env, code, env.make_globals(None), None)
+        return compiled, found, free, calls & free
+
+    def _placeholder(self, number, message, index, expr, offsets, local, free) -> Placeholder:
+        from jinja2 import nodes
+
+        source = message.content
+        if len(offsets) > local and offsets[local] is not None:
+            start = offsets[local]
+        else:  # fall back to the start of the expression's line
+            start = sum(len(line) + 1 for line in source.split("\n")[: expr.lineno - 1])
+        end = source.find("}}", start)
+        text = source[start : end + 2] if end >= 0 else source[start : start + 40]
+        names = tuple(dict.fromkeys(n.name for n in _walk(expr, nodes.Name) if n.name in free))
+        calls, args = [], []
+        for call in _walk(expr, nodes.Call):
+            if isinstance(call.node, nodes.Name):
+                calls.append(call.node.name)
+            elif isinstance(call.node, nodes.Getattr):
+                calls.append(call.node.attr)
+            args += [a.value for a in call.args if isinstance(a, nodes.Const) and isinstance(a.value, str)]
+        if isinstance(expr, nodes.Call) and not calls:
+            calls.append("call")
+        offset = message.file_offset(start)
+        line, column = self.template.position(offset)
+        return Placeholder(index, number, text, offset, line, column,
+                           tuple(n for n in names if n not in calls), tuple(calls), tuple(args))
+
+    def render(self, values: Mapping[str, Any], functions: Mapping[str, Callable]) -> tuple[RenderedMessage, ...]:
+        from jinja2 import TemplateError
+        from jinja2.exceptions import SecurityError
+
+        context = {**functions, **values}
+        rendered = []
+        for message, compiled in zip(self.template.messages, self._compiled):
+            try:
+                raw = compiled.render(context)
+            except SecurityError as exc:
+                raise self._error(message, f"template tries to reach Python internals, refused by the sandbox: {exc}",
+                                  _template_line(exc)) from None
+            except TemplateError as exc:
+                hint = None
+                if "is undefined" in str(exc):
+                    hint = "declare it under `variables` with samples" if self.template.declares_variables else None
+                raise self._error(message, f"cannot render: {exc}", _template_line(exc), hint) from None
+            except (TypeError, ValueError, ArithmeticError, LookupError, AttributeError) as exc:
+                raise self._error(message, f"cannot render: {type(exc).__name__}: {exc}", _template_line(exc)) from None
+            rendered.append(unmark(message.role, raw))
+        return tuple(rendered)
+
+
+def _walk(expr, node_type):
+    """`expr` itself and every node below it of `node_type`."""
+    if isinstance(expr, node_type):
+        yield expr
+    yield from expr.find_all(node_type)
+
+
+def _begin_offsets(source: str, begins: list[tuple[int, str]]) -> list[int | None]:
+    """Content offset of each `{{` token the lexer saw, found in order on its line."""
+    line_starts = [0] + [i + 1 for i, c in enumerate(source) if c == "\n"]
+    cursor, offsets = 0, []
+    for line, value in begins:
+        at = source.find(value, max(cursor, line_starts[min(line, len(line_starts)) - 1]))
+        offsets.append(at if at >= 0 else None)
+        if at >= 0:
+            cursor = at + len(value)
+    return offsets
+
+
+def _template_line(exc: BaseException) -> int | None:
+    """The template line of the innermost traceback frame inside the compiled template."""
+    line, tb = None, exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == _FILENAME:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line if line is not None else getattr(exc, "lineno", None)
+
+
+def unmark(role: str | None, raw: str) -> RenderedMessage:
+    """Remove the markers from a render, turning them into spans (nested spans allowed)."""
+    parts: list[str] = []
+    spans: list[Span] = []
+    stack: list[tuple[int, int]] = []
+    length, last = 0, 0
+    for match in _MARK.finditer(raw):
+        piece = raw[last : match.start()]
+        parts.append(piece)
+        length += len(piece)
+        last = match.end()
+        if match.group(1) is not None:
+            stack.append((int(match.group(1)), length))
+        elif stack:
+            index, start = stack.pop()
+            spans.append(Span(index, start, length))
+    parts.append(raw[last:])
+    spans.sort(key=lambda span: (span.start, -span.end))
+    return RenderedMessage(role, "".join(parts), tuple(spans))

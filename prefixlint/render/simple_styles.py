@@ -1,0 +1,96 @@
+"""Render str.format `{x}` and JavaScript `${x}` templates, recording each substitution's span.
+
+These styles have no logic, so rendering is a single left-to-right scan: template text is
+copied, `{{`/`}}` (str.format escapes) become one brace, and each placeholder is replaced by
+its value. `{user.name}`/`${user.name}` and `{items[0]}` look into mapping and list samples;
+attribute names starting with `_` are refused, as Python's own str.format would reach
+object internals with them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Mapping
+
+from prefixlint.errors import PrefixlintError
+from prefixlint.load.template import Template
+from prefixlint.render.spans import Placeholder, RenderedMessage, Span
+
+_PATTERNS = {
+    "format": re.compile(
+        r"(?P<escape>\{\{|\}\})|\{(?P<name>[A-Za-z_]\w*)(?P<path>(?:\.\w+|\[\w+\])*)(?:![rsa])?(?::(?P<spec>[^{}]*))?\}"
+    ),
+    "dollar": re.compile(r"\$\{(?P<name>[A-Za-z_]\w*)(?P<path>(?:\.\w+|\[\w+\])*)\}"),
+}
+_STEP = re.compile(r"\.(\w+)|\[(\w+)\]")
+
+
+class SimpleTemplate:
+    functions: tuple[str, ...] = ()
+
+    def __init__(self, template: Template) -> None:
+        self.template = template
+        self.pattern = _PATTERNS[template.syntax]
+        placeholders: list[Placeholder] = []
+        self._pieces: list[list[tuple[str, Any]]] = []  # per message: ("text", s) | ("field", (index, match))
+        for number, message in enumerate(template.messages):
+            pieces: list[tuple[str, Any]] = []
+            last = 0
+            for match in self.pattern.finditer(message.content):
+                pieces.append(("text", message.content[last : match.start()]))
+                last = match.end()
+                if match.groupdict().get("escape"):
+                    pieces.append(("text", match.group("escape")[0]))
+                    continue
+                path = match.group("path") or ""
+                if any(step.startswith("_") for step in re.findall(r"\w+", path)):
+                    line, column = template.position(message.file_offset(match.start()))
+                    raise PrefixlintError(f"placeholder {match.group(0)} reaches a private attribute",
+                                          path=template.path, line=line, column=column)
+                offset = message.file_offset(match.start())
+                line, column = template.position(offset)
+                index = len(placeholders)
+                placeholders.append(Placeholder(index, number, match.group(0), offset, line, column,
+                                                (match.group("name"),)))
+                pieces.append(("field", (index, match)))
+            pieces.append(("text", message.content[last:]))
+            self._pieces.append(pieces)
+        self.placeholders = tuple(placeholders)
+        self.variables = tuple(dict.fromkeys(p.names[0] for p in placeholders))
+
+    def render(self, values: Mapping[str, Any], functions: Mapping[str, Callable]) -> tuple[RenderedMessage, ...]:
+        rendered = []
+        for message, pieces in zip(self.template.messages, self._pieces):
+            out: list[str] = []
+            spans: list[Span] = []
+            length = 0
+            for kind, piece in pieces:
+                if kind == "text":
+                    out.append(piece)
+                    length += len(piece)
+                    continue
+                index, match = piece
+                text = self._value(values, match, self.placeholders[index])
+                spans.append(Span(index, length, length + len(text)))
+                out.append(text)
+                length += len(text)
+            rendered.append(RenderedMessage(message.role, "".join(out), tuple(spans)))
+        return tuple(rendered)
+
+    def _value(self, values: Mapping[str, Any], match: re.Match, placeholder: Placeholder) -> str:
+        value = values[match.group("name")]
+        for attribute, key in _STEP.findall(match.group("path") or ""):
+            step = attribute or key
+            try:
+                value = value[int(step)] if step.isdigit() and isinstance(value, list) else value[step]
+            except (KeyError, IndexError, TypeError):
+                raise PrefixlintError(f"cannot render {placeholder.text}: the sample has no {step!r}",
+                                      path=self.template.path, line=placeholder.line,
+                                      column=placeholder.column) from None
+        spec = match.groupdict().get("spec")
+        if spec:
+            try:
+                return format(value, spec)
+            except (ValueError, TypeError):
+                return str(value)
+        return str(value)

@@ -1,0 +1,53 @@
+"""What a render produces: the text of each message and, for every substitution, its span.
+
+A `Placeholder` is one `{{ ... }}` (or `{x}`, `${x}`) in the file: where it is (file offset,
+1-based line and column), its source text, the variables it reads and the functions it calls.
+A `Span` says which characters [start, end) of a rendered message one placeholder produced;
+a placeholder inside a loop produces several spans. Every other rendered character is
+template text, so each character maps back to the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Protocol
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    index: int
+    message: int  # index of the message it sits in
+    text: str  # as written, e.g. "{{ now }}"
+    offset: int  # 0-based character offset in the file
+    line: int
+    column: int
+    names: tuple[str, ...]  # template variables it reads
+    calls: tuple[str, ...] = ()  # functions it calls: strftime_now, now, uuid4 ...
+    call_args: tuple[str, ...] = ()  # constant string arguments of those calls (strftime formats)
+
+
+@dataclass(frozen=True)
+class Span:
+    placeholder: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class RenderedMessage:
+    role: str | None
+    text: str
+    spans: tuple[Span, ...]
+
+
+class CompiledTemplate(Protocol):
+    """A template compiled once and rendered as often as the measurement needs."""
+
+    placeholders: tuple[Placeholder, ...]
+    #: Every free variable name the template reads (in placeholders, conditions, loops).
+    variables: tuple[str, ...]
+    #: Names the template calls as functions (strftime_now, now, uuid4 ...).
+    functions: tuple[str, ...]
+
+    def render(self, values: Mapping[str, Any], functions: Mapping[str, Callable]) -> tuple[RenderedMessage, ...]:
+        ...

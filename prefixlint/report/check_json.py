@@ -1,0 +1,60 @@
+"""`prefixlint check --format json`: the issue's shape, plus errors, totals and statistics.
+
+    {"files": [{"path", "tokens", "reusable_tokens", "fixed_reusable_tokens", "error",
+                "findings": [{"code", "name", "severity", "line", "column", "variable",
+                              "message", "shared_prefix_tokens", "reusable_tokens",
+                              "fixed_reusable_tokens", "tokens", "end_line", "end_column", ...}]}],
+     "errors": [{"path", "line", "column", "message", "hint"}],
+     "summary": {"files", "findings", "errors", "by_code": {code: count}}}
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Sequence
+
+from prefixlint.errors import PrefixlintError
+from prefixlint.report.results import FileResult
+from prefixlint.rules.finding import Finding
+
+
+def finding_dict(finding: Finding) -> dict:
+    data = {
+        "code": finding.code, "name": finding.name, "severity": finding.severity,
+        "line": finding.line, "column": finding.column, "variable": finding.variable,
+        "message": finding.message, "shared_prefix_tokens": finding.shared_prefix_tokens,
+        "reusable_tokens": finding.reusable_tokens, "fixed_reusable_tokens": finding.fixed_reusable_tokens,
+        "tokens": finding.tokens, "end_line": finding.end_line, "end_column": finding.end_column,
+    }
+    data.update({key: value for key, value in finding.extra.items() if key not in data})
+    return data
+
+
+def error_dict(error: PrefixlintError) -> dict:
+    return {"path": error.path, "line": error.line, "column": error.column, "message": error.message,
+            "hint": error.hint}
+
+
+def to_dict(results: Sequence[FileResult]) -> dict:
+    files = []
+    for result in results:
+        entry = {
+            "path": result.path, "tokens": result.tokens, "reusable_tokens": result.reusable_tokens,
+            "fixed_reusable_tokens": result.fixed_reusable_tokens,
+            "findings": [finding_dict(f) for f in result.findings],
+            "error": error_dict(result.error) if result.error else None,
+        }
+        entry.update({key: value for key, value in result.extra.items() if key not in entry})
+        files.append(entry)
+    codes = Counter(f.code for r in results for f in r.findings)
+    return {
+        "files": files,
+        "errors": [error_dict(r.error) for r in results if r.error],
+        "summary": {"files": len(results), "findings": sum(codes.values()),
+                    "errors": sum(1 for r in results if r.error), "by_code": dict(sorted(codes.items()))},
+    }
+
+
+def format_json(results: Sequence[FileResult], *, color: bool | None = None, statistics: bool = False) -> str:
+    return json.dumps(to_dict(results), indent=2, ensure_ascii=False)

@@ -1,0 +1,25 @@
+"""`prefixlint check` output formats: a name -> "module:function" table, imported on use.
+
+A formatter is `function(results: list[FileResult], *, color: bool | None, statistics: bool) -> str`
+(see `prefixlint.report.results.FileResult`). Add a format with one module and one line here
+(`github`, `sarif` come next); `--format` offers every name in `CHECK_FORMATS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Sequence
+
+from prefixlint.report.results import FileResult
+
+CHECK_FORMATS: dict[str, str] = {
+    "text": "prefixlint.report.check_text:format_text",
+    "json": "prefixlint.report.check_json:format_json",
+}
+
+
+def format_results(results: Sequence[FileResult], fmt: str, *, color: bool | None = None,
+                   statistics: bool = False) -> str:
+    module_name, _, attribute = CHECK_FORMATS[fmt].partition(":")
+    formatter = getattr(importlib.import_module(module_name), attribute)
+    return formatter(list(results), color=color, statistics=statistics)

@@ -1,0 +1,145 @@
+"""The rules' code: one small function per `check:` named in a rule file (rules/PFX*.yaml).
+
+Each check receives its catalog `Rule` and the file's `Measured` data and yields Findings.
+PFX001-PFX005 share `volatile_before_stable` (the rule's class decides which values it
+reports); PFX101/PFX102 (chat-template rules) will add their own functions here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from prefixlint.match.profiles import EngineProfile
+from prefixlint.rules.catalog import Rule
+from prefixlint.rules.classify import Catalog
+from prefixlint.rules.finding import Finding
+from prefixlint.rules.measure import Measurement, VolatileMeasurement
+
+
+@dataclass
+class Measured:
+    """Everything the checks look at for one file."""
+
+    path: str
+    is_chat: bool
+    profile: EngineProfile
+    catalog: Catalog
+    min_stable_tokens: int
+    volatiles: list[VolatileMeasurement]
+    #: All volatile values differing at once, and with every flagged value moved.
+    overall: Measurement | None = None
+    flagged: set[str] = field(default_factory=set)
+
+
+def percent(part: int, whole: int) -> str:
+    if not whole or not part:
+        return "0%"
+    if part == whole:
+        return "100%"
+    return f"{100 * part / whole:.1f}%"
+
+
+def rounding(profile: EngineProfile) -> str:
+    if profile.min_tokens:
+        return f"the {profile.min_tokens:,}-token minimum"
+    if profile.unit > 1:
+        return f"{profile.unit}-token blocks"
+    return f"{profile.name}'s rounding"
+
+
+def _severity(rule: Rule, frequency: str) -> str:
+    by_frequency = rule.options.get("severity_by_frequency") or {}
+    return by_frequency.get(frequency, rule.severity)
+
+
+def _finding(rule: Rule, data: Measured, item: VolatileMeasurement, message: str, severity: str,
+             reusable: int, fixed_reusable: int, **extra) -> Finding:
+    p = item.placeholder
+    return Finding(
+        path=data.path, line=p.line, column=p.column, code=rule.code, name=rule.name, severity=severity,
+        message=message, variable=item.volatility.name, tokens=item.now.tokens,
+        shared_prefix_tokens=item.now.shared_prefix_tokens, reusable_tokens=reusable,
+        fixed_reusable_tokens=fixed_reusable, end_line=p.line, end_column=p.column + len(p.text.split("\n")[0]),
+        extra={"class": item.volatility.cls, "frequency": item.volatility.frequency,
+               "signal": item.volatility.signal, "placeholder": p.text, **extra},
+    )
+
+
+def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
+    """PFX001-PFX005: a volatile value of the rule's class with stable content after it."""
+    where = "Moved into the last user message" if data.is_chat else "Moved after the instructions"
+    for item in data.volatiles:
+        v = item.volatility
+        if data.catalog.rule_for(v.cls) != rule.code or item.stable_tokens_after < data.min_stable_tokens:
+            continue
+        now = item.now
+        message = (
+            f"{item.placeholder.text} ({data.catalog.describe(v.cls, v.frequency)}) ends the shared prefix"
+            f" at token {now.shared_prefix_tokens:,} of {now.tokens:,}: {percent(now.shared_prefix_tokens, now.tokens)}"
+            f" reusable, {percent(now.reusable_tokens, now.tokens)} after {rounding(data.profile)}."
+            f" {where}: {percent(now.fixed_shared_prefix_tokens, now.fixed_tokens)}"
+            f" ({percent(now.fixed_reusable_tokens, now.fixed_tokens)} after {rounding(data.profile).split(' ')[-1]})."
+        )
+        yield _finding(rule, data, item, message, _severity(rule, v.frequency), now.reusable_tokens,
+                       now.fixed_reusable_tokens, stable_tokens_after=item.stable_tokens_after,
+                       fixed_tokens=now.fixed_tokens, fixed_shared_prefix_tokens=now.fixed_shared_prefix_tokens)
+
+
+def boundary_merge(rule: Rule, data: Measured) -> Iterator[Finding]:
+    """PFX006: the stable text's last token merges with the value's first characters."""
+    include_whitespace = rule.options.get("include_whitespace", False)
+    for item in data.volatiles:
+        if not item.merged_text or item.volatility.name in data.flagged:
+            continue
+        if not include_whitespace and not item.merged_text.strip():
+            continue
+        now = item.now
+        unmerged = data.profile.reusable_tokens(item.unmerged_shared_prefix_tokens, now.tokens)
+        shown = item.merged_text.encode("unicode_escape").decode("ascii")
+        token = item.merged_token.encode("unicode_escape").decode("ascii")
+        message = (
+            f"the stable text before {item.placeholder.text} ends with {shown!r}, which merges with the value"
+            f" into the token {token!r}: the shared prefix ends at token {now.shared_prefix_tokens:,} instead of"
+            f" {item.unmerged_shared_prefix_tokens:,}. End the stable text on a token boundary (e.g. a newline"
+            f" after {shown.strip()!r})."
+        )
+        yield _finding(rule, data, item, message, rule.severity, now.reusable_tokens, unmerged,
+                       merged_text=item.merged_text, merged_token=item.merged_token)
+
+
+def stable_prefix_below_minimum(rule: Rule, data: Measured) -> Iterator[Finding]:
+    """PFX007: even with every fix, the stable prefix is too short for the engine to reuse any of it."""
+    overall = data.overall
+    if overall is None or not data.volatiles or overall.fixed_reusable_tokens > 0:
+        return
+    first = min(data.volatiles, key=lambda item: item.placeholder.offset)
+    profile = data.profile
+    minimum = max(profile.min_tokens, profile.unit if profile.whole_units_only else 1)
+    limit = (f"{profile.name}'s minimum of {profile.min_tokens:,} tokens" if profile.min_tokens
+             else f"one {profile.unit}-token block")
+    message = (
+        f"the stable prefix is {overall.fixed_shared_prefix_tokens:,} tokens of {overall.fixed_tokens:,},"
+        f" below {limit}: nothing is reused however the template is ordered"
+        f" (add stable content ahead of {first.placeholder.text}, or accept no caching)."
+    )
+    yield Finding(
+        path=data.path, line=first.placeholder.line, column=first.placeholder.column, code=rule.code,
+        name=rule.name, severity=rule.severity, message=message, variable=first.volatility.name,
+        tokens=overall.tokens, shared_prefix_tokens=overall.shared_prefix_tokens,
+        reusable_tokens=overall.reusable_tokens, fixed_reusable_tokens=overall.fixed_reusable_tokens,
+        extra={"placeholder": first.placeholder.text, "minimum_tokens": minimum,
+               "fixed_shared_prefix_tokens": overall.fixed_shared_prefix_tokens},
+    )
+
+
+def check_function(rule: Rule):
+    """The function a rule file names in `check:`."""
+    function = globals().get(rule.check)
+    if not callable(function) or rule.check.startswith("_"):
+        raise LookupError(f"{rule.source}: no check function named {rule.check!r}")
+    return function
+
+
+#: The functions rule files may name; a test checks that each is named by some rule.
+CHECKS = ("volatile_before_stable", "boundary_merge", "stable_prefix_below_minimum")

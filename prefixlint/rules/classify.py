@@ -1,0 +1,147 @@
+"""Classify template variables and calls as stable or volatile, from the catalog in rules/signals.yaml.
+
+A declared `kind` wins for how often a value changes; the catalog decides the rest from the
+variable's name, the functions a placeholder calls and the variable's sample values.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterable
+
+from prefixlint.errors import PrefixlintError
+
+VOLATILE_FREQUENCIES = ("per_request", "per_user", "per_day")
+#: The class a declared kind implies when the catalog does not recognise the variable.
+KIND_DEFAULT_CLASS = {"per_day": "timestamp", "per_user": "user-data", "per_request": "request-content"}
+_TIME_OF_DAY = re.compile(r"%-?[HIMSpfXcTrRsLlkPZ]")
+_DAY = re.compile(r"%-?[dejaAuwxDFUVWbBhmyYGg]")
+
+
+@dataclass(frozen=True)
+class Signal:
+    id: str
+    cls: str
+    frequency: str
+    names: tuple[str, ...] = ()
+    calls: tuple[str, ...] = ()
+    samples: tuple[re.Pattern, ...] = ()
+    generate: str = "text"
+
+
+@dataclass(frozen=True)
+class Catalog:
+    classes: dict[str, dict[str, str]]
+    frequencies: dict[str, str]
+    signals: tuple[Signal, ...]
+
+    def rule_for(self, cls: str) -> str:
+        return self.classes[cls]["rule"]
+
+    def describe(self, cls: str, frequency: str) -> str:
+        return f"{self.classes[cls]['describe']}, {self.frequencies.get(frequency, frequency)}"
+
+    def extended(self, extra: Iterable[dict], source: str = "configuration") -> "Catalog":
+        signals = tuple(_signal(item, source) for item in extra)
+        return Catalog(self.classes, self.frequencies, signals + self.signals)
+
+
+@dataclass(frozen=True)
+class Volatility:
+    """What the catalog says about one variable or function."""
+
+    name: str
+    is_call: bool
+    cls: str | None  # None: stable
+    frequency: str  # per_request | per_user | per_day | per_deployment | stable
+    signal: str | None
+    generate: str = "text"
+
+    @property
+    def volatile(self) -> bool:
+        return self.cls is not None and self.frequency in VOLATILE_FREQUENCIES
+
+
+def _signal(item: dict, source: str) -> Signal:
+    try:
+        return Signal(
+            id=str(item["id"]), cls=str(item["class"]), frequency=str(item["frequency"]),
+            names=tuple(n.lower() for n in item.get("names", ())), calls=tuple(item.get("calls", ())),
+            samples=tuple(re.compile(p) for p in item.get("samples", ())), generate=item.get("generate", "text"),
+        )
+    except (KeyError, TypeError, AttributeError, re.error) as exc:
+        raise PrefixlintError(f"malformed volatility signal {item!r}: {exc}", path=source) from None
+
+
+@lru_cache(maxsize=1)
+def builtin_catalog() -> Catalog:
+    import yaml
+
+    text = resources.files("prefixlint.catalog").joinpath("signals.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    return Catalog(data["classes"], data["frequencies"], tuple(_signal(s, "rules/signals.yaml") for s in data["signals"]))
+
+
+def load_catalog_extension(value: Any) -> list[dict]:
+    """`extend_volatile` from the configuration: a list of signals, or a path to a YAML file of them."""
+    if not value:
+        return []
+    if isinstance(value, (str, bytes)) or hasattr(value, "read_text"):
+        import yaml
+        from pathlib import Path
+
+        path = Path(value)
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise PrefixlintError(f"cannot read the volatility signals: {exc}", path=str(path)) from None
+        value = data.get("signals", data) if isinstance(data, dict) else data
+    if isinstance(value, dict):
+        value = [value]
+    return list(value)
+
+
+def strftime_frequency(fmt: str) -> str:
+    if _TIME_OF_DAY.search(fmt):
+        return "per_request"
+    if _DAY.search(fmt):
+        return "per_day"
+    return "per_deployment"
+
+
+def classify_call(catalog: Catalog, name: str, args: Iterable[str] = ()) -> Volatility:
+    for signal in catalog.signals:
+        if name in signal.calls:
+            frequency = signal.frequency
+            if frequency == "strftime_format":
+                frequencies = [strftime_frequency(a) for a in args] or ["per_request"]
+                frequency = min(frequencies, key=_rank)
+            return Volatility(name, True, signal.cls, frequency, signal.id, signal.generate)
+    return Volatility(name, True, None, "stable", None)
+
+
+def classify_variable(catalog: Catalog, name: str, kind: str | None, samples: Iterable[Any] = ()) -> Volatility:
+    if kind == "stable":
+        return Volatility(name, False, None, "stable", None)
+    lowered = name.lower()
+    found = next((s for s in catalog.signals if any(fnmatchcase(lowered, p) for p in s.names)), None)
+    if found is None:
+        texts = [str(v).strip() for v in samples if isinstance(v, (str, int, float))]
+        found = next((s for s in catalog.signals if any(p.search(t) for p in s.samples for t in texts)), None)
+    if found is not None:
+        frequency = kind or (found.frequency if found.frequency != "strftime_format" else "per_request")
+        return Volatility(name, False, found.cls, frequency, found.id, found.generate)
+    if kind in KIND_DEFAULT_CLASS:
+        cls = KIND_DEFAULT_CLASS[kind]
+        generate = {"timestamp": "iso_date", "user-data": "person_name"}.get(cls, "paragraph")
+        return Volatility(name, False, cls, kind, None, generate)
+    return Volatility(name, False, None, "stable", None)
+
+
+def _rank(frequency: str) -> int:
+    order = ("per_request", "per_user", "per_day", "per_deployment")
+    return order.index(frequency) if frequency in order else len(order)

@@ -1,0 +1,140 @@
+"""Suppression comments in template source: drop the findings they cover, report unused ones.
+
+    prompt: "Today is {{ today }}"   # prefixlint: disable-line PFX001
+    Today is {{ today }}. {# prefixlint: disable PFX001 -- the date is the point here #}
+    {# prefixlint: disable-file PFX002, PFX003 #}
+    # prefixlint: disable-file
+
+`disable-line` and `disable` cover the line they are written on; `disable-file` covers the
+whole file wherever it is written. Either comment form works in any file: a YAML comment
+(`#`) or a Jinja comment (`{# ... #}`, also `{#- ... -#}`). No code means every code. A
+directive on a line of its own covers only that (empty) line, never the file: write
+`disable-file` for that. Inside a YAML block scalar (`content: |`) a `#` line is prompt text,
+not a comment: use the Jinja form there, which the renderer drops. A suppression that
+suppresses nothing is reported as PFX000 `unused-suppression`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from prefixlint.errors import PrefixlintError
+from prefixlint.rules.finding import Finding
+
+DIRECTIVE = re.compile(
+    r"""
+    (?P<comment> \{\#[-+]? | \# )        # a Jinja comment `{#` (`{#-`), or a YAML comment `#`,
+    [ \t]* prefixlint [ \t]* : [ \t]*     # naming the tool,
+    (?P<scope> disable-file | disable-line | disable ) (?![\w-]) :?  # the scope, a whole word,
+    (?P<codes> [^\n]*? )                 # codes, comma- or space-separated (none = all codes),
+    (?: [ \t] -- (?P<reason> [^\n]*? ) )? # an optional reason after ` --`,
+    [ \t]* (?: [-+]?\#\} | $ )            # up to the end of the Jinja comment or of the line.
+    """,
+    re.VERBOSE | re.MULTILINE,
+)
+CODE = re.compile(r"PFX\d{3}")
+UNUSED_CODE = "PFX000"
+UNUSED_NAME = "unused-suppression"
+UNUSED_SEVERITY = "warning"
+
+
+@dataclass(frozen=True)
+class Directive:
+    line: int  # 1-based
+    column: int  # 1-based, of the comment's first character
+    scope: str  # "line" or "file"
+    codes: tuple[str, ...]  # empty: every code
+    text: str  # the directive as written
+    alone: bool = False  # nothing else on its line
+
+    def covers(self, finding: Finding) -> bool:
+        if self.scope == "line" and finding.line != self.line:
+            return False
+        if not self.codes:
+            return finding.code != UNUSED_CODE  # a bare directive cannot hide its own report
+        return finding.code in self.codes
+
+
+@dataclass(frozen=True)
+class Suppressions:
+    directives: tuple[Directive, ...] = ()
+
+    @classmethod
+    def parse(cls, source_text: str, path: str | None = None) -> "Suppressions":
+        """Every directive in the text; a malformed code list is a PrefixlintError at its line."""
+        directives = []
+        for match in DIRECTIVE.finditer(source_text):
+            start = match.start()
+            line_start = source_text.rfind("\n", 0, start) + 1
+            line = source_text.count("\n", 0, start) + 1
+            column = start - line_start + 1
+            line_end = source_text.find("\n", start)
+            line_end = len(source_text) if line_end == -1 else line_end
+            rest_of_line = source_text[line_start:start] + source_text[match.end():line_end]
+            codes = []
+            for item in re.finditer(r"[^\s,]+", match.group("codes")):
+                if not CODE.fullmatch(item.group()):
+                    raise PrefixlintError(
+                        f"malformed suppression comment: {item.group()!r} is not a rule code",
+                        path=path, line=line, column=column + item.start() + match.start("codes") - start,
+                        hint="write codes like PFX001, separated by commas; put a reason after ' -- '",
+                    )
+                codes.append(item.group())
+            directives.append(Directive(
+                line=line, column=column, scope="file" if match.group("scope") == "disable-file" else "line",
+                codes=tuple(dict.fromkeys(codes)), text=match.group().strip(),
+                alone=not rest_of_line.strip(),
+            ))
+        return cls(tuple(directives))
+
+    def apply(
+        self, findings: list[Finding], path: str, *, enabled: Callable[[str], bool] | None = None
+    ) -> tuple[list[Finding], list[Finding]]:
+        """(the findings no directive covers, a PFX000 finding for each directive that covers none).
+
+        `enabled(code)` (e.g. `Config.is_enabled`) keeps codes of rules that did not run from
+        being reported as unused, and turns PFX000 off when it is not enabled itself.
+        """
+        used: list[set[str]] = [set() for _ in self.directives]
+        kept = []
+        for finding in findings:
+            covering = [index for index, item in enumerate(self.directives) if item.covers(finding)]
+            for index in covering:
+                used[index].add(finding.code)
+            if not covering:
+                kept.append(finding)
+        if enabled is not None and not enabled(UNUSED_CODE):
+            return kept, []
+        unused = []
+        for directive, codes in zip(self.directives, used):
+            report = self._unused_report(directive, codes, path, enabled)
+            if report is not None and not any(item.covers(report) for item in self.directives):
+                unused.append(report)
+        return kept, sorted(unused, key=Finding.sort_key)
+
+    @staticmethod
+    def _unused_report(
+        directive: Directive, used: set[str], path: str, enabled: Callable[[str], bool] | None
+    ) -> Finding | None:
+        where = "in this file" if directive.scope == "file" else "on this line"
+        if not directive.codes:
+            if used:
+                return None
+            message = f"unused suppression: no finding {where} to suppress"
+        else:
+            unused = [
+                code for code in directive.codes
+                if code not in used and code != UNUSED_CODE and (enabled is None or enabled(code))
+            ]
+            if not unused:
+                return None
+            message = f"unused suppression: no {' or '.join(unused)} finding {where}"
+        if directive.alone and directive.scope == "line":
+            message += " (a directive on a line of its own covers only that line; use disable-file for the file)"
+        return Finding(
+            path=path, line=directive.line, column=directive.column, code=UNUSED_CODE,
+            name=UNUSED_NAME, severity=UNUSED_SEVERITY, message=message,
+            extra={"directive": directive.text},
+        )
