@@ -8,8 +8,10 @@ properties. Properties are written in the order of the issue's contract: file, l
 from __future__ import annotations
 
 import os
-from typing import Iterable
+from typing import Iterable, Sequence
 
+from prefixlint.errors import PrefixlintError
+from prefixlint.report.results import FileResult
 from prefixlint.rules.finding import Finding
 
 #: Finding severity -> workflow command.
@@ -60,3 +62,18 @@ def to_github(findings: Iterable[Finding]) -> str:
 def is_github_actions() -> bool:
     """True inside a GitHub Actions job, where `--format github` is the default."""
     return os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+def error_annotation(error: PrefixlintError) -> str:
+    """A file that could not be checked, as an error annotation at its file and line."""
+    properties = {"file": annotation_path(error.path) if error.path else None, "line": error.line,
+                  "col": error.column, "title": "prefixlint error"}
+    message = error.message + (f"\nhint: {error.hint}" if error.hint else "")
+    return workflow_command("error", properties, message)
+
+
+def format_github(results: Sequence[FileResult], *, color: bool | None = None, statistics: bool = False) -> str:
+    """`prefixlint check --format github`: findings, then files that could not be checked."""
+    lines = [to_github(f for result in results for f in result.findings)] if any(r.findings for r in results) else []
+    lines += [error_annotation(result.error) for result in results if result.error is not None]
+    return "\n".join(lines)

@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 from prefixlint import __version__
+from prefixlint.errors import PrefixlintError
+from prefixlint.report.results import FileResult
 from prefixlint.rules.catalog import Rule
 from prefixlint.rules.finding import Finding
 
@@ -36,9 +38,19 @@ HEADINGS = {
 MEASURES = ("variable", "tokens", "shared_prefix_tokens", "reusable_tokens", "fixed_reusable_tokens")
 
 
+#: The parts that hold a template, shown as code blocks in the Markdown help.
+CODE_PARTS = ("example", "use_instead")
+
+
+def _markdown_part(part: str, text: str) -> str:
+    if part in CODE_PARTS and "```" not in text:
+        text = f"```\n{text}\n```"
+    return f"## {HEADINGS[part]}\n\n{text}"
+
+
 def rule_help(rule: Rule) -> dict[str, str]:
     text = "\n\n".join(f"{HEADINGS[part]}\n{rule.docs[part].strip()}" for part in HEADINGS)
-    markdown = "\n\n".join(f"## {HEADINGS[part]}\n\n{rule.docs[part].strip()}" for part in HEADINGS)
+    markdown = "\n\n".join(_markdown_part(part, rule.docs[part].strip()) for part in HEADINGS)
     return {"text": text, "markdown": markdown}
 
 
@@ -112,3 +124,26 @@ def to_sarif_dict(findings: Iterable[Finding], rules: Mapping[str, Rule], root: 
 
 def to_sarif(findings: Iterable[Finding], rules: Mapping[str, Rule], root: Path | str) -> str:
     return json.dumps(to_sarif_dict(findings, rules, root), indent=2, ensure_ascii=False)
+
+
+def notification(error: PrefixlintError, root: Path) -> dict:
+    """A file that could not be checked, as a tool execution notification at its location."""
+    item: dict = {"level": "error", "message": {"text": error.message + (f" (hint: {error.hint})" if error.hint else "")}}
+    if error.path:
+        physical: dict = {"artifactLocation": {"uri": relative_uri(error.path, root), "uriBaseId": SRCROOT}}
+        if error.line:
+            physical["region"] = {"startLine": error.line, **({"startColumn": error.column} if error.column else {})}
+        item["locations"] = [{"physicalLocation": physical}]
+    return item
+
+
+def format_sarif(results: Sequence[FileResult], *, color: bool | None = None, statistics: bool = False) -> str:
+    """`prefixlint check --format sarif`, paths relative to the git work tree (or the current directory)."""
+    from prefixlint.load.gitrev import repository_root
+    from prefixlint.rules.catalog import load_catalog
+
+    root = repository_root()
+    log = to_sarif_dict([f for result in results for f in result.findings], load_catalog(), root)
+    errors = [notification(result.error, root) for result in results if result.error is not None]
+    log["runs"][0]["invocations"] = [{"executionSuccessful": not errors, "toolExecutionNotifications": errors}]
+    return json.dumps(log, indent=2, ensure_ascii=False)
