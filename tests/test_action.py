@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from tests.fake_github import FakeGitHub
-from tests.gitrepo import commit, init_repo, write
+from tests.gitrepo import git, init_repo, write
 from tests.test_report_command import BAD, CLEAN, expected_rows
 
 CHECKOUT = Path(__file__).resolve().parents[1]
@@ -44,9 +44,9 @@ def run_report_step(action, repo: Path, env: dict) -> subprocess.CompletedProces
 
 
 def test_the_report_step_posts_one_comment_and_updates_it(tmp_path, action):
-    repo = init_repo(tmp_path / "repo", {"prompts/support.md": CLEAN, "prompts/faq.md": CLEAN})
-    base = commit(repo, "second base commit")
-    write(repo, {"prompts/support.md": BAD})
+    repo = init_repo(tmp_path / "repo", {"prompts/support.yaml": CLEAN})
+    base = git(repo, "rev-parse", "HEAD").stdout.strip()
+    write(repo, {"prompts/support.yaml": BAD})
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"pull_request": {"number": 7, "head": {"sha": "feedface"}}}))
     summary = tmp_path / "summary.md"
@@ -63,12 +63,14 @@ def test_the_report_step_posts_one_comment_and_updates_it(tmp_path, action):
         assert first.returncode == 1, first.stderr  # a new finding fails the job
         assert [m for m, _ in fake.requests if m != "GET"] == ["POST"]
         (comment,) = fake.comments
-        assert comment["body"] == first.stdout.split("\n::")[0] + "\n" or comment["body"] in first.stdout
+        markdown, annotations = first.stdout.split("\n::", 1)
+        assert comment["body"] == markdown + "\n"
         assert expected_rows()["support"] in comment["body"]
-        assert "https://github.com/octo/prompts/blob/feedface/prompts/support.md#L1" in comment["body"]
-        assert "::error file=prompts/support.md,line=1,col=15,title=PFX001 timestamp-before-stable::" in first.stdout
+        assert "https://github.com/octo/prompts/blob/feedface/prompts/support.yaml#L4" in comment["body"]
+        assert annotations.startswith("error file=prompts/support.yaml,line=4,col=17,title=PFX001 timestamp-before-stable::")
+        assert "prefixlint: created comment" in first.stderr
 
-        write(repo, {"prompts/support.md": CLEAN})  # the author fixes it
+        write(repo, {"prompts/support.yaml": CLEAN})  # the author fixes it
         second = run_report_step(action, repo, {**env, "PREFIXLINT_FAIL_ON": "findings"})
         assert second.returncode == 0, second.stderr
         assert [m for m, _ in fake.requests if m != "GET"] == ["POST", "PATCH"]

@@ -6,7 +6,7 @@ import os
 
 import click
 
-from prefixlint.commands.options import engine_options, tokenizer_options
+from prefixlint.commands.options import tokenizer_options
 from prefixlint.errors import PrefixlintError
 
 FAIL_ON_HELP = (
@@ -40,8 +40,11 @@ def parse_fail_on(value: str) -> tuple[bool, float | None]:
 @click.argument("paths", nargs=-1, metavar="[PATHS]...")
 @click.option("--base", "base_ref", required=True, metavar="REF",
               help="The git revision to compare with: a branch, tag or commit (the pull request's base).")
-@tokenizer_options()
-@engine_options
+@tokenizer_options(default=None)
+@click.option("--engine", "-e", metavar="NAME", default=None,
+              help="Engine profile (default vllm, or the configuration's `engine`).")
+@click.option("--block-size", type=int, default=None, metavar="N",
+              help="Override the engine's cache block (page, chunk) size in tokens.")
 @click.option("--fail-on", default="findings", show_default=True, metavar="WHEN", help=FAIL_ON_HELP)
 @click.option("--post", is_flag=True, default=False,
               help="Create or update the one pull-request comment (GITHUB_TOKEN, GITHUB_API_URL, GITHUB_EVENT_PATH).")
@@ -66,12 +69,14 @@ def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, pos
       prefixlint report --base "$BASE_SHA" --post --fail-on findings,drop:10
     """
     from prefixlint.report import markdown
-    from prefixlint.report.pr_report import build_rows, link_for_environment, new_findings
+    from dataclasses import replace
+
     from prefixlint.report.github import is_github_actions, to_github
+    from prefixlint.report.pr_report import build_rows, link_for_environment, new_findings
 
     fail_on_findings, max_drop = parse_fail_on(fail_on)
     rows, setup = build_rows(paths or (".",), base_ref, tokenizer, offline, engine, block_size)
-    setup = setup.__class__(**{**setup.__dict__, "link": link_for_environment()})
+    setup = replace(setup, link=link_for_environment())
     body = markdown.to_markdown(rows, setup)
     click.echo(body, nl=False)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")

@@ -61,7 +61,7 @@ class TemplateChange:
 class Setup:
     tokenizer: str
     engine: str
-    block_size: int
+    block_size: int | str
     base_ref: str
     base_commit: str
     #: path, line -> URL of that line, or None to print plain `path:line`.

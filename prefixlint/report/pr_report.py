@@ -23,16 +23,25 @@ from prefixlint.rules.finding import Finding
 Measure = Callable[[str, str], Measured]
 
 
-def wanted_paths(repo: Repository, paths: Sequence[str], extensions: Sequence[str]) -> Callable[[str], bool]:
-    """A filter for repository-relative paths: under one of PATHS and a template extension."""
+def wanted_paths(repo: Repository, paths: Sequence[str]) -> Callable[[str], bool]:
+    """A filter for repository-relative paths: under one of PATHS, and a template as `check`'s
+    directory walk sees one (an extension with a loader, not hidden, not a README, ...)."""
+    from fnmatch import fnmatchcase
+
+    from prefixlint.load.discover import NOT_TEMPLATES, SKIPPED_DIRECTORIES
+    from prefixlint.load.registry import template_extensions
+
     prefixes = []
     for path in paths:
         relative = repo.relative(path)
         prefixes.append("" if relative == "." else relative)
-    suffixes = tuple(ext.lower() for ext in extensions)
+    suffixes = template_extensions()
 
     def wanted(path: str) -> bool:
-        if not path.lower().endswith(suffixes):
+        *folders, name = path.split("/")
+        if not name.lower().endswith(suffixes) or any(fnmatchcase(name.lower(), glob) for glob in NOT_TEMPLATES):
+            return False
+        if any(part.startswith(".") or part in SKIPPED_DIRECTORIES for part in [*folders, name]):
             return False
         return any(not p or path == p or path.startswith(p + "/") for p in prefixes)
 
@@ -102,13 +111,47 @@ def link_for_environment() -> Callable[[str, int], str | None]:
     return blob_link(os.environ.get("GITHUB_SERVER_URL"), os.environ.get("GITHUB_REPOSITORY"), ref)
 
 
-def build_rows(paths: Sequence[str], base_ref: str, tokenizer: str, offline: bool, engine: str,
-               block_size: int | None) -> tuple[list[TemplateChange], Setup]:
-    from prefixlint.report.measure import TEMPLATE_EXTENSIONS, measurer
+def measurer(repo: Repository, tokenizer: str | None, offline: bool, engine: str | None,
+             block_size: int | None) -> tuple[Measure, dict[str, set]]:
+    """`check`'s measurement of a text as the content of a repository path, with the
+    configuration that applies to that path in the working tree (flags win), and the
+    tokenizers, engines and block sizes it used."""
+    from prefixlint.config import load_config
+    from prefixlint.match.profiles import DEFAULT_ENGINE
+    from prefixlint.rules.runner import Settings, check_file
+    from prefixlint.tokenize import DEFAULT_TOKENIZER
 
+    used: dict[str, set] = {"tokenizer": set(), "engine": set(), "block_size": set()}
+    flags = dict(tokenizer=tokenizer, engine=engine, block_size=block_size, select=None, ignore=None)
+    load_config(repo.root).merge_cli(**flags)  # a bad flag is one error up front, not one per file
+
+    def measure(path: str, text: str) -> Measured:
+        config = load_config(repo.root / path).merge_cli(**flags)
+        settings = Settings(
+            tokenizer=config.tokenizer or DEFAULT_TOKENIZER, engine=config.engine or DEFAULT_ENGINE,
+            block_size=config.block_size, enabled=config.is_enabled, min_stable_tokens=config.min_stable_tokens,
+            extend_volatile=config.extend_volatile, offline=offline,
+        )
+        result = check_file(path, settings, text)
+        if result.error is not None:
+            raise result.error
+        for key in used:
+            used[key].add(result.extra[key])
+        return Measured(result.tokens, result.extra["shared_prefix_tokens"], result.reusable_tokens, result.findings)
+
+    return measure, used
+
+
+def _named(values: set) -> str:
+    return ", ".join(str(value) for value in sorted(values, key=str)) or "none"
+
+
+def build_rows(paths: Sequence[str], base_ref: str, tokenizer: str | None, offline: bool, engine: str | None,
+               block_size: int | None) -> tuple[list[TemplateChange], Setup]:
     repo = open_repository()
     commit = repo.commit(base_ref)
-    changes = repo.compare(commit, wanted_paths(repo, paths, TEMPLATE_EXTENSIONS))
-    measure, setup = measurer(tokenizer, offline, engine, block_size)
+    changes = repo.compare(commit, wanted_paths(repo, paths))
+    measure, used = measurer(repo, tokenizer, offline, engine, block_size)
     rows = compare_changes(repo, changes, measure)
-    return rows, Setup(setup.tokenizer, setup.engine, setup.block_size, base_ref, commit)
+    setup = Setup(_named(used["tokenizer"]), _named(used["engine"]), _named(used["block_size"]), base_ref, commit)
+    return rows, setup

@@ -30,16 +30,17 @@ class Settings:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def check_file(path: str, settings: Settings) -> FileResult:
+def check_file(path: str, settings: Settings, text: str | None = None) -> FileResult:
+    """`text`, when given, is checked as the content of `path` (a file as it is at a git revision)."""
     try:
-        return _check(path, settings)
+        return _check(path, settings, text)
     except PrefixlintError as exc:
         return FileResult(path, error=exc.located(path))
     except RecursionError:
         return FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))
 
 
-def _check(path: str, settings: Settings) -> FileResult:
+def _check(path: str, settings: Settings, text: str | None = None) -> FileResult:
     from prefixlint.load.registry import load_template
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
@@ -50,7 +51,7 @@ def _check(path: str, settings: Settings) -> FileResult:
     from prefixlint.rules.suppress import Suppressions
     from prefixlint.tokenize import load_tokenizer
 
-    template = load_template(path)
+    template = load_template(path, text)
     suppressions = Suppressions.parse(template.source, path)
     profile = get_profile(template.engine or settings.engine, settings.block_size)
     compiled = compile_template(template)
