@@ -4,7 +4,9 @@ pre-commit builds its own virtualenv and pip-installs the checkout into it (from
 pip is configured with); the hook itself then runs offline with the default tokenizer.
 """
 
+import fnmatch
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from prefixlint.load.discover import NOT_TEMPLATES, SKIPPED_DIRECTORIES
 from prefixlint.load.registry import template_extensions
 from tests.gitrepo import ENV, git, init_repo, write
 
@@ -28,17 +31,31 @@ BAD = "Current time: {{ now }}\n\nYou are the support assistant of Acme Outdoor.
 CLEAN = "You are the support assistant of Acme Outdoor.\n" + POLICY + "\n\nCurrent time: {{ now }}\n"
 
 
-def test_hook_definition_matches_the_loaders():
+def test_hook_definition_matches_the_loaders_and_the_directory_walk():
     (hook,) = yaml.safe_load((CHECKOUT / ".pre-commit-hooks.yaml").read_text())
     assert hook["id"] == "prefixlint" and hook["entry"] == "prefixlint check"
     assert hook["language"] == "python" and hook["require_serial"] is True
     assert hook["minimum_pre_commit_version"] == "3.0.0"
-    import re
+    files, exclude = re.compile(hook["files"]), re.compile(hook["exclude"])
 
-    pattern = re.compile(hook["files"])
+    def selected(path: str) -> bool:  # pre-commit's rule: files matches and exclude does not
+        return bool(files.search(path)) and not exclude.search(path)
+
     for extension in template_extensions():
-        assert pattern.search(f"prompts/x{extension}"), extension
-    assert not pattern.search("src/app.py") and not pattern.search("notes.yaml.bak")
+        assert selected(f"prompts/assistant{extension}"), extension
+    assert selected("support.yaml") and selected("prompts/agent/system.md")
+    # what `prefixlint check`'s directory walk skips, the hook skips too
+    for glob in NOT_TEMPLATES:
+        name = glob.replace("*", "")
+        assert fnmatch.fnmatchcase(name, glob)
+        name = name if files.search(name) else name + ".md"
+        for path in (name, f"docs/{name}", f"prompts/{name}"):
+            assert not selected(path), path
+    assert not selected("README.md") and not selected("docs/LICENSE.txt") and not selected("Chart.yaml")
+    for folder in SKIPPED_DIRECTORIES | {".github", ".venv"}:
+        assert not selected(f"{folder}/prompt.md") and not selected(f"a/{folder}/b/prompt.yaml")
+    assert not selected(".pre-commit-config.yaml") and not selected("prompts/.prefixlint.yaml")
+    assert not selected("src/app.py") and not selected("notes.yaml.bak")
 
 
 @pytest.mark.slow
@@ -54,16 +71,16 @@ def test_commit_with_a_timestamp_ahead_of_stable_text_fails_and_a_clean_one_pass
         return subprocess.run(PRE_COMMIT + ["try-repo", str(CHECKOUT), "prefixlint", "--verbose"],
                               cwd=repo, env=env, capture_output=True, text=True, timeout=600)
 
-    write(repo, {"prompts/support.md": BAD})
-    git(repo, "add", "prompts/support.md")
+    write(repo, {"prompts/helpdesk.md": BAD})
+    git(repo, "add", "prompts/helpdesk.md")
     failed = try_repo()
     assert failed.returncode == 1, failed.stdout + failed.stderr
     # `{{ now }}` starts at column 15 of line 1 ("Current time: " is 14 characters)
-    assert "prompts/support.md:1:15: PFX001" in failed.stdout
+    assert "prompts/helpdesk.md:1:15: PFX001" in failed.stdout
     assert "prefixlint" in failed.stdout and "Failed" in failed.stdout
 
-    write(repo, {"prompts/support.md": CLEAN})
-    git(repo, "add", "prompts/support.md")
+    write(repo, {"prompts/helpdesk.md": CLEAN})
+    git(repo, "add", "prompts/helpdesk.md")
     passed = try_repo()
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "Passed" in passed.stdout and "PFX001" not in passed.stdout
