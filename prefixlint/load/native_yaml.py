@@ -64,7 +64,7 @@ def _scalar_message(role: str | None, node, text: str, path: str) -> Message:
         raise PrefixlintError("expected text (a string)", path=path, line=line_of(node))
     start, end = node.start_mark.index, node.end_mark.index
     content = node.value
-    return Message(role, content, align(content, text, start, end), start)
+    return Message(role, content, align(content, text, start, end, node.style), start)
 
 
 def _messages(node, text: str, path: str) -> tuple[Message, ...]:

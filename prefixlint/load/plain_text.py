@@ -2,9 +2,11 @@
 
 The placeholder syntax is decided from the text, in this order:
 1. `.j2`, `.jinja`, `.jinja2` files are Jinja2.
-2. A file containing `{{` or `{%` is Jinja2 (Handlebars/Mustache `{{x}}` reads the same way).
+2. A file with a Jinja tag (`{%`, `{#`) or an expression that starts with a name (`{{ x`,
+   `{{x}}`, `{{- x`) is Jinja2; Handlebars/Mustache `{{x}}` reads the same way.
 3. A file containing `${name}` is the JavaScript/shell style.
-4. A file containing `{name}` (a Python identifier in single braces) is str.format.
+4. A file containing `{name}` (a Python identifier in single braces) is str.format; there
+   `{{` and `}}` are literal braces (LangChain f-string templates write JSON that way).
 5. Otherwise Jinja2 (a file without placeholders renders to itself either way).
 Plain files declare no variables: every free name in a placeholder is a variable, classified
 from its name by the catalog.
@@ -19,6 +21,7 @@ from prefixlint.load.template import Template, identity_message
 
 FORMAT = "plain-text"
 JINJA_EXTENSIONS = (".j2", ".jinja", ".jinja2")
+_JINJA = re.compile(r"\{[%#]|\{\{-?\s*[A-Za-z_]")
 _DOLLAR = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_.]*\}")
 _FORMAT_FIELD = re.compile(r"(?<!\{)\{[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_]\w*|\[\w+\])*(?:![rsa])?(?::[^{}]*)?\}(?!\})")
 
@@ -28,7 +31,7 @@ def sniff(text: str) -> bool:
 
 
 def placeholder_syntax(path: str, text: str) -> str:
-    if PurePath(path).suffix.lower() in JINJA_EXTENSIONS or "{{" in text or "{%" in text:
+    if PurePath(path).suffix.lower() in JINJA_EXTENSIONS or _JINJA.search(text):
         return "jinja"
     if _DOLLAR.search(text):
         return "dollar"

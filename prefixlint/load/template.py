@@ -82,25 +82,37 @@ def identity_message(role: str | None, text: str, start: int) -> Message:
     return Message(role, text, tuple(range(start, start + len(text))), start)
 
 
-def align(content: str, raw: str, start: int, end: int) -> tuple[int, ...]:
+def align(content: str, raw: str, start: int, end: int, style: str | None = None) -> tuple[int, ...]:
     """File offsets for each character of `content`, a scalar that YAML read from raw[start:end].
 
-    Works for plain, quoted, literal (`|`) and folded (`>`) scalars: every content line that
-    appears verbatim in the region (the usual case) is mapped with str.find; other characters
-    are matched one by one, whitespace to whitespace (folding, indentation) and other
-    characters by looking a few characters ahead (escapes such as \\" or '').
+    `style` is the scalar's style as PyYAML reports it (None plain, `'`, `"`, `|`, `>`).
+    Every content line that appears verbatim in the region (the usual case) is mapped with
+    str.find; other characters are matched one by one: whitespace to whitespace (folding,
+    indentation), `''` in single-quoted and backslash escapes in double-quoted scalars to
+    the one character they stand for, anything else by looking a few characters ahead.
     """
     offsets: list[int] = []
     p = start
+    if style in ("'", '"'):  # past the opening quote
+        p = start + 1
+    elif style in ("|", ">"):  # past the header line (`|-`, `>2`, a comment)
+        header_end = raw.find("\n", start, end)
+        p = header_end + 1 if header_end >= 0 else end
     lines = content.split("\n")
     for number, line in enumerate(lines):
         found = raw.find(line, p, end) if line else -1
-        if line and found >= 0 and raw[p:found].strip(" \t\r\n|>-+0123456789'\"") == "":
+        if line and found >= 0 and not raw[p:found].strip():
             offsets.extend(range(found, found + len(line)))
             p = found + len(line)
         else:
-            p = _align_chars(line, raw, p, end, offsets)
+            p = _align_chars(line, raw, p, end, offsets, style)
         if number < len(lines) - 1:  # the newline that ended this content line
+            if style == '"':
+                p = _skip_continuations(raw, p, end)
+                if raw.startswith("\\n", p):  # an escaped newline
+                    offsets.append(p)
+                    p += 2
+                    continue
             q = p
             while q < end and raw[q] in " \t\r":
                 q += 1
@@ -111,9 +123,26 @@ def align(content: str, raw: str, start: int, end: int) -> tuple[int, ...]:
     return tuple(offsets)
 
 
-def _align_chars(text: str, raw: str, p: int, end: int, offsets: list[int]) -> int:
+def _skip_continuations(raw: str, p: int, end: int) -> int:
+    """Past any backslash-newline line continuations (and the indentation after them)."""
+    while raw.startswith("\\\n", p):
+        p += 2
+        while p < end and raw[p] in " \t":
+            p += 1
+    return p
+
+
+def _escape_length(raw: str, p: int) -> int:
+    """Length of the double-quoted escape sequence at raw[p] (a backslash)."""
+    code = raw[p + 1 : p + 2]
+    return {"x": 4, "u": 6, "U": 10}.get(code, 2)
+
+
+def _align_chars(text: str, raw: str, p: int, end: int, offsets: list[int], style: str | None) -> int:
     for char in text:
-        if char.isspace():
+        if style == '"':
+            p = _skip_continuations(raw, p, end)
+        if char.isspace() and not (style == '"' and raw.startswith("\\", p)):
             if p < end and raw[p].isspace():
                 offsets.append(p)
                 p += 1
@@ -122,16 +151,19 @@ def _align_chars(text: str, raw: str, p: int, end: int, offsets: list[int]) -> i
             continue
         while p < end and raw[p].isspace() and raw[p] != char:
             p += 1
-        if p < end and raw[p] == char:
+        if style == '"' and raw.startswith("\\", p):  # an escape sequence: one character
+            offsets.append(p)
+            p += _escape_length(raw, p)
+        elif style == "'" and char == "'" and raw.startswith("''", p):
+            offsets.append(p)
+            p += 2
+        elif p < end and raw[p] == char:
             offsets.append(p)
             p += 1
-            continue
-        ahead = raw.find(char, p, min(end, p + 12))
-        if ahead >= 0:
-            offsets.append(ahead)
-            p = ahead + 1
         else:
-            offsets.append(min(p, end))
+            ahead = raw.find(char, p, min(end, p + 12))
+            offsets.append(ahead if ahead >= 0 else min(p, end))
+            p = ahead + 1 if ahead >= 0 else p
     return p
 
 

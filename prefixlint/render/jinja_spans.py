@@ -166,10 +166,13 @@ def _template_line(exc: BaseException) -> int | None:
 
 
 def unmark(role: str | None, raw: str) -> RenderedMessage:
-    """Remove the markers from a render, turning them into spans (nested spans allowed)."""
+    """Remove the markers from a render, turning them into spans (nested spans allowed).
+
+    Spans come in the order their placeholders started output (document order).
+    """
     parts: list[str] = []
-    spans: list[Span] = []
-    stack: list[tuple[int, int]] = []
+    opened: list[list[int]] = []  # [placeholder, start, end] in opening order
+    stack: list[int] = []
     length, last = 0, 0
     for match in _MARK.finditer(raw):
         piece = raw[last : match.start()]
@@ -177,10 +180,10 @@ def unmark(role: str | None, raw: str) -> RenderedMessage:
         length += len(piece)
         last = match.end()
         if match.group(1) is not None:
-            stack.append((int(match.group(1)), length))
+            stack.append(len(opened))
+            opened.append([int(match.group(1)), length, -1])
         elif stack:
-            index, start = stack.pop()
-            spans.append(Span(index, start, length))
+            opened[stack.pop()][2] = length
     parts.append(raw[last:])
-    spans.sort(key=lambda span: (span.start, -span.end))
-    return RenderedMessage(role, "".join(parts), tuple(spans))
+    spans = tuple(Span(index, start, end) for index, start, end in opened if end >= 0)
+    return RenderedMessage(role, "".join(parts), spans)

@@ -30,6 +30,8 @@ class Measured:
     #: All volatile values differing at once, and with every flagged value moved.
     overall: Measurement | None = None
     flagged: set[str] = field(default_factory=set)
+    #: All volatile values differing, with every one of them moved after the stable content.
+    best: Measurement | None = None
 
 
 def percent(part: int, whole: int) -> str:
@@ -110,7 +112,7 @@ def boundary_merge(rule: Rule, data: Measured) -> Iterator[Finding]:
 
 def stable_prefix_below_minimum(rule: Rule, data: Measured) -> Iterator[Finding]:
     """PFX007: even with every fix, the stable prefix is too short for the engine to reuse any of it."""
-    overall = data.overall
+    overall = data.best or data.overall
     if overall is None or not data.volatiles or overall.fixed_reusable_tokens > 0:
         return
     first = min(data.volatiles, key=lambda item: item.placeholder.offset)

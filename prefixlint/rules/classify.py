@@ -19,7 +19,7 @@ VOLATILE_FREQUENCIES = ("per_request", "per_user", "per_day")
 #: The class a declared kind implies when the catalog does not recognise the variable.
 KIND_DEFAULT_CLASS = {"per_day": "timestamp", "per_user": "user-data", "per_request": "request-content"}
 _TIME_OF_DAY = re.compile(r"%-?[HIMSpfXcTrRsLlkPZ]")
-_DAY = re.compile(r"%-?[dejaAuwxDFUVWbBhmyYGg]")
+_DAY = re.compile(r"%-?[dejaAuwxDFUVW]")  # day-level; month or year alone changes rarely
 
 
 @dataclass(frozen=True)

@@ -189,8 +189,11 @@ class Measurer:
         text = "".join(pieces)
         return len(self.tokenizer.encode(text)) if text.strip() else 0
 
-    def measure_all(self, moved: set[int]) -> Measurement:
-        """All volatile values differ at once (two unrelated requests); the fix moves `moved`."""
+    def measure_all(self, moved: set[int] | None = None) -> Measurement:
+        """All volatile values differ at once (two unrelated requests); the fix moves `moved`
+        (None: every value that changes, the best order there is)."""
         base = self.render()
         everything = self.render(frozenset(v.name for v in self.volatiles))
+        if moved is None:
+            moved = changed_placeholders(base.messages, everything.messages)
         return self.compare(base, everything, moved)

@@ -64,8 +64,10 @@ def _check(path: str, settings: Settings, text: str | None = None) -> FileResult
     flagged = [m for m in measured if m.stable_tokens_after >= settings.min_stable_tokens]
     moved = set().union(*(m.moved for m in flagged)) if flagged else set()
     overall = measurer.measure_all(moved)
+    # Only when the suggested fixes leave nothing reusable: would any order help at all?
+    best = measurer.measure_all() if measured and overall.fixed_reusable_tokens == 0 else overall
     data = Measured(path, template.is_chat, profile, catalog, settings.min_stable_tokens, measured, overall,
-                    {m.volatility.name for m in flagged})
+                    {m.volatility.name for m in flagged}, best)
     findings: list[Finding] = []
     enabled = settings.enabled or (lambda code: True)
     for rule in load_catalog().values():

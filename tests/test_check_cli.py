@@ -1,0 +1,162 @@
+"""`prefixlint check` options, configuration, suppressions, JSON shape; `rules` and `rule`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from prefixlint.cli import cli
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+CHAT = SAMPLES / "research_agent_chat.yaml"  # PFX004 and PFX001
+
+FINDING_KEYS = ["code", "name", "severity", "line", "column", "variable", "message",
+                "shared_prefix_tokens", "reusable_tokens", "fixed_reusable_tokens"]
+SCHEMA = {
+    "type": "object", "required": ["files"],
+    "properties": {"files": {"type": "array", "items": {
+        "type": "object", "required": ["path", "tokens", "reusable_tokens", "findings"],
+        "properties": {
+            "path": {"type": "string"}, "tokens": {"type": "integer"}, "reusable_tokens": {"type": "integer"},
+            "findings": {"type": "array", "items": {
+                "type": "object", "required": FINDING_KEYS,
+                "properties": {
+                    "code": {"type": "string", "pattern": "^PFX\\d{3}$"}, "name": {"type": "string"},
+                    "severity": {"enum": ["error", "warning", "info"]},
+                    "line": {"type": "integer", "minimum": 1}, "column": {"type": "integer", "minimum": 1},
+                    "variable": {"type": ["string", "null"]}, "message": {"type": "string"},
+                    "shared_prefix_tokens": {"type": ["integer", "null"]},
+                    "reusable_tokens": {"type": ["integer", "null"]},
+                    "fixed_reusable_tokens": {"type": ["integer", "null"]},
+                }}},
+        }}}},
+}
+
+
+def run(*args, **kwargs):
+    return CliRunner().invoke(cli, ["check", *args], **kwargs)
+
+
+def codes(result):
+    return [f["code"] for entry in json.loads(result.stdout)["files"] for f in entry["findings"]]
+
+
+def test_json_shape_matches_the_issue():
+    result = run("--isolated", "--format", "json", str(SAMPLES))
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    jsonschema.validate(data, SCHEMA)
+    assert data["errors"] == [] and data["summary"]["findings"] == len(codes(result))
+
+
+def test_select_ignore_and_exit_zero():
+    assert codes(run("--isolated", "--format", "json", str(CHAT))) == ["PFX004", "PFX001"]
+    assert codes(run("--isolated", "--format", "json", "--select", "PFX001", str(CHAT))) == ["PFX001"]
+    assert codes(run("--isolated", "--format", "json", "--ignore", "PFX004", str(CHAT))) == ["PFX001"]
+    result = run("--isolated", "--select", "PFX002", str(CHAT))
+    assert result.exit_code == 0 and result.stdout.endswith("0 findings in 1 file.\n")
+    assert run("--isolated", "--exit-zero", str(CHAT)).exit_code == 0
+
+
+def test_statistics():
+    result = run("--isolated", "--statistics", str(SAMPLES))
+    assert "    3  PFX001  timestamp-before-stable" in result.stdout.splitlines()
+    assert "    1  PFX007  stable-prefix-below-minimum" in result.stdout.splitlines()
+
+
+def test_engine_and_block_size_change_the_numbers():
+    def finding(*flags):
+        out = run("--isolated", "--format", "json", *flags, str(SAMPLES / "support_bot.yaml"))
+        return json.loads(out.stdout)["files"][0]["findings"][0]
+
+    vllm, sglang, big = finding(), finding("--engine", "sglang"), finding("--block-size", "64")
+    shared = vllm["shared_prefix_tokens"]
+    assert sglang["reusable_tokens"] == shared  # token granularity
+    assert vllm["reusable_tokens"] == shared - shared % 16
+    assert big["reusable_tokens"] == shared - shared % 64
+    assert "after 64-token blocks" in big["message"]
+    openai = finding("--engine", "openai")
+    assert openai["reusable_tokens"] == 0 and "the 1,024-token minimum" in openai["message"]
+
+
+def test_tokenizer_flag_and_file_override(tmp_path):
+    text = "Hello {{ user_name }}, you are talking to the assistant of Northwind Bank. " * 3 + "\n"
+    (tmp_path / "a.md").write_text(text)
+    (tmp_path / "b.yaml").write_text(
+        "tokenizer: o200k_base\nvariables:\n  user_name: {}\nprompt: |\n  " + text)
+    data = json.loads(run("--isolated", "--format", "json", "--tokenizer", "cl100k_base", str(tmp_path)).stdout)
+    by_name = {Path(f["path"]).name: f for f in data["files"]}
+    assert (by_name["a.md"]["tokenizer"], by_name["b.yaml"]["tokenizer"]) == ("cl100k_base", "o200k_base")
+
+
+def test_configuration_file_closest_wins_and_flags_win(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.prefixlint]\nignore = ["PFX004"]\nengine = "sglang"\n')
+    target = tmp_path / "chat.yaml"
+    target.write_text(CHAT.read_text())
+    data = json.loads(run("--format", "json", str(target)).stdout)
+    assert [f["code"] for f in data["files"][0]["findings"]] == ["PFX001"]
+    assert data["files"][0]["engine"] == "sglang"
+    assert codes(run("--format", "json", "--isolated", str(target))) == ["PFX004", "PFX001"]
+    assert json.loads(run("--format", "json", "--engine", "vllm", str(target)).stdout)["files"][0]["engine"] == "vllm"
+    other = tmp_path / "other.yaml"
+    other.write_text("select:\n  - PFX004\n")
+    assert codes(run("--format", "json", "--config", str(other), str(target))) == ["PFX004"]
+
+
+def test_min_stable_tokens_from_configuration(tmp_path):
+    (tmp_path / ".prefixlint.yaml").write_text("min-stable-tokens: 100000\n")
+    target = tmp_path / "chat.yaml"
+    target.write_text(CHAT.read_text())
+    assert codes(run("--format", "json", str(target))) == []
+
+
+def test_suppression_comments_and_unused_ones(tmp_path):
+    source = (SAMPLES / "support_bot.yaml").read_text()
+    suppressed = source.replace("Current time: {{ now }}", "Current time: {{ now }} {# prefixlint: disable PFX001 #}")
+    path = tmp_path / "bot.yaml"
+    path.write_text(suppressed)
+    result = run("--isolated", str(path))
+    assert result.exit_code == 0, result.output
+    path.write_text(suppressed.replace("disable PFX001", "disable PFX002"))
+    data = json.loads(run("--isolated", "--format", "json", str(path)).stdout)
+    assert sorted((f["code"], f["line"]) for f in data["files"][0]["findings"]) == [("PFX000", 10), ("PFX001", 10)]
+
+
+def test_volatile_from_extend_volatile_configuration(tmp_path):
+    (tmp_path / ".prefixlint.yaml").write_text(
+        "extend-volatile:\n  - {id: tenant, class: user-data, frequency: per_user, names: [tenant]}\n")
+    (tmp_path / "p.md").write_text("Tenant: {{ tenant }}\n" + "You are the assistant of Northwind Bank. " * 6 + "\n")
+    assert codes(run("--format", "json", str(tmp_path / "p.md"))) == ["PFX003"]
+    assert codes(run("--format", "json", "--isolated", str(tmp_path / "p.md"))) == []
+
+
+def test_rules_and_rule_commands():
+    listed = CliRunner().invoke(cli, ["rules"])
+    assert listed.exit_code == 0
+    assert [line.split()[0] for line in listed.stdout.splitlines()] == [f"PFX00{n}" for n in range(8)]
+    shown = CliRunner().invoke(cli, ["rule", "PFX001"])
+    assert shown.exit_code == 0
+    assert shown.stdout.startswith("PFX001 timestamp-before-stable (error)")
+    for heading in ("## What it does", "## Why is this bad?", "## Example", "## Use instead"):
+        assert heading in shown.stdout
+    assert CliRunner().invoke(cli, ["rule", "boundary-merge"]).stdout.startswith("PFX006 boundary-merge")
+    unknown = CliRunner().invoke(cli, ["rule", "PFX999"])
+    assert unknown.exit_code == 2 and "unknown rule 'PFX999'" in unknown.stderr
+    data = json.loads(CliRunner().invoke(cli, ["rules", "--format", "json"]).stdout)
+    assert data[1] == {"code": "PFX001", "name": "timestamp-before-stable", "severity": "error",
+                       "summary": data[1]["summary"]}
+
+
+def test_help_imports_nothing_heavy():
+    code = ("import sys; from prefixlint.cli import cli, COMMANDS; import prefixlint.commands.check, "
+            "prefixlint.commands.rules\n"
+            "heavy = {'tiktoken', 'jinja2', 'yaml', 'tokenizers', 'transformers', 'huggingface_hub'}\n"
+            "print(sorted(heavy & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
