@@ -20,6 +20,7 @@ class FakeGitHub:
         self.comments: list[dict] = []
         self.requests: list[tuple[str, str]] = []
         self.next_id = 100
+        self.read_only = False  # as GITHUB_TOKEN is on a pull request from a fork
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
@@ -72,6 +73,8 @@ class FakeGitHub:
                     if page * PAGE < len(fake.comments):
                         headers["Link"] = f'<{fake.url}{issue}?per_page=100&page={page + 1}>; rel="next"'
                     return self.reply(200, chunk, headers)
+                if method != "GET" and fake.read_only:
+                    return self.reply(403, {"message": "Resource not accessible by integration"})
                 if method == "POST" and url.path == issue:
                     comment = fake.add_comment(self.body()["body"], user="github-actions[bot]")
                     return self.reply(201, comment)

@@ -143,3 +143,25 @@ def test_unknown_base_and_broken_template(repo):
     assert broken.exit_code == 2
     assert "| `prompts/support.yaml` | " in broken.output and "| error |" in broken.output
     assert "**Could not be measured**\n\n- `prompts/support.yaml`: prompts/support.yaml:" in broken.output
+
+
+def test_post_creates_then_updates_and_a_read_only_token_only_warns(repo, tmp_path, monkeypatch):
+    from tests.fake_github import FakeGitHub
+
+    event = tmp_path / "event.json"
+    event.write_text('{"pull_request": {"number": 7}}')
+    with FakeGitHub("octo/prompts", 7, "t0ken") as fake:
+        for key, value in {"GITHUB_TOKEN": "t0ken", "GITHUB_API_URL": fake.url, "GITHUB_REPOSITORY": "octo/prompts",
+                           "GITHUB_EVENT_PATH": str(event)}.items():
+            monkeypatch.setenv(key, value)
+        first = invoke("--base", "main", "--post", "--fail-on", "none")
+        second = invoke("--base", "main", "--post", "--fail-on", "none")
+        assert (first.exit_code, second.exit_code) == (0, 0)
+        assert [m for m, _ in fake.requests if m != "GET"] == ["POST", "PATCH"]
+        assert len(fake.comments) == 1 and fake.comments[0]["body"] == second.stdout
+        fake.read_only = True
+        forked = invoke("--base", "main", "--post")
+        assert forked.exit_code == 1  # the verdict of --fail-on findings, not an error
+        assert "prefixlint: warning: could not post the comment: GitHub API POST" not in forked.output
+        assert "prefixlint: warning: could not post the comment: GitHub API PATCH" in forked.output
+        assert "403 Resource not accessible by integration" in forked.output

@@ -52,3 +52,32 @@ def test_absolute_paths_become_workspace_relative(tmp_path, monkeypatch):
     monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path))
     line = annotation(finding(path=str(tmp_path / "prompts" / "a.md")))
     assert line.startswith("::error file=prompts/a.md,line=3,")
+
+
+# --- the runner's side: ActionCommand.cs unescapes %0D %0A %3A %2C and then %25 ---------------
+from hypothesis import given, strategies as st  # noqa: E402
+
+UNESCAPE = (("%0D", "\r"), ("%0A", "\n"), ("%3A", ":"), ("%2C", ","), ("%25", "%"))
+
+
+def runner_unescape(text: str, property_value: bool) -> str:
+    for escaped, char in UNESCAPE if property_value else (UNESCAPE[0], UNESCAPE[1], UNESCAPE[4]):
+        text = text.replace(escaped, char)
+    return text
+
+
+TRICKY = st.lists(st.sampled_from(list("%:,\r\n=aZ0 ") + ["%0A", "%25", "%3A", "é"]), max_size=20).map("".join)
+
+
+@given(TRICKY)
+def test_property_values_survive_the_runner_and_never_split_the_command(value):
+    escaped = escape_property(value)
+    assert not set(escaped) & set(":,\r\n")
+    assert runner_unescape(escaped, property_value=True) == value
+
+
+@given(TRICKY)
+def test_messages_survive_the_runner_on_one_line(value):
+    escaped = escape_data(value)
+    assert "\n" not in escaped and "\r" not in escaped
+    assert runner_unescape(escaped, property_value=False) == value

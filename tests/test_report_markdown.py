@@ -58,3 +58,29 @@ def test_equal_share_and_errors():
     assert "| `a.md` | 10 → 12 | 90.0% → 91.7% | 0.0% → 0.0% | = 0.0 pts |" in text
     assert "| `b.md` | 10 → error | 90.0% → error | 0.0% → error | error |" in text
     assert "**Could not be measured**\n\n- `b.md`: b.md:2: unexpected '}'" in text
+
+
+# --- which findings are new: a property of the matching, whatever the findings are ------------
+from hypothesis import given, strategies as st  # noqa: E402
+
+from prefixlint.report.pr_report import introduced  # noqa: E402
+
+FINDINGS = st.lists(st.builds(
+    lambda code, variable, line: Finding("p.md", line, 1, code, "n", "error", "m", variable),
+    st.sampled_from(["PFX001", "PFX002", "PFX006"]), st.sampled_from([None, "now", "session_id"]),
+    st.integers(1, 4)), max_size=8)
+TEXT = "a\nb\na\nc\n"  # lines 1 and 3 have the same text
+
+
+@given(FINDINGS, FINDINGS)
+def test_new_findings_are_the_multiset_difference(base, now):
+    new = introduced(Measured(findings=tuple(base)), TEXT, Measured(findings=tuple(now)), TEXT)
+    assert introduced(Measured(findings=tuple(now)), TEXT, Measured(findings=tuple(now)), TEXT) == ()
+    assert set(new) <= set(now)
+
+    def key(f):
+        return (f.code, f.variable or TEXT.splitlines()[f.line - 1])
+
+    from collections import Counter
+    expected = Counter(map(key, now)) - Counter(map(key, base))
+    assert Counter(map(key, new)) == expected
