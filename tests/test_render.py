@@ -105,3 +105,32 @@ def test_conversation_join_offsets():
     assert text == "<|im_start|>system\nRules.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
     assert [text[s:s + 2] for s in starts] == ["Ru", "Hi"]
     assert join(messages[:1], is_chat=False) == ("Rules.", (0,))
+
+
+@pytest.mark.parametrize(("expression", "fragment"), [
+    ("'x' * 10**9", "too large"),
+    ("[1, 2] * 100000000", "too large"),
+    ("7 ** 100000000", "too large"),
+    ("range(10**9) | list", "cannot render"),
+])
+def test_sandbox_bounds_resources(expression, fragment):
+    compiled = compile_template(plain_text.load("a.j2", f"ok\n{{{{ {expression} }}}}"))
+    with pytest.raises(PrefixlintError, match=fragment) as info:
+        compiled.render({}, {})
+    assert info.value.line == 2
+
+
+def test_runaway_loop_is_stopped(monkeypatch):
+    from prefixlint.render import sandbox
+
+    monkeypatch.setattr(sandbox, "RENDER_SECONDS", 0.2)
+    text = "ok\n{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}"
+    compiled = compile_template(plain_text.load("a.j2", text))
+    with pytest.raises(PrefixlintError, match="longer than 0.2 s"):
+        compiled.render({}, {})
+
+
+def test_jinja_globals_are_not_variables():
+    compiled, out = render("a.j2", "{% for i in range(2) %}{{ i }}{% endfor %} {{ dict(a=1).a }}", {})
+    assert compiled.variables == () and compiled.functions == ()
+    assert out.text == "01 1"

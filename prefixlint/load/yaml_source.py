@@ -21,6 +21,13 @@ MAX_ALIASES = 1_000
 MAX_YAML_CHARS = 2 * 1024 * 1024
 
 
+def safe_loader():
+    """libyaml's SafeLoader when PyYAML was built with it (about ten times faster), else PyYAML's."""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def compose(text: str, path: str):
     """The root node of the single YAML document in `text` (None for an empty document)."""
     import yaml
@@ -30,7 +37,7 @@ def compose(text: str, path: str):
             f"YAML file is too large ({len(text):,} characters; the limit is {MAX_YAML_CHARS:,})", path=path
         )
     aliases = text.count("*")
-    loader = yaml.SafeLoader(text)
+    loader = safe_loader()(text)
     try:
         if aliases > MAX_ALIASES and _count_alias_events(yaml, text) > MAX_ALIASES:
             raise PrefixlintError(f"YAML file uses more than {MAX_ALIASES:,} aliases; refused", path=path, line=1)
@@ -52,7 +59,7 @@ def compose(text: str, path: str):
 
 
 def _count_alias_events(yaml, text: str) -> int:
-    return sum(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text, Loader=yaml.SafeLoader))
+    return sum(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text, Loader=safe_loader()))
 
 
 def _check_expansion(root, path: str) -> None:
@@ -97,7 +104,7 @@ def to_python(node, path: str) -> Any:
     """Plain Python values (dicts, lists, str, int...) for a node checked by `compose`."""
     import yaml
 
-    loader = yaml.SafeLoader("")
+    loader = safe_loader()("")
     try:
         return loader.construct_object(node, deep=True)
     except yaml.MarkedYAMLError as exc:

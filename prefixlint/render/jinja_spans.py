@@ -11,24 +11,16 @@ a sandbox violation or an undefined variable is a PrefixlintError at its line.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any, Callable, Mapping
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Message, Template, source_location
+from prefixlint.render.sandbox import MAX_OUTPUT_CHARS, RenderTimeout, environment, time_limit
 from prefixlint.render.spans import Placeholder, RenderedMessage, Span
 
 OPEN, SEP, CLOSE = "\ue000", "\ue001", "\ue002"
 _MARK = re.compile(f"{OPEN}(\\d+){SEP}|{CLOSE}")
 _FILENAME = "<prefixlint template>"
-
-
-@lru_cache(maxsize=1)
-def environment():
-    from jinja2 import StrictUndefined
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-    return ImmutableSandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
 
 
 class JinjaTemplate:
@@ -65,7 +57,8 @@ class JinjaTemplate:
             begins = [(line, value) for line, kind, value in env.lex(source) if kind == "variable_begin"]
         except TemplateSyntaxError as exc:
             raise self._error(message, f"Jinja syntax error: {exc.message}", exc.lineno) from None
-        free = set(meta.find_undeclared_variables(ast))
+        # Jinja's own globals (range, dict, namespace, cycler ...) are not template variables.
+        free = set(meta.find_undeclared_variables(ast)) - set(env.globals)
         offsets = _begin_offsets(source, begins)
         found: list[Placeholder] = []
         calls: set[str] = set()
@@ -121,17 +114,25 @@ class JinjaTemplate:
         rendered = []
         for message, compiled in zip(self.template.messages, self._compiled):
             try:
-                raw = compiled.render(context)
+                with time_limit():
+                    raw = compiled.render(context)
+            except RenderTimeout as exc:
+                raise self._error(message, f"cannot render: {exc}", _template_line(exc),
+                                  "a loop in the template runs too long") from None
             except SecurityError as exc:
                 raise self._error(message, f"template tries to reach Python internals, refused by the sandbox: {exc}",
                                   _template_line(exc)) from None
             except TemplateError as exc:
                 hint = None
-                if "is undefined" in str(exc):
-                    hint = "declare it under `variables` with samples" if self.template.declares_variables else None
+                if "is undefined" in str(exc) and self.template.declares_variables:
+                    hint = "declare it under `variables`"
+                elif "has no attribute" in str(exc):
+                    hint = "give the variable `samples` shaped the way the template uses it (a mapping, a list)"
                 raise self._error(message, f"cannot render: {exc}", _template_line(exc), hint) from None
-            except (TypeError, ValueError, ArithmeticError, LookupError, AttributeError) as exc:
+            except (TypeError, ValueError, ArithmeticError, LookupError, AttributeError, MemoryError) as exc:
                 raise self._error(message, f"cannot render: {type(exc).__name__}: {exc}", _template_line(exc)) from None
+            if len(raw) > MAX_OUTPUT_CHARS:
+                raise self._error(message, f"the template renders to more than {MAX_OUTPUT_CHARS:,} characters", None)
             rendered.append(unmark(message.role, raw))
         return tuple(rendered)
 

@@ -42,7 +42,7 @@ def load_catalog() -> dict[str, Rule]:
         if not RULE_FILE.match(entry.name):  # signals.yaml and other data files are not rules
             continue
         try:
-            data = yaml.safe_load(entry.read_text(encoding="utf-8"))
+            data = yaml.load(entry.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
             rule = Rule(
                 code=data["code"], name=data["name"], severity=data["severity"],
                 summary=data["summary"], docs={part: data["docs"][part] for part in DOC_PARTS},

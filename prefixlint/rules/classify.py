@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterable
@@ -31,6 +30,12 @@ class Signal:
     calls: tuple[str, ...] = ()
     samples: tuple[re.Pattern, ...] = ()
     generate: str = "text"
+
+    def matches_name(self, lowered: str) -> bool:
+        if lowered in _exact(self.names):
+            return True
+        globs = _globs(self.names)
+        return globs is not None and globs.fullmatch(lowered) is not None
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,18 @@ class Volatility:
         return self.cls is not None and self.frequency in VOLATILE_FREQUENCIES
 
 
+@lru_cache(maxsize=None)
+def _exact(names: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(n for n in names if "*" not in n and "?" not in n)
+
+
+@lru_cache(maxsize=None)
+def _globs(names: tuple[str, ...]) -> re.Pattern | None:
+    """One regular expression for a signal's shell-style globs (only `*` and `?` are special)."""
+    globs = [re.escape(n).replace(r"\*", ".*").replace(r"\?", ".") for n in names if "*" in n or "?" in n]
+    return re.compile("|".join(globs)) if globs else None
+
+
 def _signal(item: dict, source: str) -> Signal:
     try:
         return Signal(
@@ -82,7 +99,7 @@ def builtin_catalog() -> Catalog:
     import yaml
 
     text = resources.files("prefixlint.catalog").joinpath("signals.yaml").read_text(encoding="utf-8")
-    data = yaml.safe_load(text)
+    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     return Catalog(data["classes"], data["frequencies"], tuple(_signal(s, "rules/signals.yaml") for s in data["signals"]))
 
 
@@ -128,7 +145,7 @@ def classify_variable(catalog: Catalog, name: str, kind: str | None, samples: It
     if kind == "stable":
         return Volatility(name, False, None, "stable", None)
     lowered = name.lower()
-    found = next((s for s in catalog.signals if any(fnmatchcase(lowered, p) for p in s.names)), None)
+    found = next((s for s in catalog.signals if s.matches_name(lowered)), None)
     if found is None:
         texts = [str(v).strip() for v in samples if isinstance(v, (str, int, float))]
         found = next((s for s in catalog.signals if any(p.search(t) for p in s.samples for t in texts)), None)
