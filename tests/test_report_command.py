@@ -165,3 +165,11 @@ def test_post_creates_then_updates_and_a_read_only_token_only_warns(repo, tmp_pa
         assert "prefixlint: warning: could not post the comment: GitHub API POST" not in forked.output
         assert "prefixlint: warning: could not post the comment: GitHub API PATCH" in forked.output
         assert "403 Resource not accessible by integration" in forked.output
+
+
+def test_a_path_without_templates_is_an_error(repo):
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text("print('hi')\n")
+    result = invoke("src", "prompts", "--base", "main")
+    assert result.exit_code == 2
+    assert "prefixlint: error: src: no template here, neither at main nor in the working tree" in result.output

@@ -23,18 +23,27 @@ from prefixlint.rules.finding import Finding
 Measure = Callable[[str, str], Measured]
 
 
-def wanted_paths(repo: Repository, paths: Sequence[str]) -> Callable[[str], bool]:
-    """A filter for repository-relative paths: under one of PATHS, and a template as `check`'s
-    directory walk sees one (an extension with a loader, not hidden, not a README, ...)."""
+def path_prefixes(repo: Repository, paths: Sequence[str]) -> dict[str, str]:
+    """PATHS as given -> repository-relative prefixes ("" for the root)."""
+    prefixes = {}
+    for path in paths:
+        relative = repo.relative(path)
+        prefixes[path] = "" if relative == "." else relative
+    return prefixes
+
+
+def under(path: str, prefix: str) -> bool:
+    return not prefix or path == prefix or path.startswith(prefix + "/")
+
+
+def wanted_paths(prefixes: Sequence[str]) -> Callable[[str], bool]:
+    """A filter for repository-relative paths: under one of the prefixes, and a template as
+    `check`'s directory walk sees one (an extension with a loader, not hidden, not a README...)."""
     from fnmatch import fnmatchcase
 
     from prefixlint.load.discover import NOT_TEMPLATES, SKIPPED_DIRECTORIES
     from prefixlint.load.registry import template_extensions
 
-    prefixes = []
-    for path in paths:
-        relative = repo.relative(path)
-        prefixes.append("" if relative == "." else relative)
     suffixes = template_extensions()
 
     def wanted(path: str) -> bool:
@@ -43,7 +52,7 @@ def wanted_paths(repo: Repository, paths: Sequence[str]) -> Callable[[str], bool
             return False
         if any(part.startswith(".") or part in SKIPPED_DIRECTORIES for part in [*folders, name]):
             return False
-        return any(not p or path == p or path.startswith(p + "/") for p in prefixes)
+        return any(under(path, prefix) for prefix in prefixes)
 
     return wanted
 
@@ -150,7 +159,12 @@ def build_rows(paths: Sequence[str], base_ref: str, tokenizer: str | None, offli
                block_size: int | None) -> tuple[list[TemplateChange], Setup]:
     repo = open_repository()
     commit = repo.commit(base_ref)
-    changes = repo.compare(commit, wanted_paths(repo, paths))
+    prefixes = path_prefixes(repo, paths)
+    changes = repo.compare(commit, wanted_paths(list(prefixes.values())))
+    for shown, prefix in prefixes.items():
+        if not any(under(change.path, prefix) for change in changes):
+            raise PrefixlintError(f"no template here, neither at {base_ref} nor in the working tree", path=shown,
+                                  hint="give the folder or files that hold your prompt templates")
     measure, used = measurer(repo, tokenizer, offline, engine, block_size)
     rows = compare_changes(repo, changes, measure)
     setup = Setup(_named(used["tokenizer"]), _named(used["engine"]), _named(used["block_size"]), base_ref, commit)
