@@ -93,7 +93,7 @@ def test_changed_removed_and_unchanged_templates_with_measured_numbers(repo, tok
     line4 = BAD.splitlines()[3]
     assert line4.index("{{ now }}") + 1 == 17
     assert "**1 new finding**\n\n- `prompts/support.yaml:4:17` **PFX001** timestamp-before-stable: " in result.output
-    assert f"<summary>1 unchanged template</summary>\n\n| Template | Tokens | Reusable before rounding" in result.output
+    assert "<summary>1 unchanged template</summary>\n\n| Template | Tokens | Reusable before rounding" in result.output
     assert rows["faq"] in result.output
     assert "README" not in result.output
 

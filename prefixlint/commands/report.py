@@ -7,7 +7,6 @@ import os
 import click
 
 from prefixlint.commands.options import tokenizer_options
-from prefixlint.errors import PrefixlintError
 
 FAIL_ON_HELP = (
     "When to exit 1: `findings` (findings the change introduces), `drop:N` (a changed template's"

@@ -88,7 +88,7 @@ class Repository:
         if not paths:
             return {}
         out = self.git("hash-object", "--stdin-paths", data="\n".join(paths).encode() + b"\n")
-        return dict(zip(paths, out.decode().split()))
+        return dict(zip(paths, out.decode().split(), strict=True))
 
     def compare(self, commit: str, wanted: Callable[[str], bool]) -> list[FileChange]:
         """Every `wanted` file at `commit` or in the working tree, with what happened to it."""

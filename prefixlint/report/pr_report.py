@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from functools import partial
 from typing import Callable, Sequence
 
 from prefixlint.errors import PrefixlintError
@@ -78,6 +79,10 @@ def introduced(base: Measured | None, base_text: str, now: Measured, now_text: s
     return tuple(new)
 
 
+def _read_blob(repo: Repository, blob: str, path: str) -> str:
+    return decode_text(repo.blob(blob), path)
+
+
 def _side(measure: Measure, path: str, load: Callable[[], str]) -> tuple[Measured, str]:
     try:
         text = load()
@@ -92,10 +97,9 @@ def compare_changes(repo: Repository, changes: Sequence[FileChange], measure: Me
         base = base_text = now = now_text = None
         if change.base_blob is not None and change.status != "unchanged":
             base_path = change.old_path or change.path
-            base, base_text = _side(measure, base_path,
-                                    lambda: decode_text(repo.blob(change.base_blob), base_path))
+            base, base_text = _side(measure, base_path, partial(_read_blob, repo, change.base_blob, base_path))
         if change.status != "removed":
-            now, now_text = _side(measure, change.path, lambda: read_text(str(repo.root / change.path)))
+            now, now_text = _side(measure, change.path, partial(read_text, str(repo.root / change.path)))
         new: tuple[Finding, ...] = ()
         if now is not None and not now.error and change.status != "unchanged":
             new = introduced(base, base_text or "", now, now_text or "")
