@@ -15,18 +15,17 @@ accepted too. Every problem is a PrefixlintError naming the file and line (TOML:
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from prefixlint.config_files import read_toml, read_yaml
+from prefixlint.config_keys import CODE_HINT, ConfigValueError, selectors
 from prefixlint.errors import PrefixlintError
 
 #: The names looked for in each directory, highest precedence first.
 CONFIG_FILES = (".prefixlint.yaml", ".prefixlint.yml", "pyproject.toml")
-#: A rule code (`PFX001`) or a prefix of one (`PFX`, `PFX0`, `PFX00`), as select/ignore take them.
-CODE_SELECTOR = re.compile(r"PFX\d{0,3}")
 DEFAULT_MIN_STABLE_TOKENS = 16
 
 
@@ -55,7 +54,9 @@ class Config:
     def merge_cli(self, **flags: Any) -> "Config":
         """A copy where every flag that is not None replaces the file's value.
 
-        `select`/`ignore` take a comma-separated string or a sequence of codes.
+        `select`/`ignore` take a comma-separated string or a sequence of codes. An empty
+        `select`, `ignore` or `exclude` (what click gives for a `multiple=True` option that was
+        not used) counts as not given.
         """
         known = {item.name for item in fields(self)}
         unknown = sorted(set(flags) - known)
@@ -63,17 +64,30 @@ class Config:
             raise TypeError(f"Config.merge_cli got unknown flags: {', '.join(unknown)}")
         changes: dict[str, Any] = {}
         for name, value in flags.items():
-            if value is None:
+            if value is None or (name in ("select", "ignore", "exclude") and not value):
                 continue
             if name in ("select", "ignore"):
                 try:
-                    value = _selectors(value)
+                    value = selectors(value)
                 except ConfigValueError as exc:
-                    raise PrefixlintError(f"--{name}: {exc.message}", hint=_CODE_HINT) from None
+                    raise PrefixlintError(f"--{name}: {exc.message}", hint=CODE_HINT) from None
             elif name in ("exclude",):
                 value = tuple(value)
             changes[name] = value
         return replace(self, **changes)
+
+    def is_excluded(self, path: Path) -> bool:
+        """Whether `exclude` matches `path`, relative to `exclude_root` (else the working directory).
+
+        A directory walk applies the `exclude` of one configuration; the check command applies
+        each walked file's own configuration with this, so a nested file's `exclude` counts too.
+        """
+        if not self.exclude:
+            return False
+        root = self.exclude_root or Path.cwd()
+        absolute = Path(os.path.abspath(path))
+        relative = absolute.relative_to(root) if absolute.is_relative_to(root) else Path(path)
+        return _exclude_spec(self.exclude).match_file(relative.as_posix())
 
     def is_enabled(self, code: str) -> bool:
         """Whether findings with `code` are reported, with ruff's select/ignore semantics.
@@ -86,6 +100,13 @@ class Config:
         selected = _specificity(code, self.select if self.select is not None else ("PFX",))
         ignored = _specificity(code, self.ignore)
         return selected >= 0 and selected > ignored
+
+
+@lru_cache(maxsize=64)
+def _exclude_spec(patterns: tuple[str, ...]) -> Any:
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
 def _specificity(code: str, selectors: tuple[str, ...]) -> int:
@@ -148,12 +169,8 @@ def _read_config_file_cached(path: Path) -> Config | None | PrefixlintError:
         except (OSError, UnicodeDecodeError) as exc:
             raise PrefixlintError(f"cannot read configuration file: {exc}", path=shown) from None
         if path.suffix == ".toml":
-            from prefixlint.config_files import read_toml
-
             values = read_toml(text, shown)
         elif path.suffix in (".yaml", ".yml"):
-            from prefixlint.config_files import read_yaml
-
             values = read_yaml(text, shown)
         else:
             raise PrefixlintError(
@@ -171,101 +188,3 @@ def _shown(path: Path) -> str:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
         return str(path)
-
-
-# --- validation shared by the TOML and YAML readers ------------------------------------------
-
-_CODE_HINT = "rule codes look like PFX001; a prefix such as PFX0 stands for all codes it starts"
-
-
-class ConfigValueError(Exception):
-    """A value of the wrong shape; `index` points at the offending item of a list."""
-
-    def __init__(self, message: str, index: int | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.index = index
-
-
-def _string(value: Any) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigValueError(f"must be a non-empty string, not {_describe(value)}")
-    return value
-
-
-def _integer(minimum: int) -> Callable[[Any], int]:
-    def check(value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigValueError(f"must be an integer, not {_describe(value)}")
-        if value < minimum:
-            raise ConfigValueError(f"must be at least {minimum}, not {value}")
-        return value
-
-    return check
-
-
-def _string_list(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [item.strip() for item in value.split(",") if item.strip()]
-    if not isinstance(value, (list, tuple)):
-        raise ConfigValueError(f"must be a list of strings, not {_describe(value)}")
-    for index, item in enumerate(value):
-        if not isinstance(item, str):
-            raise ConfigValueError(f"item {index + 1} must be a string, not {_describe(item)}", index)
-    return list(value)
-
-
-def _selectors(value: Any) -> tuple[str, ...]:
-    items = _string_list(value)
-    for index, item in enumerate(items):
-        if not CODE_SELECTOR.fullmatch(item):
-            raise ConfigValueError(f"{item!r} is not a rule code or code prefix (like PFX001 or PFX0)", index)
-    return tuple(items)
-
-
-def _patterns(value: Any) -> tuple[str, ...]:
-    if isinstance(value, str):
-        raise ConfigValueError("must be a list of patterns, not a string")
-    return tuple(_string_list(value))
-
-
-def _signals(value: Any) -> list[dict[str, Any]]:
-    if not isinstance(value, list):
-        raise ConfigValueError(f"must be a list of tables/mappings, not {_describe(value)}")
-    for index, item in enumerate(value):
-        if not isinstance(item, dict) or not all(isinstance(key, str) for key in item):
-            raise ConfigValueError(f"item {index + 1} must be a table/mapping, not {_describe(item)}", index)
-    return [dict(item) for item in value]
-
-
-def _describe(value: Any) -> str:
-    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
-             list: "a list", dict: "a table/mapping", type(None): "null"}
-    return names.get(type(value), type(value).__name__)
-
-
-#: Config key (as written in files, dashed) -> (Config field, validator).
-KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
-    "tokenizer": ("tokenizer", _string),
-    "engine": ("engine", _string),
-    "block-size": ("block_size", _integer(1)),
-    "select": ("select", _selectors),
-    "ignore": ("ignore", _selectors),
-    "min-stable-tokens": ("min_stable_tokens", _integer(0)),
-    "extend-volatile": ("extend_volatile", _signals),
-    "exclude": ("exclude", _patterns),
-}
-
-
-def normalize_key(key: str) -> str:
-    return key.replace("_", "-")
-
-
-def check_value(key: str, value: Any) -> tuple[str, Any]:
-    """(Config field, validated value) for a dashed key; raises ConfigValueError."""
-    name, validate = KEYS[key]
-    return name, validate(value)
-
-
-def unknown_key_message(key: str) -> str:
-    return f"unknown configuration key {key!r} (known keys: {', '.join(KEYS)})"

@@ -9,9 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from prefixlint.config import (
-    KEYS, ConfigValueError, check_value, normalize_key, unknown_key_message,
-)
+from prefixlint.config_keys import KEYS, ConfigValueError, check_value, normalize_key, unknown_key_message
 from prefixlint.errors import PrefixlintError
 
 _HINT = "see docs/configuration.md for the keys and their types"
@@ -145,3 +143,4 @@ def read_yaml(text: str, source: str) -> dict[str, Any]:
 def _at(node: Any, source: str, message: str, hint: str | None = None) -> PrefixlintError:
     mark = node.start_mark
     return PrefixlintError(message, path=source, line=mark.line + 1, column=mark.column + 1, hint=hint)
+

@@ -160,3 +160,39 @@ def test_help_imports_nothing_heavy():
             "print(sorted(heavy & set(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_exclude_from_the_closest_configuration(tmp_path):
+    (tmp_path / "prompts" / "drafts").mkdir(parents=True)
+    (tmp_path / "prompts" / "drafts" / ".prefixlint.yaml").write_text("exclude: ['old_*.md']\n")
+    text = "Hello {{ user_name }}, you are talking to the assistant of Northwind Bank. " * 3 + "\n"
+    for name in ("prompts/a.md", "prompts/drafts/old_b.md", "prompts/drafts/c.md"):
+        (tmp_path / name).write_text(text)
+    walked = json.loads(run("--format", "json", str(tmp_path / "prompts")).stdout)
+    assert sorted(Path(f["path"]).name for f in walked["files"]) == ["a.md", "c.md"]
+    named = tmp_path / "prompts/drafts/old_b.md"
+    assert len(json.loads(run("--format", "json", str(named)).stdout)["files"]) == 1
+    forced = run("--format", "json", "--force-exclude", str(named), str(tmp_path / "prompts/a.md"))
+    assert [Path(f["path"]).name for f in json.loads(forced.stdout)["files"]] == ["a.md"]
+
+
+def test_a_hugging_face_tokenizer_measures_with_its_own_vocabulary(monkeypatch):
+    """Qwen3's real tokenizer.json: the numbers are recomputed here with the `tokenizers` library."""
+    from tokenizers import Tokenizer
+
+    from prefixlint.match.prefix import shared_prefix
+    from tests.realfiles import real_file
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    path = real_file("qwen3/tokenizer.json")
+    result = run("--isolated", "--offline", "--format", "json", "--tokenizer", str(path),
+                 str(SAMPLES / "greeting_policy.md"))
+    (entry,) = json.loads(result.stdout)["files"]
+    (finding,) = entry["findings"]
+    qwen = Tokenizer.from_file(str(path))
+    text = (SAMPLES / "greeting_policy.md").read_text()
+    a, b = (qwen.encode(text.replace("{{ user_name }}", name), add_special_tokens=False).ids
+            for name in ("Maria Garcia", "Kenji Watanabe"))
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX003", 1, 7)
+    assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(b), shared_prefix(a, b))
+    assert entry["tokenizer"] != "o200k_base"

@@ -166,10 +166,10 @@ def test_a_broken_file_is_read_once_and_reported_for_every_path(repo):
     assert config_module._read_config_file_cached.cache_info().misses == 1
 
 
-def test_importing_the_module_does_not_import_yaml():
-    code = "import sys, prefixlint.config; print('yaml' in sys.modules)"
+def test_importing_the_module_does_not_import_yaml_or_pathspec():
+    code = "import sys, prefixlint.config; print('yaml' in sys.modules, 'pathspec' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "False False"
 
 
 # --- what a file may hold -------------------------------------------------------------------
@@ -186,8 +186,10 @@ ignore:
   - PFX007
 min-stable-tokens: 64
 extend-volatile:
-  - name: tenant_slug
-    kind: per_user
+  - id: tenant
+    class: user-data
+    frequency: per_user
+    names: [tenant_slug, "tenant_*"]
 exclude:
   - "drafts/"
   - "*.generated.yaml"
@@ -195,7 +197,8 @@ exclude:
     assert load_config(repo / "a.yaml") == Config(
         tokenizer="Qwen/Qwen3-8B", engine="vllm", block_size=32, select=("PFX0",),
         ignore=("PFX006", "PFX007"), min_stable_tokens=64,
-        extend_volatile=[{"name": "tenant_slug", "kind": "per_user"}],
+        extend_volatile=[{"id": "tenant", "class": "user-data", "frequency": "per_user",
+                          "names": ["tenant_slug", "tenant_*"]}],
         exclude=("drafts/", "*.generated.yaml"), source=path,
     )
 
@@ -215,16 +218,26 @@ min-stable-tokens = 0
 exclude = ["vendor/"]
 
 [[tool.prefixlint.extend-volatile]]
-name = "tenant_slug"
-kind = "per_user"
+id = "tenant"
+class = "user-data"
+frequency = "per_user"
+names = ["tenant_slug"]
 
 [[tool.prefixlint.extend-volatile]]
-call = "clock.now"
+id = "clock"
+class = "timestamp"
+frequency = "per_request"
+calls = ["clock.now"]
+samples = ['^\\d{10}$']
+generate = "epoch"
 """)
     assert load_config(repo / "a.yaml") == Config(
         tokenizer="o200k_base", engine="openai", block_size=128, select=("PFX001", "PFX002"),
         ignore=("PFX002",), min_stable_tokens=0,
-        extend_volatile=[{"name": "tenant_slug", "kind": "per_user"}, {"call": "clock.now"}],
+        extend_volatile=[
+            {"id": "tenant", "class": "user-data", "frequency": "per_user", "names": ["tenant_slug"]},
+            {"id": "clock", "class": "timestamp", "frequency": "per_request", "calls": ["clock.now"],
+             "samples": [r"^\d{10}$"], "generate": "epoch"}],
         exclude=("vendor/",), source=path,
     )
 
@@ -252,8 +265,21 @@ YAML_ERRORS = [
     ("ignore: [PFX001, 7]\n", 1, 18, "ignore: item 2 must be a string, not an integer"),
     ("select: {PFX001: true}\n", 1, 9, "select: must be a list of strings, not a table/mapping"),
     ("exclude: drafts/\n", 1, 10, "exclude: must be a list of patterns, not a string"),
-    ("extend-volatile:\n  - name: x\n  - just a string\n", 3, 5,
-     "extend-volatile: item 2 must be a table/mapping, not a string"),
+    ("extend-volatile:\n  - {id: a, class: timestamp, frequency: per_day, names: [d]}\n  - just a string\n",
+     3, 5, "extend-volatile: item 2 must be a table/mapping, not a string"),
+    ("extend-volatile:\n  - id: tenant\n    name: tenant_slug\n", 2, 5,
+     "extend-volatile: item 1 has unknown key 'name' (signal keys: id, class, frequency, names,"
+     " calls, samples, generate)"),
+    ("extend-volatile:\n  - {id: t, names: [tenant]}\n", 2, 5, "extend-volatile: item 1 lacks 'class', 'frequency'"),
+    ("extend-volatile:\n  - {id: t, class: user-data, frequency: per_user, names: tenant}\n", 2, 5,
+     "extend-volatile: item 1 names: must be a list of strings"),
+    ("extend-volatile:\n  - {id: t, class: user-data, frequency: per_user, samples: ['[a-']}\n", 2, 5,
+     "extend-volatile: item 1 samples: '[a-' is not a regular expression (unterminated character set at"
+     " position 0)"),
+    ("extend-volatile:\n  - {id: t, class: user-data, frequency: per_user}\n", 2, 5,
+     "extend-volatile: item 1 matches nothing: give at least one of names, calls, samples"),
+    ("extend-volatile:\n  - {id: 7, class: user-data, frequency: per_user, names: [x]}\n", 2, 5,
+     "extend-volatile: item 1 id: must be a non-empty string, not an integer"),
     ("engine: vllm\nblock-size: 8\nblock_size: 16\n", 3, 1,
      "'block_size' is given twice (first as 'block-size' on line 2)"),
     ("- engine: vllm\n", 1, 1, "the configuration must be a mapping of keys to values"),
@@ -286,10 +312,13 @@ TOML_ERRORS = [
      "tool.prefixlint.min-stable-tokens: must be an integer, not a number"),
     ('block-size = 8\nblock_size = 8\n', 6,
      "tool.prefixlint: 'block_size' and 'block-size' are the same key; keep one"),
-    ('engine = "vllm"\n\n[[tool.prefixlint.extend-volatile]]\nname = "x"\n\n'
-     '[tool.prefixlint.per-file-ignores]\n"a.yaml" = ["PFX001"]\n', 10,
+    ('engine = "vllm"\n\n[[tool.prefixlint.extend-volatile]]\nid = "x"\nclass = "timestamp"\n'
+     'frequency = "per_day"\nnames = ["d"]\n\n[tool.prefixlint.per-file-ignores]\n"a.yaml" = ["PFX001"]\n', 13,
      "tool.prefixlint: unknown configuration key 'per-file-ignores' (known keys: tokenizer,"
      " engine, block-size, select, ignore, min-stable-tokens, extend-volatile, exclude)"),
+    ('engine = "vllm"\n\n[[tool.prefixlint.extend-volatile]]\nid = "x"\nkind = "per_user"\n', 7,
+     "tool.prefixlint.extend-volatile: item 1 has unknown key 'kind' (signal keys: id, class,"
+     " frequency, names, calls, samples, generate)"),
 ]
 
 
@@ -334,6 +363,8 @@ def test_merge_cli_lets_flags_that_are_given_win(repo):
     assert merged == Config(tokenizer="o200k_base", engine="vllm", block_size=64,
                             select=("PFX001", "PFX002"), ignore=("PFX007",), source=source)
     assert merged.merge_cli(ignore=["PFX1"], exclude=["a/"]).ignore == ("PFX1",)
+    # click gives () for a multiple=True option that was not used: that is "not given".
+    assert merged.merge_cli(select=(), ignore=(), exclude=()) == merged
 
 
 def test_merge_cli_rejects_bad_codes_and_unknown_flags():
@@ -375,3 +406,17 @@ def test_is_enabled_follows_the_longest_matching_prefix(select, ignore, enabled)
     codes = ["PFX000", "PFX001", "PFX003", "PFX007", "PFX101"]
     config = Config(select=select, ignore=ignore)
     assert {code for code in codes if config.is_enabled(code)} == enabled
+
+
+def test_is_excluded_matches_relative_to_the_configuration_file(repo, monkeypatch):
+    source = write(repo / "prompts" / ".prefixlint.yaml", 'exclude: ["/legacy/", "*.generated.yaml"]\n')
+    config = load_config(repo / "prompts" / "a.yaml")
+    assert config.exclude_root == repo / "prompts"
+    monkeypatch.chdir(repo)
+    assert [config.is_excluded(Path(name)) for name in (
+        "prompts/legacy/old.yaml", "prompts/sub/legacy/kept.yaml", "prompts/sub/x.generated.yaml",
+        "prompts/a.yaml",
+    )] == [True, False, True, False]
+    assert config.is_excluded(repo / "prompts" / "legacy" / "deep" / "b.md") is True
+    assert Config().is_excluded(Path("anything.yaml")) is False
+    assert source.exists()

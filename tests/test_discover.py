@@ -64,6 +64,16 @@ def test_files_named_on_the_command_line_are_taken_as_given(repo):
         ".hidden.yml", "README.md", "ignored.yaml", "notes.json", "tool.py"]
 
 
+def test_force_exclude_applies_exclude_to_named_files_too(repo):
+    make(repo, ".gitignore", text="ignored.yaml\n")
+    make(repo, "drafts/a.yaml", "b.yaml", "ignored.yaml", "c.generated.yaml")
+    named = ["drafts/a.yaml", "b.yaml", "ignored.yaml", "c.generated.yaml"]
+    exclude = ("drafts/", "*.generated.yaml")
+    assert spelled(discover(named, exclude=exclude)) == ["b.yaml", "c.generated.yaml", "drafts/a.yaml", "ignored.yaml"]
+    # Only `exclude` is forced: .gitignore still never filters a file named on the command line.
+    assert spelled(discover(named, exclude=exclude, force_exclude=True)) == ["b.yaml", "ignored.yaml"]
+
+
 def test_each_file_appears_once(repo):
     make(repo, "prompts/a.yaml", "prompts/b.md")
     found = discover(["prompts", "prompts/a.yaml", "./prompts/b.md", "prompts", str(repo / "prompts/a.yaml")])
@@ -132,8 +142,12 @@ def test_exclude_root_anchors_patterns_from_a_configuration_file(repo):
 def test_project_files_are_not_templates(repo):
     make(repo, "README.md", "readme.txt", "docs/CHANGELOG.md", "LICENSE.txt", "requirements-dev.txt",
          "docker-compose.yml", "mkdocs.yml", "CONTRIBUTING.md", "prompts/system.md", "prompts/README.md",
-         "constraints.txt", "notes.txt")
-    assert spelled(discover(["."])) == ["notes.txt", "prompts/system.md"]
+         "constraints.txt", "notes.txt",
+         # prompts whose names merely resemble project files are kept
+         "prompts/support.md", "prompts/history.md", "prompts/news_digest.md", "prompts/readme_writer.md")
+    assert spelled(discover(["."])) == [
+        "notes.txt", "prompts/history.md", "prompts/news_digest.md", "prompts/readme_writer.md",
+        "prompts/support.md", "prompts/system.md"]
 
 
 def test_custom_patterns_extend_the_defaults(repo):

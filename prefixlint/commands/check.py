@@ -31,9 +31,11 @@ EXIT_ERROR = 2
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None, metavar="PATH",
               help="Use this configuration file for every path (pyproject.toml or .prefixlint.yaml).")
 @click.option("--isolated", is_flag=True, default=False, help="Ignore every configuration file.")
+@click.option("--force-exclude", is_flag=True, default=False,
+              help="Apply `exclude` to files named on the command line too (for pre-commit hooks).")
 @click.pass_context
 def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, output_format, exit_zero,
-          statistics, config_file, isolated):
+          statistics, config_file, isolated, force_exclude):
     """Find the values in prompt templates that change between requests (timestamps, ids, user
     data, counters, retrieved content) and sit ahead of stable content, and measure with the
     real tokenizer what each costs in prefix-cache reuse and what moving it would give.
@@ -76,11 +78,16 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, ou
         )
 
     problems: list[PrefixlintError] = []
-    files = []
+    files: list[Path] = []
     for raw in paths:
         try:
-            exclude = load_config(Path(raw), config_file=config_path, isolated=isolated)
-            files += discover([raw], exclude=exclude.exclude, exclude_root=exclude.exclude_root)
+            walk = load_config(Path(raw), config_file=config_path, isolated=isolated)
+            found = discover([raw], exclude=walk.exclude, exclude_root=walk.exclude_root, force_exclude=force_exclude)
+            if Path(raw).is_dir() or force_exclude:
+                # A walked file's own (closer) configuration may exclude it too.
+                found = [f for f in found
+                         if not load_config(f, config_file=config_path, isolated=isolated).is_excluded(f)]
+            files += found
         except PrefixlintError as exc:
             problems.append(exc.located(raw))
     results = check_files([str(f) for f in dict.fromkeys(files)], settings_for)

@@ -36,11 +36,12 @@ SKIPPED_DIRECTORIES = frozenset({".git", "node_modules", ".venv", "venv", "__pyc
 #: File names (case-insensitive globs) that match DEFAULT_PATTERNS but are project files, not
 #: prompts: linting them costs time, and a README that shows Jinja syntax would fail the run.
 NOT_TEMPLATES: tuple[str, ...] = (
-    "readme*", "changelog*", "changes*", "history*", "news*", "license*", "licence*", "copying*",
-    "notice*", "authors*", "contributors*", "contributing*", "code_of_conduct*", "security*",
-    "support.md", "requirements*.txt", "constraints*.txt", "cmakelists.txt", "robots.txt",
+    "readme", "readme.*", "changelog", "changelog.*", "license", "license.*", "licence", "licence.*",
+    "copying", "copying.*", "notice", "notice.*", "authors", "authors.*", "contributors",
+    "contributors.*", "contributing", "contributing.*", "code_of_conduct.*", "security.md",
+    "requirements*.txt", "constraints*.txt", "cmakelists.txt", "robots.txt",
     "docker-compose*.y*ml", "compose.y*ml", "mkdocs.y*ml", "pnpm-lock.yaml", "pnpm-workspace.yaml",
-    "environment.y*ml", "codecov.y*ml", "pubspec.yaml", "action.y*ml", "chart.yaml",
+    "codecov.y*ml", "pubspec.yaml", "environment.y*ml",
 )
 STDIN = "-"
 
@@ -53,6 +54,7 @@ def discover(
     patterns: tuple[str, ...] = DEFAULT_PATTERNS,
     exclude_root: Path | None = None,
     errors: list[PrefixlintError] | None = None,
+    force_exclude: bool = False,
 ) -> list[Path]:
     """The files to check under `paths`, sorted, each once.
 
@@ -60,11 +62,14 @@ def discover(
     with an `errors` list it is appended there and discovery goes on with the other paths.
     `exclude_root` is the directory `exclude` patterns are relative to (default: the working
     directory; pass `Config.exclude_root` for patterns from a configuration file).
+    `force_exclude` applies `exclude` to files named on the command line too (ruff's
+    `--force-exclude`): a pre-commit hook names every changed file, excluded or not.
     """
     import pathspec
 
     exclude_spec = pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None
-    walk = _Walk(patterns, exclude_spec, Path(os.path.abspath(exclude_root or os.getcwd())), respect_gitignore)
+    root = Path(os.path.abspath(exclude_root or os.getcwd()))
+    walk = _Walk(patterns, exclude_spec, root, respect_gitignore, force_exclude)
     found: dict[str, Path] = {}
     for raw in paths:
         try:
@@ -85,7 +90,8 @@ def _expand(raw: str, walk: "_Walk") -> Iterator[Path]:
     if not os.path.lexists(path):
         raise PrefixlintError("no such file or directory", path=raw)
     if not path.is_dir():
-        yield path
+        if not (walk.force_exclude and walk.excluded(Path(os.path.abspath(path)), False)):
+            yield path
         return
     files, skipped = walk.files(path)
     if not files:
@@ -102,12 +108,15 @@ def _expand(raw: str, walk: "_Walk") -> Iterator[Path]:
 class _Walk:
     """One directory walk: patterns, exclusions and the .gitignore files in force."""
 
-    def __init__(self, patterns: tuple[str, ...], exclude: Any, exclude_root: Path, gitignore: bool):
+    def __init__(
+        self, patterns: tuple[str, ...], exclude: Any, exclude_root: Path, gitignore: bool, force_exclude: bool
+    ):
         self.patterns = patterns
         self.lower_patterns = tuple(pattern.lower() for pattern in patterns)
         self.exclude = exclude
         self.exclude_root = exclude_root
         self.gitignore = gitignore
+        self.force_exclude = force_exclude
 
     def files(self, top: Path) -> tuple[list[Path], int]:
         """The template files under `top` (spelled from `top` as given), and how many were skipped."""
@@ -149,12 +158,17 @@ class _Walk:
         lower = name.lower()
         return any(fnmatch.fnmatchcase(lower, pattern) for pattern in self.lower_patterns)
 
+    def excluded(self, path: Path, is_dir: bool) -> bool:
+        """Whether `exclude` matches the absolute `path` (relative to exclude_root when inside it)."""
+        if self.exclude is None:
+            return False
+        base = self.exclude_root if path.is_relative_to(self.exclude_root) else path.parent
+        return self.exclude.match_file(path.relative_to(base).as_posix() + ("/" if is_dir else ""))
+
     def _ignored(self, path: Path, is_dir: bool, specs: list[tuple[Path, Any]]) -> bool:
+        if self.excluded(path, is_dir):
+            return True
         suffix = "/" if is_dir else ""
-        if self.exclude is not None:
-            base = self.exclude_root if path.is_relative_to(self.exclude_root) else path.parent
-            if self.exclude.match_file(path.relative_to(base).as_posix() + suffix):
-                return True
         # The deepest .gitignore with a matching pattern decides (so `!name` can re-include).
         for base, spec in reversed(specs):
             result = spec.check_file(path.relative_to(base).as_posix() + suffix)

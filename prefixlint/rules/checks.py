@@ -8,7 +8,7 @@ reports); PFX101/PFX102 (chat-template rules) will add their own functions here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Any, Iterator
 
 from prefixlint.match.profiles import EngineProfile
 from prefixlint.rules.catalog import Rule
@@ -32,6 +32,11 @@ class Measured:
     flagged: set[str] = field(default_factory=set)
     #: All volatile values differing, with every one of them moved after the stable content.
     best: Measurement | None = None
+    #: For rules that need more (the chat-template rules PFX101/PFX102 will): the loaded
+    #: template, the tokenizer, and the Measurer (cached renders and encodings).
+    template: Any = None
+    tokenizer: Any = None
+    measurer: Any = None
 
 
 def percent(part: int, whole: int) -> str:

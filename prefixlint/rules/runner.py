@@ -67,7 +67,7 @@ def _check(path: str, settings: Settings, text: str | None = None) -> FileResult
     # Only when the suggested fixes leave nothing reusable: would any order help at all?
     best = measurer.measure_all() if measured and overall.fixed_reusable_tokens == 0 else overall
     data = Measured(path, template.is_chat, profile, catalog, settings.min_stable_tokens, measured, overall,
-                    {m.volatility.name for m in flagged}, best)
+                    {m.volatility.name for m in flagged}, best, template, tokenizer, measurer)
     findings: list[Finding] = []
     enabled = settings.enabled or (lambda code: True)
     for rule in load_catalog().values():

@@ -16,8 +16,9 @@ suppresses nothing is reported as PFX000 `unused-suppression`.
 
 from __future__ import annotations
 
+import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from prefixlint.errors import PrefixlintError
@@ -60,18 +61,26 @@ class Directive:
 @dataclass(frozen=True)
 class Suppressions:
     directives: tuple[Directive, ...] = ()
+    #: Directive indexes by line (file directives under 0), so apply() is linear in the findings.
+    _by_line: dict[int, list[int]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for index, item in enumerate(self.directives):
+            self._by_line.setdefault(0 if item.scope == "file" else item.line, []).append(index)
 
     @classmethod
     def parse(cls, source_text: str, path: str | None = None) -> "Suppressions":
         """Every directive in the text; a malformed code list is a PrefixlintError at its line."""
         directives = []
+        newlines: list[int] | None = None  # offsets of "\n", found once, when a directive exists
         for match in DIRECTIVE.finditer(source_text):
+            if newlines is None:
+                newlines = [found.start() for found in re.finditer("\n", source_text)]
             start = match.start()
-            line_start = source_text.rfind("\n", 0, start) + 1
-            line = source_text.count("\n", 0, start) + 1
+            line = bisect.bisect_left(newlines, start) + 1
+            line_start = newlines[line - 2] + 1 if line > 1 else 0
             column = start - line_start + 1
-            line_end = source_text.find("\n", start)
-            line_end = len(source_text) if line_end == -1 else line_end
+            line_end = newlines[line - 1] if line - 1 < len(newlines) else len(source_text)
             rest_of_line = source_text[line_start:start] + source_text[match.end():line_end]
             codes = []
             for item in re.finditer(r"[^\s,]+", match.group("codes")):
@@ -100,7 +109,7 @@ class Suppressions:
         used: list[set[str]] = [set() for _ in self.directives]
         kept = []
         for finding in findings:
-            covering = [index for index, item in enumerate(self.directives) if item.covers(finding)]
+            covering = self._covering(finding)
             for index in covering:
                 used[index].add(finding.code)
             if not covering:
@@ -110,9 +119,14 @@ class Suppressions:
         unused = []
         for directive, codes in zip(self.directives, used):
             report = self._unused_report(directive, codes, path, enabled)
-            if report is not None and not any(item.covers(report) for item in self.directives):
+            if report is not None and not self._covering(report):
                 unused.append(report)
         return kept, sorted(unused, key=Finding.sort_key)
+
+    def _covering(self, finding: Finding) -> list[int]:
+        """The indexes of the directives that cover `finding`."""
+        candidates = self._by_line.get(0, []) + self._by_line.get(finding.line, [])
+        return [index for index in candidates if self.directives[index].covers(finding)]
 
     @staticmethod
     def _unused_report(

@@ -1,0 +1,137 @@
+"""Configuration keys: their names, types and validators, shared by the TOML and YAML readers."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+#: A rule code (`PFX001`) or a prefix of one (`PFX`, `PFX0`, `PFX00`), as select/ignore take them.
+CODE_SELECTOR = re.compile(r"PFX\d{0,3}")
+CODE_HINT = "rule codes look like PFX001; a prefix such as PFX0 stands for all codes it starts"
+
+
+class ConfigValueError(Exception):
+    """A value of the wrong shape; `index` points at the offending item of a list."""
+
+    def __init__(self, message: str, index: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.index = index
+
+
+def _string(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigValueError(f"must be a non-empty string, not {_describe(value)}")
+    return value
+
+
+def _integer(minimum: int) -> Callable[[Any], int]:
+    def check(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigValueError(f"must be an integer, not {_describe(value)}")
+        if value < minimum:
+            raise ConfigValueError(f"must be at least {minimum}, not {value}")
+        return value
+
+    return check
+
+
+def _string_list(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [item.strip() for item in value.split(",") if item.strip()]
+    if not isinstance(value, (list, tuple)):
+        raise ConfigValueError(f"must be a list of strings, not {_describe(value)}")
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            raise ConfigValueError(f"item {index + 1} must be a string, not {_describe(item)}", index)
+    return list(value)
+
+
+def selectors(value: Any) -> tuple[str, ...]:
+    items = _string_list(value)
+    for index, item in enumerate(items):
+        if not CODE_SELECTOR.fullmatch(item):
+            raise ConfigValueError(f"{item!r} is not a rule code or code prefix (like PFX001 or PFX0)", index)
+    return tuple(items)
+
+
+def _patterns(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        raise ConfigValueError("must be a list of patterns, not a string")
+    return tuple(_string_list(value))
+
+
+#: The shape of one volatility signal (see rules/signals.yaml): required and optional keys.
+#: Values (which class, which frequency) are checked against the catalog when it is loaded.
+SIGNAL_REQUIRED = ("id", "class", "frequency")
+SIGNAL_LISTS = ("names", "calls", "samples")
+SIGNAL_KEYS = (*SIGNAL_REQUIRED, *SIGNAL_LISTS, "generate")
+
+
+def _signals(value: Any) -> list[dict[str, Any]]:
+    if not isinstance(value, list):
+        raise ConfigValueError(f"must be a list of tables/mappings, not {_describe(value)}")
+    for index, item in enumerate(value):
+        problem = _signal_problem(item)
+        if problem:
+            raise ConfigValueError(f"item {index + 1} {problem}", index)
+    return [dict(item) for item in value]
+
+
+def _signal_problem(item: Any) -> str | None:
+    if not isinstance(item, dict):
+        return f"must be a table/mapping, not {_describe(item)}"
+    unknown = [str(key) for key in item if key not in SIGNAL_KEYS]
+    if unknown:
+        return f"has unknown key {unknown[0]!r} (signal keys: {', '.join(SIGNAL_KEYS)})"
+    missing = [key for key in SIGNAL_REQUIRED if key not in item]
+    if missing:
+        return f"lacks {', '.join(repr(key) for key in missing)}"
+    for key in (*SIGNAL_REQUIRED, "generate"):
+        if key in item and not (isinstance(item[key], str) and item[key]):
+            return f"{key}: must be a non-empty string, not {_describe(item[key])}"
+    for key in SIGNAL_LISTS:
+        values = item.get(key, [])
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            return f"{key}: must be a list of strings"
+    for pattern in item.get("samples", []):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            return f"samples: {pattern!r} is not a regular expression ({exc})"
+    if not any(item.get(key) for key in SIGNAL_LISTS):
+        return f"matches nothing: give at least one of {', '.join(SIGNAL_LISTS)}"
+    return None
+
+
+def _describe(value: Any) -> str:
+    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+             list: "a list", dict: "a table/mapping", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+#: Config key (as written in files, dashed) -> (Config field, validator).
+KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
+    "tokenizer": ("tokenizer", _string),
+    "engine": ("engine", _string),
+    "block-size": ("block_size", _integer(1)),
+    "select": ("select", selectors),
+    "ignore": ("ignore", selectors),
+    "min-stable-tokens": ("min_stable_tokens", _integer(0)),
+    "extend-volatile": ("extend_volatile", _signals),
+    "exclude": ("exclude", _patterns),
+}
+
+
+def normalize_key(key: str) -> str:
+    return key.replace("_", "-")
+
+
+def check_value(key: str, value: Any) -> tuple[str, Any]:
+    """(Config field, validated value) for a dashed key; raises ConfigValueError."""
+    name, validate = KEYS[key]
+    return name, validate(value)
+
+
+def unknown_key_message(key: str) -> str:
+    return f"unknown configuration key {key!r} (known keys: {', '.join(KEYS)})"
