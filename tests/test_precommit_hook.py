@@ -65,7 +65,8 @@ def test_commit_with_a_timestamp_ahead_of_stable_text_fails_and_a_clean_one_pass
     repo = init_repo(tmp_path / "templates", {"README.txt": "Prompt templates.\n"})
     env = {**os.environ, **ENV, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "HOME": str(tmp_path),
            "HF_HUB_OFFLINE": "1", "NO_COLOR": "1"}
-    env.pop("GITHUB_ACTIONS", None)
+    for name in ("GITHUB_ACTIONS", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"):  # the hook's own venv decides
+        env.pop(name, None)
 
     def try_repo() -> subprocess.CompletedProcess:
         return subprocess.run(PRE_COMMIT + ["try-repo", str(CHECKOUT), "prefixlint", "--verbose"],
