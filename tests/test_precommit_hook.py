@@ -63,8 +63,10 @@ def test_hook_definition_matches_the_loaders_and_the_directory_walk():
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_commit_with_a_timestamp_ahead_of_stable_text_fails_and_a_clean_one_passes(tmp_path):
     repo = init_repo(tmp_path / "templates", {"README.txt": "Prompt templates.\n"})
+    # HOME is the temporary folder (no user git config), but pip keeps the user's wheel cache.
+    pip_cache = os.environ.get("PIP_CACHE_DIR") or str(Path.home() / ".cache" / "pip")
     env = {**os.environ, **ENV, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "HOME": str(tmp_path),
-           "HF_HUB_OFFLINE": "1", "NO_COLOR": "1"}
+           "PIP_CACHE_DIR": pip_cache, "HF_HUB_OFFLINE": "1", "NO_COLOR": "1"}
     for name in ("GITHUB_ACTIONS", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"):  # the hook's own venv decides
         env.pop(name, None)
 
