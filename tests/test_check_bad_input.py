@@ -35,7 +35,7 @@ BAD = [
     ("list.yaml", "- a\n- b\n", "not a recognised template", 1),
     ("badkind.yaml", "variables:\n  now: {kind: hourly}\nprompt: x {{ now }}\n", "unknown kind 'hourly'", 2),
     ("nocontent.yaml", "messages:\n  - role: system\n", "without `content`", 2),
-    ("attr.md", "Hello {{ user.name.first }}\n", "cannot render", 1),
+    ("attr.yaml", "variables:\n  user: {samples: [Ana]}\nprompt: |\n  Hello {{ user.name.first }}\n", "has no attribute", 4),
 ]
 
 
@@ -58,7 +58,7 @@ def test_one_located_diagnostic_and_the_good_file_still_checked(tmp_path, good, 
     bad = write(tmp_path, name, content)
     result = CliRunner().invoke(cli, ["check", "--isolated", str(bad), str(good)])
     assert result.exit_code == 2, result.output
-    errors = [l for l in result.stderr.splitlines() if l.startswith("prefixlint: error:")]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("prefixlint: error:")]
     assert len(errors) == 1, result.stderr
     assert errors[0].startswith(f"prefixlint: error: {bad}:{line}:") or errors[0].startswith(
         f"prefixlint: error: {bad}:{line} ")

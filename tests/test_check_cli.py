@@ -196,3 +196,54 @@ def test_a_hugging_face_tokenizer_measures_with_its_own_vocabulary(monkeypatch):
     assert (finding["code"], finding["line"], finding["column"]) == ("PFX003", 1, 7)
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(b), shared_prefix(a, b))
     assert entry["tokenizer"] != "o200k_base"
+
+
+def test_a_value_that_only_picks_a_branch_is_located_at_its_tag(tmp_path):
+    path = tmp_path / "branch.j2"
+    path.write_text(
+        '{% if user_name == "Maria Garcia" %}Welcome back, Maria!{% else %}Hello there!{% endif %}\n'
+        "You are the assistant of Northwind Bank. Never ask for PINs or passwords, explain fees in\n"
+        "plain language, and offer an appointment with an adviser for loans and mortgages.\n"
+    )
+    data = json.loads(run("--isolated", "--format", "json", str(path)).stdout)
+    volatile = data["files"][0]["volatile"]
+    assert volatile["user_name"]["class"] == "user-data"
+    # Nothing to move (the value picks a branch), so no PFX003; and no order can help: PFX007.
+    assert [(f["code"], f["line"], f["column"]) for f in data["files"][0]["findings"]] == [("PFX007", 1, 1)]
+
+
+@pytest.mark.parametrize(("flags", "fragment"), [
+    (["--engine", "warp"], "unknown engine 'warp'"),
+    (["--block-size", "0"], "--block-size must be at least 1"),
+    (["--tokenizer", "no-such-org/no-such-model", "--offline"], "no-such-org/no-such-model"),
+])
+def test_bad_flags_are_one_usage_error(flags, fragment, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    result = run("--isolated", *flags, str(SAMPLES))
+    assert result.exit_code == 2
+    assert result.stderr.count("prefixlint: error:") == 1 and fragment in result.stderr
+    assert result.stdout == ""
+
+
+def test_formatter_registry_and_the_public_result_shape():
+    """Other formats (github, sarif) build on these: keep them stable."""
+    from dataclasses import fields
+
+    from prefixlint.errors import PrefixlintError
+    from prefixlint.report.formats import CHECK_FORMATS, format_results
+    from prefixlint.report.results import FileResult
+    from prefixlint.rules.finding import Finding
+
+    assert [f.name for f in fields(FileResult)] == [
+        "path", "tokens", "reusable_tokens", "fixed_reusable_tokens", "findings", "error", "extra"]
+    assert set(CHECK_FORMATS) >= {"text", "json"}
+    finding = Finding(path="p.md", line=2, column=3, code="PFX001", name="timestamp-before-stable",
+                      severity="error", message="m", variable="now", tokens=100, shared_prefix_tokens=5,
+                      reusable_tokens=0, fixed_reusable_tokens=96)
+    results = [FileResult("p.md", 100, 0, 96, (finding,)), FileResult("q.md", error=PrefixlintError("bad", path="q.md", line=1))]
+    assert format_results(results, "text", color=False).splitlines() == [
+        "p.md:2:3: PFX001 m", "p.md: 100 tokens · reusable now 0% · after the suggested fixes 96.0%",
+        "1 finding in 2 files, 1 file with errors."]
+    data = json.loads(format_results(results, "json"))
+    assert data["files"][0]["findings"][0]["fixed_reusable_tokens"] == 96
+    assert data["errors"] == [{"path": "q.md", "line": 1, "column": None, "message": "bad", "hint": None}]

@@ -19,6 +19,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 # (file, code, line, column, severity, variable, placeholder as written there)
 EXPECTED = [
     ("agent_tools.yaml", "PFX002", 8, 55, "warning", "session_id", "{{ session_id }}"),
+    ("contoso_chat.jinja2", "PFX003", 4, 19, "warning", "customer_name", "{{ customer_name }}"),
     ("daily_briefing.txt", "PFX001", 1, 10, "warning", "date", "{date}"),
     ("greeting_policy.md", "PFX003", 1, 7, "warning", "user_name", "{{ user_name }}"),
     ("rag_answer.yaml", "PFX005", 17, 22, "error", "documents", "{{ doc.title }}"),

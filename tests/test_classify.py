@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 from prefixlint.rules.classify import (
-    builtin_catalog, classify_call, classify_variable, load_catalog_extension, strftime_frequency,
+    builtin_catalog,
+    classify_call,
+    classify_variable,
+    load_catalog_extension,
+    strftime_frequency,
 )
 
 CATALOG = builtin_catalog()

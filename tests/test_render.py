@@ -45,7 +45,7 @@ def test_spans_cover_exactly_the_substituted_values(parts, x, y):
     values = {"x": x, "y": y}
     assert len(out.spans) == len(parts)
     rebuilt, cursor = [], 0
-    for span, (literal, name) in zip(out.spans, parts):
+    for span, (_literal, name) in zip(out.spans, parts):
         assert out.text[span.start:span.end] == values[name]
         rebuilt.append(out.text[cursor:span.start])
         cursor = span.end
@@ -134,3 +134,26 @@ def test_jinja_globals_are_not_variables():
     compiled, out = render("a.j2", "{% for i in range(2) %}{{ i }}{% endfor %} {{ dict(a=1).a }}", {})
     assert compiled.variables == () and compiled.functions == ()
     assert out.text == "01 1"
+
+
+def test_generated_samples_stand_in_for_structures():
+    from prefixlint.render.values import Sample, variable_value
+
+    history = variable_value("chat_history", (), "paragraph", 0, volatile=True)
+    assert isinstance(history, Sample)
+    text = "{% for item in chat_history %}[{{ item.inputs.question }}|{{ item['answer'] }}|{{ item.title }}]{% endfor %}"
+    _, out = render("a.j2", text, {"chat_history": history})
+    assert out.text == f"[{history}|{history}|{history}]" * 2
+    assert history.upper() == str(history).upper() and len(history) == len(str(history))
+
+
+def test_prompt_flow_role_lines_make_a_conversation():
+    from prefixlint.render.conversation import split_roles
+
+    text = "Preamble.\n# system:\nRules {{ a }}.\n\n# user:\n{{ q }}\n"
+    template = plain_text.load("flow.jinja2", text)
+    assert template.is_chat and template.role_markers
+    rendered = compile_template(template).render({"a": "A", "q": "Q?"}, {})[0]
+    messages = split_roles(rendered)
+    assert [(m.role, m.text) for m in messages] == [("system", "Preamble."), ("system", "Rules A."), ("user", "Q?")]
+    assert [[m.text[s.start:s.end] for s in m.spans] for m in messages] == [[], ["A"], ["Q?"]]

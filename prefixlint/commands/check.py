@@ -52,11 +52,11 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, ou
 
     from prefixlint.config import load_config
     from prefixlint.load.discover import discover
-    from prefixlint.match.profiles import DEFAULT_ENGINE
+    from prefixlint.match.profiles import DEFAULT_ENGINE, get_profile
     from prefixlint.report.formats import format_results
     from prefixlint.report.results import FileResult
     from prefixlint.rules.runner import Settings, check_files
-    from prefixlint.tokenize import DEFAULT_TOKENIZER
+    from prefixlint.tokenize import DEFAULT_TOKENIZER, load_tokenizer
 
     if ctx.get_parameter_source("output_format") is click.core.ParameterSource.DEFAULT:
         from prefixlint.report.github import is_github_actions
@@ -68,6 +68,10 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, ou
     config_path = Path(config_file) if config_file else None
     # Flags are validated once, up front: a bad --select is a usage error, not a per-file one.
     load_config(Path.cwd(), config_file=config_path, isolated=isolated).merge_cli(**flags)
+    if engine is not None or block_size is not None:
+        get_profile(engine or DEFAULT_ENGINE, block_size)
+    if tokenizer is not None:  # a bad --tokenizer is one error, not one per file
+        load_tokenizer(tokenizer, offline=offline)
 
     def settings_for(path: str) -> Settings:
         config = load_config(Path(path), config_file=config_path, isolated=isolated).merge_cli(**flags)

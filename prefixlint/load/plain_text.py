@@ -9,7 +9,9 @@ The placeholder syntax is decided from the text, in this order:
    `{{` and `}}` are literal braces (LangChain f-string templates write JSON that way).
 5. Otherwise Jinja2 (a file without placeholders renders to itself either way).
 Plain files declare no variables: every free name in a placeholder is a variable, classified
-from its name by the catalog.
+from its name by the catalog. A file with role lines (`# system:`, `# user:`, `# assistant:`
+on a line of their own, as Prompt flow writes them) is a conversation: it is rendered as one
+text and split into messages at those lines.
 """
 
 from __future__ import annotations
@@ -41,7 +43,10 @@ def placeholder_syntax(path: str, text: str) -> str:
 
 
 def load(path: str, text: str) -> Template:
+    from prefixlint.render.conversation import ROLE_LINE
+
+    has_roles = ROLE_LINE.search(text) is not None
     return Template(
         path=path, format=FORMAT, source=text, messages=(identity_message(None, text, 0),),
-        syntax=placeholder_syntax(path, text),
+        syntax=placeholder_syntax(path, text), is_chat=has_roles, role_markers=has_roles,
     )

@@ -65,6 +65,9 @@ class Template:
     engine: str | None = None
     #: True for a conversation (messages with roles), False for a single prompt.
     is_chat: bool = False
+    #: True when one text holds the whole conversation, its roles marked by lines such as
+    #: `# system:` / `# user:` (Prompt flow); the render is split into messages at those lines.
+    role_markers: bool = False
     _line_starts: list[int] = field(default_factory=list, repr=False, compare=False)
 
     def position(self, offset: int) -> tuple[int, int]:

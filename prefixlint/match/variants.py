@@ -4,7 +4,8 @@
 and returns the placeholders whose rendered value differs. `move_to_end` builds the fixed
 variant the rules suggest: each line holding one of those placeholders is cut from where it
 is and appended, in order, to the end of the last user message (of the prompt, for a
-single-prompt file), so the stable text ahead of it becomes a shared prefix.
+single-prompt file), so the stable text ahead of it becomes a shared prefix. When a long text
+follows the value on its line (more than MAX_CARRIED_CHARS), only the value itself is moved.
 """
 
 from __future__ import annotations
@@ -12,6 +13,11 @@ from __future__ import annotations
 from typing import Sequence
 
 from prefixlint.render.spans import RenderedMessage
+
+
+#: When more than this many characters follow the value on its line (a one-line prompt, a
+#: paragraph), the line is not moved whole: the value alone is.
+MAX_CARRIED_CHARS = 48
 
 
 def first_difference(a: str, b: str) -> int:
@@ -65,6 +71,8 @@ def move_to_end(messages: Sequence[RenderedMessage], placeholders: set[int]) -> 
             start = text.rfind("\n", 0, span.start) + 1
             end = text.find("\n", span.end)
             end = len(text) if end < 0 else end + 1
+            if end - span.end > MAX_CARRIED_CHARS:
+                start, end = span.start, span.end  # more instructions follow on its line: move the value alone
             if regions and start <= regions[-1][1]:
                 regions[-1][1] = max(regions[-1][1], end)
             else:

@@ -8,9 +8,40 @@ tokens count it as ordinary text.
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
-from prefixlint.render.spans import RenderedMessage
+from prefixlint.render.spans import RenderedMessage, Span
+
+#: A role line of a conversation kept in one text (Prompt flow): `# system:`, `# user:` ...
+ROLE_LINE = re.compile(r"^[ \t]*#[ \t]*(system|user|assistant)[ \t]*:[ \t]*\r?$", re.MULTILINE | re.IGNORECASE)
+
+
+def split_roles(message: RenderedMessage) -> tuple[RenderedMessage, ...]:
+    """The messages of a rendered text whose roles are marked by role lines.
+
+    Text before the first role line, when not blank, is a system message. Each message's text
+    runs from after its role line to the next one, without surrounding blank lines; spans are
+    re-based to it (a span cut by the trimming is dropped).
+    """
+    text = message.text
+    marks = list(ROLE_LINE.finditer(text))
+    pieces: list[tuple[str, int, int]] = []
+    if marks and text[: marks[0].start()].strip():
+        pieces.append(("system", 0, marks[0].start()))
+    for number, mark in enumerate(marks):
+        end = marks[number + 1].start() if number + 1 < len(marks) else len(text)
+        pieces.append((mark.group(1).lower(), mark.end(), end))
+    messages = []
+    for role, start, end in pieces:
+        while start < end and text[start] in "\r\n":
+            start += 1
+        while end > start and text[end - 1] in "\r\n \t":
+            end -= 1
+        spans = tuple(Span(s.placeholder, s.start - start, s.end - start)
+                      for s in message.spans if s.start >= start and s.end <= end)
+        messages.append(RenderedMessage(role, text[start:end], spans))
+    return tuple(messages) or (message,)
 
 
 def join(messages: Sequence[RenderedMessage], is_chat: bool) -> tuple[str, tuple[int, ...]]:

@@ -21,6 +21,7 @@ from prefixlint.render.spans import Placeholder, RenderedMessage, Span
 OPEN, SEP, CLOSE = "\ue000", "\ue001", "\ue002"
 _MARK = re.compile(f"{OPEN}(\\d+){SEP}|{CLOSE}")
 _FILENAME = "<prefixlint template>"
+_JINJA_SYNTAX = re.compile(r"\{[{%#]")
 
 
 class JinjaTemplate:
@@ -46,10 +47,12 @@ class JinjaTemplate:
         return PrefixlintError(text, path=self.template.path, line=where[0], hint=hint)
 
     def _compile(self, number: int, message: Message, first: int):
-        from jinja2 import TemplateSyntaxError, meta, nodes
+        from jinja2 import TemplateSyntaxError, nodes
 
-        env = environment()
         source = message.content
+        if not _JINJA_SYNTAX.search(source):  # plain text renders to itself: nothing to compile
+            return None, [], set(), set()
+        env = environment()
         if OPEN in source or CLOSE in source:
             raise self._error(message, "template contains private-use characters U+E000/U+E002", 1)
         try:
@@ -57,28 +60,27 @@ class JinjaTemplate:
             begins = [(line, value) for line, kind, value in env.lex(source) if kind == "variable_begin"]
         except TemplateSyntaxError as exc:
             raise self._error(message, f"Jinja syntax error: {exc.message}", exc.lineno) from None
-        # Jinja's own globals (range, dict, namespace, cycler ...) are not template variables.
-        free = set(meta.find_undeclared_variables(ast)) - set(env.globals)
-        offsets = _begin_offsets(source, begins)
-        found: list[Placeholder] = []
-        calls: set[str] = set()
+        outputs = []  # (index, expression), in source order
         for output in ast.find_all(nodes.Output):
             wrapped = []
             for child in output.nodes:
                 if isinstance(child, nodes.TemplateData):
                     wrapped.append(child)
                     continue
-                index = first + len(found)
-                local = len(found)
-                found.append(self._placeholder(number, message, index, child, offsets, local, free))
-                calls.update(found[-1].calls)
+                index = first + len(outputs)
+                outputs.append((index, child))
                 wrapped += [nodes.Const(f"{OPEN}{index}{SEP}"), child, nodes.Const(CLOSE)]
             output.nodes = wrapped
+        compiled, undeclared = _generate(env, ast, f"{self.template.path}#{number}")
+        # Jinja's own globals (range, dict, namespace, cycler ...) are not template variables.
+        free = undeclared - set(env.globals)
+        offsets = _begin_offsets(source, begins)
+        found = [self._placeholder(number, message, index, expr, offsets, local, free)
+                 for local, (index, expr) in enumerate(outputs)]
+        calls = {call for p in found for call in p.calls}
         for call in ast.find_all(nodes.Call):
             if isinstance(call.node, nodes.Name):
                 calls.add(call.node.name)
-        code = env.compile(ast, name=f"{self.template.path}#{number}", filename=_FILENAME)
-        compiled = env.template_class.from_code(env, code, env.make_globals(None), None)
         return compiled, found, free, calls & free
 
     def _placeholder(self, number, message, index, expr, offsets, local, free) -> Placeholder:
@@ -113,6 +115,9 @@ class JinjaTemplate:
         context = {**functions, **values}
         rendered = []
         for message, compiled in zip(self.template.messages, self._compiled):
+            if compiled is None:
+                rendered.append(RenderedMessage(message.role, _newlines(message.content), ()))
+                continue
             try:
                 with time_limit():
                     raw = compiled.render(context)
@@ -135,6 +140,35 @@ class JinjaTemplate:
                 raise self._error(message, f"the template renders to more than {MAX_OUTPUT_CHARS:,} characters", None)
             rendered.append(unmark(message.role, raw))
         return tuple(rendered)
+
+
+def _newlines(text: str) -> str:
+    """Line breaks as Jinja renders them (newline_sequence "\\n")."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def _generate(env, ast, name: str):
+    """Compile `ast` once, collecting the names it reads but never assigns on the way (what
+    jinja2.meta.find_undeclared_variables does with a second code-generation pass)."""
+    from io import StringIO
+
+    from jinja2.compiler import CodeGenerator
+
+    class TrackingGenerator(CodeGenerator):
+        undeclared: set[str] = set()
+
+        def enter_frame(self, frame) -> None:
+            super().enter_frame(frame)
+            for _, (action, param) in frame.symbols.loads.items():
+                if action == "resolve":
+                    self.undeclared.add(param)
+
+    TrackingGenerator.undeclared = set()
+    stream = StringIO()
+    generator = TrackingGenerator(env, name, _FILENAME, stream, False, env.optimized)
+    generator.visit(ast)
+    code = compile(stream.getvalue(), _FILENAME, "exec")
+    return env.template_class.from_code(env, code, env.make_globals(None), None), TrackingGenerator.undeclared
 
 
 def _walk(expr, node_type):

@@ -1,6 +1,7 @@
 """`prefixlint check` output formats: a name -> "module:function" table, imported on use.
 
 A formatter is `function(results: list[FileResult], *, color: bool | None, statistics: bool) -> str`
+(color None: ANSI styles that `click.echo` removes when the output is not a terminal)
 (see `prefixlint.report.results.FileResult`). Add a format with one module and one line here
 (`github`, `sarif` come next); `--format` offers every name in `CHECK_FORMATS`.
 """

@@ -80,6 +80,8 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
         v = item.volatility
         if data.catalog.rule_for(v.cls) != rule.code or item.stable_tokens_after < data.min_stable_tokens:
             continue
+        if not item.moved:  # only a branch on the value changed the text: no line to move
+            continue
         now = item.now
         message = (
             f"{item.placeholder.text} ({data.catalog.describe(v.cls, v.frequency)}) ends the shared prefix"

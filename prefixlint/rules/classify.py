@@ -108,8 +108,9 @@ def load_catalog_extension(value: Any) -> list[dict]:
     if not value:
         return []
     if isinstance(value, (str, bytes)) or hasattr(value, "read_text"):
-        import yaml
         from pathlib import Path
+
+        import yaml
 
         path = Path(value)
         try:

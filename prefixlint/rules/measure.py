@@ -9,6 +9,7 @@ so each distinct text is rendered and tokenized once.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ from prefixlint.load.template import Template
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.match.profiles import EngineProfile
 from prefixlint.match.variants import changed_placeholders, first_difference, move_to_end
-from prefixlint.render.conversation import join
+from prefixlint.render.conversation import join, split_roles
 from prefixlint.render.spans import CompiledTemplate, Placeholder, RenderedMessage
 from prefixlint.render.values import call_function, stable_function, variable_value
 from prefixlint.rules.classify import Catalog, Volatility, classify_call, classify_variable
@@ -100,6 +101,8 @@ class Measurer:
                     samples = declared.samples if declared else ()
                     values[name] = variable_value(name, samples, v.generate, variant, v.volatile)
             messages = self.compiled.render(values, functions)
+            if self.template.role_markers:
+                messages = split_roles(messages[0])
             text, starts = join(messages, self.template.is_chat)
             request = self._renders[vary] = Request(messages, text, starts, self.encode(text))
         return request
@@ -127,7 +130,12 @@ class Measurer:
         moved = changed_placeholders(base.messages, varied.messages)
         at = first_difference(base.text, varied.text)
         message, span = self._span_at(base, at, moved)
-        placeholder = self.compiled.placeholders[span.placeholder] if span else self._first(moved)
+        if span is not None:
+            placeholder = self.compiled.placeholders[span.placeholder]
+        elif moved:
+            placeholder = self._first(moved)
+        else:  # only template text changed (a branch taken on the value): point at its first use
+            placeholder = self._first_use(volatility.name)
         span_end = base.starts[message] + span.end if span else at
         stable_after = self._stable_tokens_after(base, span_end)
         measured = self.compare(base, varied, moved if stable_after >= self.min_stable_tokens else set())
@@ -156,6 +164,14 @@ class Measurer:
             if span_start < token_start + len(token):
                 return request.text[token_start:span_start], token
         return "", ""
+
+    def _first_use(self, name: str) -> Placeholder:
+        source = self.template.source
+        for tag in re.finditer(r"\{[{%].*?[}%]\}", source, re.DOTALL):
+            if re.search(rf"\b{re.escape(name)}\b", tag.group()):
+                line, column = self.template.position(tag.start())
+                return Placeholder(-1, 0, tag.group(), tag.start(), line, column, (name,))
+        return Placeholder(-1, 0, name, 0, 1, 1, (name,))
 
     def _first(self, placeholders: set[int]) -> Placeholder:
         return min((self.compiled.placeholders[i] for i in placeholders), key=lambda p: p.offset)

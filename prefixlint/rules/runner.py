@@ -61,7 +61,7 @@ def _check(path: str, settings: Settings, text: str | None = None) -> FileResult
     catalog = builtin_catalog().extended(load_catalog_extension(settings.extend_volatile))
     measurer = Measurer(template, compiled, tokenizer, profile, catalog, settings.min_stable_tokens)
     measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
-    flagged = [m for m in measured if m.stable_tokens_after >= settings.min_stable_tokens]
+    flagged = [m for m in measured if m.stable_tokens_after >= settings.min_stable_tokens and m.moved]
     moved = set().union(*(m.moved for m in flagged)) if flagged else set()
     overall = measurer.measure_all(moved)
     # Only when the suggested fixes leave nothing reusable: would any order help at all?
