@@ -63,3 +63,11 @@ def test_no_pull_request_outside_one(tmp_path, monkeypatch):
     with pytest.raises(PrefixlintError) as info:
         find_pull_request()
     assert info.value.message == "no pull request to post to"
+
+
+def test_a_body_over_githubs_limit_is_cut_with_a_note():
+    with FakeGitHub() as fake:
+        upsert_comment(GitHubAPI(fake.url, "t0ken"), PullRequest("octo/prompts", 7), MARKER + "\n" + "x" * 70000)
+        body = fake.comments[0]["body"]
+    assert len(body) == 65536 and body.startswith(MARKER + "\nxxx")
+    assert body.endswith("… (cut to GitHub's comment limit: the job's step summary has the whole report)\n")

@@ -84,3 +84,11 @@ def test_new_findings_are_the_multiset_difference(base, now):
     from collections import Counter
     expected = Counter(map(key, now)) - Counter(map(key, base))
     assert Counter(map(key, new)) == expected
+
+
+def test_a_long_list_of_unchanged_templates_is_cut():
+    rows = [TemplateChange(f"p/{n:03}.md", "unchanged", None, Measured(10, 9, 0)) for n in range(103)]
+    text = to_markdown(rows, SETUP)
+    assert "<summary>103 unchanged templates</summary>" in text
+    assert "| `p/099.md` |" in text and "| `p/100.md` |" not in text
+    assert text.endswith("| `p/099.md` | 10 | 90.0% | 0.0% |\n\n… and 3 more.\n\n</details>\n")

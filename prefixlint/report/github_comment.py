@@ -19,6 +19,8 @@ from prefixlint.errors import PrefixlintError
 from prefixlint.report.markdown import MARKER
 
 DEFAULT_API_URL = "https://api.github.com"
+#: GitHub refuses a comment body longer than this many characters.
+MAX_BODY = 65536
 _NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
 
 
@@ -93,6 +95,9 @@ def upsert_comment(api: GitHubAPI, pr: PullRequest, body: str, marker: str = MAR
     """
     if marker not in body:
         body = f"{marker}\n{body}"
+    if len(body) > MAX_BODY:
+        note = "\n\n… (cut to GitHub's comment limit: the job's step summary has the whole report)\n"
+        body = body[: MAX_BODY - len(note)] + note
     for comment in comments(api, pr):
         if marker in (comment.get("body") or ""):
             updated, _ = api.request("PATCH", f"/repos/{pr.repository}/issues/comments/{comment['id']}", {"body": body})

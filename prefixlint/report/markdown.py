@@ -19,6 +19,8 @@ MARKER = "<!-- prefixlint-report -->"
 TITLE = "### prefixlint: prompt-cache reuse"
 HEADER = "| Template | Tokens | Reusable before rounding | Reusable after rounding |"
 ALIGN = "|:--|--:|--:|--:|"
+#: Unchanged templates listed at most; a GitHub comment holds at most 65,536 characters.
+MAX_UNCHANGED = 100
 
 
 @dataclass(frozen=True)
@@ -162,6 +164,8 @@ def to_markdown(rows: Sequence[TemplateChange], setup: Setup) -> str:
     if unchanged:
         count = len(unchanged)
         lines += ["", f"<details><summary>{count} unchanged template{'s' if count != 1 else ''}</summary>", ""]
-        lines += [HEADER, ALIGN] + [unchanged_row(row) for row in unchanged]
+        lines += [HEADER, ALIGN] + [unchanged_row(row) for row in unchanged[:MAX_UNCHANGED]]
+        if count > MAX_UNCHANGED:
+            lines += ["", f"… and {count - MAX_UNCHANGED:,} more."]
         lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
