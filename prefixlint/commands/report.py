@@ -67,9 +67,9 @@ def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, pos
       prefixlint report prompts/ --base origin/main
       prefixlint report --base "$BASE_SHA" --post --fail-on findings,drop:10
     """
-    from prefixlint.report import markdown
     from dataclasses import replace
 
+    from prefixlint.report import markdown
     from prefixlint.report.github import is_github_actions, to_github
     from prefixlint.report.pr_report import build_rows, link_for_environment, new_findings
 
@@ -83,9 +83,10 @@ def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, pos
         with open(summary, "a", encoding="utf-8") as handle:
             handle.write(body + "\n")
     introduced = new_findings(rows)
-    if annotate if annotate is not None else is_github_actions():
-        if introduced:
-            click.echo(to_github(introduced))
+    if annotate is None:
+        annotate = is_github_actions()
+    if annotate and introduced:
+        click.echo(to_github(introduced))
     if post:
         _post(body, repository, pr_number)
     errors = [row for row in rows if row.now and row.now.error]
