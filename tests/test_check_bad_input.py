@@ -118,3 +118,21 @@ def test_unknown_engine_in_a_file_is_that_files_error(tmp_path, good):
 def test_bad_select_is_a_usage_error(good):
     result = CliRunner().invoke(cli, ["check", "--isolated", "--select", "E501", str(good)])
     assert result.exit_code == 2 and "--select" in result.stderr
+
+
+def test_a_walk_skips_yaml_that_is_not_a_template_but_a_named_one_is_an_error(tmp_path, good):
+    (tmp_path / "workflow.yaml").write_text("name: ci\non: push\n")
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    (configs / "settings.yaml").write_text("key: value\n")
+    walked = CliRunner().invoke(cli, ["check", "--isolated", str(tmp_path)])
+    assert walked.exit_code == 1 and walked.stderr == ""
+    assert f"{good}:1:7: PFX003" in walked.stdout
+    named = CliRunner().invoke(cli, ["check", "--isolated", str(tmp_path), str(tmp_path / "workflow.yaml")])
+    assert named.exit_code == 2
+    assert f"prefixlint: error: {tmp_path / 'workflow.yaml'}:1: not a recognised template" in named.stderr
+    only = CliRunner().invoke(cli, ["check", "--isolated", str(configs), str(good)])
+    assert only.exit_code == 2
+    assert (f"prefixlint: error: {configs}: no prompt templates under {configs}: the 1 matching file is in no"
+            " format prefixlint reads") in only.stderr
+    assert f"{good}:1:7: PFX003" in only.stdout

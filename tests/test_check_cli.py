@@ -139,7 +139,8 @@ def test_volatile_from_extend_volatile_configuration(tmp_path):
 def test_rules_and_rule_commands():
     listed = CliRunner().invoke(cli, ["rules"])
     assert listed.exit_code == 0
-    assert [line.split()[0] for line in listed.stdout.splitlines()] == [f"PFX00{n}" for n in range(8)]
+    listed_codes = [line.split()[0] for line in listed.stdout.splitlines()]
+    assert listed_codes[:8] == [f"PFX00{n}" for n in range(8)] and listed_codes == sorted(listed_codes)
     shown = CliRunner().invoke(cli, ["rule", "PFX001"])
     assert shown.exit_code == 0
     assert shown.stdout.startswith("PFX001 timestamp-before-stable (error)")
@@ -194,7 +195,7 @@ def test_a_hugging_face_tokenizer_measures_with_its_own_vocabulary(monkeypatch):
     a, b = (qwen.encode(text.replace("{{ user_name }}", name), add_special_tokens=False).ids
             for name in ("Maria Garcia", "Kenji Watanabe"))
     assert (finding["code"], finding["line"], finding["column"]) == ("PFX003", 1, 7)
-    assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(b), shared_prefix(a, b))
+    assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
     assert entry["tokenizer"] != "o200k_base"
 
 

@@ -85,7 +85,7 @@ def test_daily_briefing_numbers(report, tok):
     first_line = lambda t: t.split("\n", 1)  # noqa: E731
     fixed_a, fixed_b = (tok.encode(rest.rstrip("\n") + "\n" + head + "\n") for head, rest in map(first_line, (monday, tuesday)))
     (finding,) = report["daily_briefing.txt"]["findings"]
-    assert finding["tokens"] == len(b)
+    assert finding["tokens"] == len(a)
     assert finding["shared_prefix_tokens"] == shared_prefix(a, b) == len(tok.encode("Today is 2025-03-"))
     assert finding["reusable_tokens"] == vllm_reusable(shared_prefix(a, b), len(b)) == 0
     assert finding["fixed_reusable_tokens"] == vllm_reusable(shared_prefix(fixed_a, fixed_b), len(fixed_b))
@@ -96,7 +96,7 @@ def test_greeting_numbers(report, tok):
     text = (SAMPLES / "greeting_policy.md").read_text()
     a, b = (tok.encode(text.replace("{{ user_name }}", name)) for name in ("Maria Garcia", "Kenji Watanabe"))
     (finding,) = report["greeting_policy.md"]["findings"]
-    assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(b), len(tok.encode("Hello")))
+    assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), len(tok.encode("Hello")))
     assert finding["reusable_tokens"] == 0
 
 
@@ -117,7 +117,7 @@ def test_support_bot_numbers_and_its_fix(report, tok):
     a, b = tok.encode(requests[0]), tok.encode(requests[1])
     (finding,) = report["support_bot.yaml"]["findings"]
     shared = shared_prefix(a, b)
-    assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(b), shared)
+    assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared)
     assert finding["reusable_tokens"] == vllm_reusable(shared, len(b))
     stable_system = system.replace("Current time: {{ now }}\n", "", 1)
     fixed = [tok.encode(chatml([("system", stable_system), ("user", f"{question}\nCurrent time: {t}")])) for t in times]

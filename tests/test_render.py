@@ -157,3 +157,10 @@ def test_prompt_flow_role_lines_make_a_conversation():
     messages = split_roles(rendered)
     assert [(m.role, m.text) for m in messages] == [("system", "Preamble."), ("system", "Rules A."), ("user", "Q?")]
     assert [[m.text[s.start:s.end] for s in m.spans] for m in messages] == [[], ["A"], ["Q?"]]
+
+
+def test_placeholders_after_raw_blocks_and_comments_keep_their_columns():
+    text = '{% raw %}{{ x }}{% endraw %} {# {{ y }} #} {{ "{{" }} {{ z }}'
+    compiled, out = render("a.j2", text, {"z": "Z"})
+    assert out.text == "{{ x }}  {{ Z"
+    assert [(p.column, text[p.offset:].startswith(p.text)) for p in compiled.placeholders] == [(44, True), (55, True)]

@@ -173,3 +173,13 @@ def test_a_path_without_templates_is_an_error(repo):
     result = invoke("src", "prompts", "--base", "main")
     assert result.exit_code == 2
     assert "prefixlint: error: src: no template here, neither at main nor in the working tree" in result.output
+
+
+def test_yaml_files_that_are_not_templates_are_left_out(repo):
+    write(repo, {"prompts/settings.yaml": "retries: 3\nmodel: gpt-4o\n"})
+    result = invoke("--base", "main")
+    assert result.exit_code == 1 and "settings.yaml" not in result.output
+    (repo / "config").mkdir()
+    (repo / "config" / "app.yaml").write_text("debug: true\n")
+    only = invoke("config", "--base", "main")
+    assert only.exit_code == 2 and "config: no template here" in only.output

@@ -57,7 +57,7 @@ def test_catalog_and_code_agree():
 
 
 def test_codes_names_and_documentation():
-    assert [code for code in CATALOG if code != "PFX000"] == [f"PFX00{n}" for n in range(1, 8)]
+    assert {f"PFX00{n}" for n in range(1, 8)} <= set(CATALOG)  # later rules (PFX101 ...) may join
     names = {rule.code: rule.name for rule in CATALOG.values()}
     assert names["PFX001"] == "timestamp-before-stable"
     assert names["PFX006"] == "boundary-merge"

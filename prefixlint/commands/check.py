@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from prefixlint.commands.options import format_option
+from prefixlint.commands.options import format_option, tokenizer_options
 from prefixlint.errors import PrefixlintError
 from prefixlint.report.formats import CHECK_FORMATS
 
@@ -14,10 +14,9 @@ EXIT_ERROR = 2
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True, metavar="PATHS...")
-@click.option("--tokenizer", "-t", metavar="NAME", default=None,
-              help="Tokenizer (default o200k_base): a tiktoken encoding, a path to tokenizer.json or its"
-              " directory, or a Hugging Face hub id. A file's own `tokenizer:` wins.")
-@click.option("--offline", is_flag=True, default=False, help="Never use the network (as HF_HUB_OFFLINE=1).")
+# No defaults here: a flag given wins over the configuration files, which win over the
+# defaults (o200k_base, vllm); a template's own `tokenizer:` / `engine:` wins over all.
+@tokenizer_options(default=None)
 @click.option("--engine", "-e", metavar="NAME", default=None,
               help="Engine profile (default vllm): vllm, sglang, trtllm, llamacpp, lmcache, tgi, openai,"
               " anthropic, gemini, deepseek. A file's own `engine:` wins.")
@@ -82,7 +81,9 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, ou
         )
 
     problems: list[PrefixlintError] = []
-    files: list[Path] = []
+    files: dict[str, None] = {}
+    named: set[str] = set()
+    walks: dict[str, list[str]] = {}  # directory named on the command line -> the files found in it
     for raw in paths:
         try:
             walk = load_config(Path(raw), config_file=config_path, isolated=isolated)
@@ -91,10 +92,23 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, ou
                 # A walked file's own (closer) configuration may exclude it too.
                 found = [f for f in found
                          if not load_config(f, config_file=config_path, isolated=isolated).is_excluded(f)]
-            files += found
         except PrefixlintError as exc:
             problems.append(exc.located(raw))
-    results = check_files([str(f) for f in dict.fromkeys(files)], settings_for)
+            continue
+        files.update(dict.fromkeys(map(str, found)))
+        if Path(raw).is_dir():
+            walks[raw] = [str(f) for f in found]
+        else:
+            named.update(map(str, found))
+    # A file found by a walk that no loader reads (a CI workflow, a config) is skipped; a file
+    # named on the command line is always reported.
+    results = check_files(list(files), settings_for, frozenset(files) - named)
+    checked = {result.path for result in results}
+    for directory, found in walks.items():
+        if found and not checked.intersection(found):
+            problems.append(PrefixlintError(
+                f"no prompt templates under {directory}: the {len(found)} matching"
+                f" file{'s are' if len(found) != 1 else ' is'} in no format prefixlint reads", path=directory, hint="name a file on the command line to see why"))
     results += [FileResult(problem.path or "", error=problem) for problem in problems]
     if output_format == "text":  # diagnostics on stderr, as the other commands print them
         for result in results:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from prefixlint.load.template import Template, identity_message
+from prefixlint.load.template import ROLE_LINE, Template, identity_message
 
 FORMAT = "plain-text"
 JINJA_EXTENSIONS = (".j2", ".jinja", ".jinja2")
@@ -43,8 +43,6 @@ def placeholder_syntax(path: str, text: str) -> str:
 
 
 def load(path: str, text: str) -> Template:
-    from prefixlint.render.conversation import ROLE_LINE
-
     has_roles = ROLE_LINE.search(text) is not None
     return Template(
         path=path, format=FORMAT, source=text, messages=(identity_message(None, text, 0),),

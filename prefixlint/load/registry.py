@@ -12,6 +12,20 @@ extension (`.yaml`: native, LangChain, Semantic Kernel, promptfoo; `.prompt`: Do
 Humanloop), the candidates are tried in order and the first whose `sniff` accepts the text
 loads it; put the most specific first and a catch-all last. Adapters raise PrefixlintError
 with a path and line for anything they cannot read.
+
+What a Template needs (see `prefixlint.load.template`), and the helpers that build it:
+- `messages`: each message's `content` and, for every character of it, its offset in the file.
+  Text copied verbatim from the file (a body after front matter):
+  `identity_message(role, text, start)`. A YAML scalar: `compose(text, path)` and `mapping_get`
+  from `prefixlint.load.yaml_source` give the node, `align(node.value, text, start, end,
+  node.style)` its offsets (as `native_yaml._scalar_message` does).
+- `syntax`: "jinja" (also Handlebars/Mustache `{{x}}`), "format" (`{x}`) or "dollar" (`${x}`).
+- `variables` (name -> Variable(kind, samples)) and `declares_variables` when the format lists
+  its inputs (Prompty `inputs`/`sample`, Dotprompt `input.default`, LangChain `input_variables`).
+- `is_chat` for a conversation; `role_markers` when one text holds it with role lines
+  (`prefixlint.load.template.ROLE_LINE`, `# system:` as Prompt flow writes it; Prompty's
+  `system:` lines need that pattern widened).
+- `tokenizer` / `engine` when the file names them.
 """
 
 from __future__ import annotations
@@ -21,6 +35,10 @@ from pathlib import PurePath
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Template
+
+class NotATemplate(PrefixlintError):
+    """The file is not in any format a loader reads (a directory walk skips such files)."""
+
 
 # extension -> adapter modules under prefixlint.load, tried in order
 LOADERS: dict[str, tuple[str, ...]] = {
@@ -49,7 +67,7 @@ def load_template(path: str, text: str | None = None) -> Template:
 
     candidates = LOADERS.get(PurePath(path).suffix.lower())
     if candidates is None:
-        raise PrefixlintError(
+        raise NotATemplate(
             "not a template file this version reads",
             path=path, hint=f"prefixlint check reads: {', '.join(sorted(LOADERS))}",
         )
@@ -60,5 +78,5 @@ def load_template(path: str, text: str | None = None) -> Template:
         if module.sniff(text):
             return module.load(path, text)
     names = " or ".join(adapter(name).FORMAT for name in candidates)
-    raise PrefixlintError(f"not a recognised template ({names})", path=path, line=1,
+    raise NotATemplate(f"not a recognised template ({names})", path=path, line=1,
                           hint="a native prefixlint YAML file has a top-level `messages` or `prompt`")

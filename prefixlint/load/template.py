@@ -9,10 +9,13 @@ rendered text can be reported at its 1-based line and column in the file as writ
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
+#: A role line of a conversation kept in one text (Prompt flow): `# system:`, `# user:` ...
+ROLE_LINE = re.compile(r"^[ \t]*#[ \t]*(system|user|assistant)[ \t]*:[ \t]*\r?$", re.MULTILINE | re.IGNORECASE)
 KINDS = ("stable", "per_day", "per_user", "per_request")
 #: Placeholder syntaxes the renderer knows: Jinja2 (also Handlebars-style `{{x}}`),
 #: Python str.format `{x}`, and JavaScript/shell `${x}`.
@@ -73,11 +76,19 @@ class Template:
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a 0-based character offset in the file."""
         if not self._line_starts:
-            starts = [0]
-            starts += [i + 1 for i, char in enumerate(self.source) if char == "\n"]
-            self._line_starts.extend(starts)
+            self._line_starts.extend(line_starts(self.source))
         line = bisect_right(self._line_starts, offset)
         return line, offset - self._line_starts[line - 1] + 1
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset where each line of `text` starts."""
+    starts = [0]
+    at = text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    return starts
 
 
 def identity_message(role: str | None, text: str, start: int) -> Message:

@@ -8,13 +8,11 @@ tokens count it as ordinary text.
 
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
+from prefixlint.load.template import ROLE_LINE
 from prefixlint.render.spans import RenderedMessage, Span
 
-#: A role line of a conversation kept in one text (Prompt flow): `# system:`, `# user:` ...
-ROLE_LINE = re.compile(r"^[ \t]*#[ \t]*(system|user|assistant)[ \t]*:[ \t]*\r?$", re.MULTILINE | re.IGNORECASE)
 
 
 def split_roles(message: RenderedMessage) -> tuple[RenderedMessage, ...]:

@@ -14,7 +14,7 @@ import re
 from typing import Any, Callable, Mapping
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.load.template import Message, Template, source_location
+from prefixlint.load.template import Message, Template, line_starts, source_location
 from prefixlint.render.sandbox import MAX_OUTPUT_CHARS, RenderTimeout, environment, time_limit
 from prefixlint.render.spans import Placeholder, RenderedMessage, Span
 
@@ -22,6 +22,7 @@ OPEN, SEP, CLOSE = "\ue000", "\ue001", "\ue002"
 _MARK = re.compile(f"{OPEN}(\\d+){SEP}|{CLOSE}")
 _FILENAME = "<prefixlint template>"
 _JINJA_SYNTAX = re.compile(r"\{[{%#]")
+_NOT_CODE = re.compile(r"\{%-?\s*raw\s*-?%\}.*?\{%-?\s*endraw\s*-?%\}|\{#.*?#\}", re.DOTALL)
 
 
 class JinjaTemplate:
@@ -180,13 +181,16 @@ def _walk(expr, node_type):
 
 def _begin_offsets(source: str, begins: list[tuple[int, str]]) -> list[int | None]:
     """Content offset of each `{{` token the lexer saw, found in order on its line."""
-    line_starts = [0] + [i + 1 for i, c in enumerate(source) if c == "\n"]
+    starts = line_starts(source)
+    # `{{` inside raw blocks and comments is text, not a placeholder: blank it out (same length).
+    source = _NOT_CODE.sub(lambda m: " " * len(m.group()), source)
     cursor, offsets = 0, []
     for line, value in begins:
-        at = source.find(value, max(cursor, line_starts[min(line, len(line_starts)) - 1]))
+        at = source.find(value, max(cursor, starts[min(line, len(starts)) - 1]))
         offsets.append(at if at >= 0 else None)
-        if at >= 0:
-            cursor = at + len(value)
+        if at >= 0:  # go on after this expression's `}}` (a string in it may hold `{{`)
+            end = source.find("}}", at + len(value))
+            cursor = end + 2 if end >= 0 else at + len(value)
     return offsets
 
 

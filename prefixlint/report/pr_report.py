@@ -20,8 +20,8 @@ from prefixlint.load.gitrev import FileChange, Repository, open_repository
 from prefixlint.report.markdown import Measured, Setup, TemplateChange, blob_link
 from prefixlint.rules.finding import Finding
 
-#: text -> Measured (a template's path and its text; the path only names it in findings).
-Measure = Callable[[str, str], Measured]
+#: (a template's path, its text) -> Measured, or None when the file is not a template at all.
+Measure = Callable[[str, str], "Measured | None"]
 
 
 def path_prefixes(repo: Repository, paths: Sequence[str]) -> dict[str, str]:
@@ -83,7 +83,7 @@ def _read_blob(repo: Repository, blob: str, path: str) -> str:
     return decode_text(repo.blob(blob), path)
 
 
-def _side(measure: Measure, path: str, load: Callable[[], str]) -> tuple[Measured, str]:
+def _side(measure: Measure, path: str, load: Callable[[], str]) -> tuple[Measured | None, str]:
     try:
         text = load()
         return measure(path, text), text
@@ -100,10 +100,17 @@ def compare_changes(repo: Repository, changes: Sequence[FileChange], measure: Me
             base, base_text = _side(measure, base_path, partial(_read_blob, repo, change.base_blob, base_path))
         if change.status != "removed":
             now, now_text = _side(measure, change.path, partial(read_text, str(repo.root / change.path)))
+        status = change.status
+        if base is None and now is None:
+            continue  # not a template on either side
+        if base is None and status in ("modified", "renamed"):
+            status = "added"  # it became a template
+        elif now is None and status != "removed":
+            status = "removed"  # it is no template any more
         new: tuple[Finding, ...] = ()
-        if now is not None and not now.error and change.status != "unchanged":
+        if now is not None and not now.error and status != "unchanged":
             new = introduced(base, base_text or "", now, now_text or "")
-        rows.append(TemplateChange(change.path, change.status, base, now, change.old_path, new))
+        rows.append(TemplateChange(change.path, status, base, now, change.old_path if status == "renamed" else None, new))
     return rows
 
 
@@ -138,14 +145,16 @@ def measurer(repo: Repository, tokenizer: str | None, offline: bool, engine: str
     flags = dict(tokenizer=tokenizer, engine=engine, block_size=block_size, select=None, ignore=None)
     load_config(repo.root).merge_cli(**flags)  # a bad flag is one error up front, not one per file
 
-    def measure(path: str, text: str) -> Measured:
+    def measure(path: str, text: str) -> Measured | None:
         config = load_config(repo.root / path).merge_cli(**flags)
         settings = Settings(
             tokenizer=config.tokenizer or DEFAULT_TOKENIZER, engine=config.engine or DEFAULT_ENGINE,
             block_size=config.block_size, enabled=config.is_enabled, min_stable_tokens=config.min_stable_tokens,
             extend_volatile=config.extend_volatile, offline=offline,
         )
-        result = check_file(path, settings, text)
+        result = check_file(path, settings, skip_non_templates=True, text=text)
+        if result is None:  # a YAML file that is no prompt template (a config, a data file)
+            return None
         if result.error is not None:
             raise result.error
         for key in used:
@@ -165,11 +174,11 @@ def build_rows(paths: Sequence[str], base_ref: str, tokenizer: str | None, offli
     commit = repo.commit(base_ref)
     prefixes = path_prefixes(repo, paths)
     changes = repo.compare(commit, wanted_paths(list(prefixes.values())))
-    for shown, prefix in prefixes.items():
-        if not any(under(change.path, prefix) for change in changes):
-            raise PrefixlintError(f"no template here, neither at {base_ref} nor in the working tree", path=shown,
-                                  hint="give the folder or files that hold your prompt templates")
     measure, used = measurer(repo, tokenizer, offline, engine, block_size)
     rows = compare_changes(repo, changes, measure)
+    for shown, prefix in prefixes.items():
+        if not any(under(row.path, prefix) for row in rows):
+            raise PrefixlintError(f"no template here, neither at {base_ref} nor in the working tree", path=shown,
+                                  hint="give the folder or files that hold your prompt templates")
     setup = Setup(_named(used["tokenizer"]), _named(used["engine"]), _named(used["block_size"]), base_ref, commit)
     return rows, setup

@@ -17,9 +17,9 @@ from prefixlint.rules.finding import Finding
 @dataclass(frozen=True)
 class FileResult:
     path: str
-    #: Tokens of a request rendered from the file (all volatile values set).
+    #: Tokens of a request rendered from the file (every variable at its first sample value).
     tokens: int = 0
-    #: Tokens the engine reuses between two such requests whose volatile values all differ.
+    #: Tokens the engine reuses for a second request whose volatile values all differ from it.
     reusable_tokens: int = 0
     #: The same after every suggested fix (the flagged values moved after the stable content).
     fixed_reusable_tokens: int = 0

@@ -63,11 +63,14 @@ def _severity(rule: Rule, frequency: str) -> str:
 def _finding(rule: Rule, data: Measured, item: VolatileMeasurement, message: str, severity: str,
              reusable: int, fixed_reusable: int, **extra) -> Finding:
     p = item.placeholder
+    end = (p.line, p.column + len(p.text))  # exclusive, like ruff's end_location
+    if "\n" in p.text and data.template is not None:  # a placeholder written over several lines
+        end = data.template.position(p.offset + len(p.text))
     return Finding(
         path=data.path, line=p.line, column=p.column, code=rule.code, name=rule.name, severity=severity,
         message=message, variable=item.volatility.name, tokens=item.now.tokens,
         shared_prefix_tokens=item.now.shared_prefix_tokens, reusable_tokens=reusable,
-        fixed_reusable_tokens=fixed_reusable, end_line=p.line, end_column=p.column + len(p.text.split("\n")[0]),
+        fixed_reusable_tokens=fixed_reusable, end_line=end[0], end_column=end[1],
         extra={"class": item.volatility.cls, "frequency": item.volatility.frequency,
                "signal": item.volatility.signal, "placeholder": p.text, **extra},
     )

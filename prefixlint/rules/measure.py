@@ -37,7 +37,7 @@ class Request:
 class Measurement:
     """Two requests that differ only in some volatile values, and their fixed variants."""
 
-    tokens: int  # of the second request
+    tokens: int  # of the first request (the base render)
     shared_prefix_tokens: int
     reusable_tokens: int
     fixed_tokens: int
@@ -111,9 +111,12 @@ class Measurer:
         shared = shared_prefix(a.ids, b.ids)
         fixed_a, fixed_b = self._fixed(a, moved), self._fixed(b, moved)
         fixed_shared = shared_prefix(fixed_a, fixed_b)
+        # Sizes are those of the first request (the same base render for every value and for
+        # the file's summary); what the engine reuses is computed for the second, as it is the
+        # one served from the cache.
         return Measurement(
-            len(b.ids), shared, self.profile.reusable_tokens(shared, len(b.ids)),
-            len(fixed_b), fixed_shared, self.profile.reusable_tokens(fixed_shared, len(fixed_b)),
+            len(a.ids), shared, self.profile.reusable_tokens(shared, len(b.ids)),
+            len(fixed_a), fixed_shared, self.profile.reusable_tokens(fixed_shared, len(fixed_b)),
         )
 
     def _fixed(self, request: Request, moved: set[int]) -> list[int]:

@@ -30,10 +30,17 @@ class Settings:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def check_file(path: str, settings: Settings, text: str | None = None) -> FileResult:
-    """`text`, when given, is checked as the content of `path` (a file as it is at a git revision)."""
+def check_file(path: str, settings: Settings, *, skip_non_templates: bool = False,
+               text: str | None = None) -> FileResult | None:
+    """The file's result; None when `skip_non_templates` and no loader reads the file (a YAML
+    file found by a directory walk that is not a prompt template). `text`, when given, is
+    checked as the content of `path` (a file as it is at a git revision)."""
+    from prefixlint.load.registry import NotATemplate
+
     try:
         return _check(path, settings, text)
+    except NotATemplate as exc:
+        return None if skip_non_templates else FileResult(path, error=exc.located(path))
     except PrefixlintError as exc:
         return FileResult(path, error=exc.located(path))
     except RecursionError:
@@ -112,7 +119,10 @@ def _first_word(source: str, name: str) -> tuple[int | None, int | None]:
     return None, None
 
 
-def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings]) -> list[FileResult]:
+def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
+                walked: frozenset[str] = frozenset()) -> list[FileResult]:
+    """Results in order; files in `walked` (found by a directory walk) that are not templates
+    are left out."""
     results = []
     for path in paths:
         try:
@@ -120,5 +130,7 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings]) -
         except PrefixlintError as exc:
             results.append(FileResult(path, error=exc.located(path)))
             continue
-        results.append(check_file(path, settings))
+        result = check_file(path, settings, skip_non_templates=path in walked)
+        if result is not None:
+            results.append(result)
     return results
