@@ -57,6 +57,10 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, ou
     from prefixlint.rules.runner import Settings, check_files
     from prefixlint.tokenize import DEFAULT_TOKENIZER, load_tokenizer
 
+    if ctx.get_parameter_source("output_format") is click.core.ParameterSource.DEFAULT:
+        from prefixlint.report.github import is_github_actions
+
+        output_format = "github" if is_github_actions() else output_format
     if "-" in paths:
         raise click.UsageError("check reads template files, not standard input")
     flags = dict(tokenizer=tokenizer, engine=engine, block_size=block_size, select=select, ignore=ignore)

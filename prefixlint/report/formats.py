@@ -16,6 +16,8 @@ from prefixlint.report.results import FileResult
 CHECK_FORMATS: dict[str, str] = {
     "text": "prefixlint.report.check_text:format_text",
     "json": "prefixlint.report.check_json:format_json",
+    "github": "prefixlint.report.github:format_github",
+    "sarif": "prefixlint.report.sarif:format_sarif",
 }
 
 

@@ -80,15 +80,16 @@ def _summed(results: list[FileResult]) -> dict[str, int]:
 
 
 def check_file(path: str, settings: Settings, template=None, *, skip_non_templates: bool = False,
-               chat_templates=None) -> FileResult | None:
+               chat_templates=None, text: str | None = None) -> FileResult | None:
     """The file's result (`template`: already loaded); None when `skip_non_templates` and no
     loader reads the file (a YAML file found by a directory walk that is not a prompt template).
     The findings of the chat template its messages are rendered with go to `chat_templates`
-    (a `ChatTemplateRuns`), reported once per run against the template; without one, nowhere."""
+    (a `ChatTemplateRuns`), reported once per run against the template; without one, nowhere.
+    `text`, when given, is checked as the content of `path` (a file as it is at a git revision)."""
     from prefixlint.load.registry import NotATemplate
 
     try:
-        return _check(path, settings, template, chat_templates)
+        return _check(path, settings, template, chat_templates, text)
     except NotATemplate as exc:
         return None if skip_non_templates else FileResult(path, error=exc.located(path))
     except PrefixlintError as exc:
@@ -97,7 +98,8 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
         return FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))
 
 
-def _check(path: str, settings: Settings, template=None, chat_templates=None) -> FileResult:
+def _check(path: str, settings: Settings, template=None, chat_templates=None,
+           text: str | None = None) -> FileResult:
     from prefixlint.load.registry import load_template
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
@@ -110,7 +112,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None) ->
     from prefixlint.rules.suppress import Suppressions
     from prefixlint.tokenize import load_tokenizer
 
-    template = template if template is not None else load_template(path)
+    template = template if template is not None else load_template(path, text)
     suppressions = Suppressions.parse(template.source, path)
     profile = get_profile(template.engine or settings.engine, settings.block_size)
     if template.format == "hf-chat-template":

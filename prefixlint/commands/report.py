@@ -1,0 +1,116 @@
+"""`prefixlint report`: reuse of each template at a git base and now, as a pull-request comment."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from prefixlint.commands.options import tokenizer_options
+
+FAIL_ON_HELP = (
+    "When to exit 1: `findings` (findings the change introduces), `drop:N` (a changed template's"
+    " reusable share after rounding fell by more than N percentage points), `none`;"
+    " comma-separated to combine."
+)
+
+
+def parse_fail_on(value: str) -> tuple[bool, float | None]:
+    """`findings,drop:5` -> (fail on new findings, fail above this drop in points)."""
+    on_findings, drop = False, None
+    for part in filter(None, (item.strip().lower() for item in value.split(","))):
+        if part == "findings":
+            on_findings = True
+        elif part == "none":
+            continue
+        elif part.startswith("drop:"):
+            try:
+                drop = float(part[5:])
+            except ValueError:
+                drop = -1.0
+            if drop < 0:
+                raise click.BadParameter(f"{part!r}: N in drop:N is a number of percentage points, 0 or more")
+        else:
+            raise click.BadParameter(f"{part!r}: use findings, drop:N or none")
+    return on_findings, drop
+
+
+@click.command()
+@click.argument("paths", nargs=-1, metavar="[PATHS]...")
+@click.option("--base", "base_ref", required=True, metavar="REF",
+              help="The git revision to compare with: a branch, tag or commit (the pull request's base).")
+@tokenizer_options(default=None)
+@click.option("--engine", "-e", metavar="NAME", default=None,
+              help="Engine profile (default vllm, or the configuration's `engine`).")
+@click.option("--block-size", type=int, default=None, metavar="N",
+              help="Override the engine's cache block (page, chunk) size in tokens.")
+@click.option("--fail-on", default="findings", show_default=True, metavar="WHEN", help=FAIL_ON_HELP)
+@click.option("--post", is_flag=True, default=False,
+              help="Create or update the one pull-request comment (GITHUB_TOKEN, GITHUB_API_URL, GITHUB_EVENT_PATH).")
+@click.option("--repo", "repository", metavar="OWNER/NAME", default=None,
+              help="Repository to post to (default: GITHUB_REPOSITORY).")
+@click.option("--pr", "pr_number", type=int, metavar="NUMBER", default=None,
+              help="Pull request to post to (default: from the event payload).")
+@click.option("--annotate/--no-annotate", default=None,
+              help="Also print a workflow command per new finding (default: when GITHUB_ACTIONS=true).")
+def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, post, repository, pr_number, annotate):
+    """Measure each template at git revision REF and in the working tree, and write Markdown for a
+    pull-request comment: tokens and reusable share before and after the engine's block
+    rounding, at the base and now, and the findings the change introduces. Appended to
+    $GITHUB_STEP_SUMMARY when it is set.
+
+    \b
+    Exit status: 0, or 1 when --fail-on is met, 2 when a template or the revision cannot be read.
+
+    \b
+    Example:
+      prefixlint report prompts/ --base origin/main
+      prefixlint report --base "$BASE_SHA" --post --fail-on findings,drop:10
+    """
+    from dataclasses import replace
+
+    from prefixlint.report import markdown
+    from prefixlint.report.github import is_github_actions, to_github
+    from prefixlint.report.pr_report import build_rows, link_for_environment, new_findings
+
+    fail_on_findings, max_drop = parse_fail_on(fail_on)
+    rows, setup = build_rows(paths or (".",), base_ref, tokenizer, offline, engine, block_size)
+    setup = replace(setup, link=link_for_environment())
+    body = markdown.to_markdown(rows, setup)
+    click.echo(body, nl=False)
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        with open(summary, "a", encoding="utf-8") as handle:
+            handle.write(body + "\n")
+    introduced = new_findings(rows)
+    if annotate is None:
+        annotate = is_github_actions()
+    if annotate and introduced:
+        click.echo(to_github(introduced))
+    if post:
+        _post(body, repository, pr_number)
+    errors = [row for row in rows if row.now and row.now.error]
+    for row in errors:
+        click.echo(f"prefixlint: error: {row.now.error}", err=True)
+    if errors:
+        raise click.exceptions.Exit(2)
+    dropped = max_drop is not None and any(row.drop() > max_drop for row in rows if row.status != "unchanged")
+    if (fail_on_findings and introduced) or dropped:
+        raise click.exceptions.Exit(1)
+
+
+def _post(body: str, repository: str | None, number: int | None) -> None:
+    from prefixlint.report.github_comment import (
+        GitHubError, api_from_environment, find_pull_request, upsert_comment,
+    )
+
+    pr = find_pull_request(repository, number)
+    try:
+        action, comment = upsert_comment(api_from_environment(), pr, body)
+    except GitHubError as exc:
+        if exc.status != 403:
+            raise
+        # A pull request from a fork gets a read-only token: say so, keep the job's verdict.
+        click.echo(f"prefixlint: warning: could not post the comment: {exc}", err=True)
+        return
+    click.echo(f"prefixlint: {action} comment {comment.get('html_url') or comment.get('id')}", err=True)

@@ -1,0 +1,149 @@
+"""`--format sarif`: a SARIF 2.1.0 log for code scanning (GitHub, Azure DevOps, IDE viewers).
+
+One run, one tool driver that lists every rule of the catalog (so a clean run still declares
+what was checked), one result per finding. Locations are relative to the repository root and
+carry `uriBaseId: %SRCROOT%`, which GitHub code scanning expects. Columns count Unicode code
+points (Python string indices), declared with `columnKind`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from prefixlint import __version__
+from prefixlint.errors import PrefixlintError
+from prefixlint.report.results import FileResult
+from prefixlint.rules.catalog import Rule
+from prefixlint.rules.finding import Finding
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+INFORMATION_URI = "https://pypi.org/project/prefixlint/"
+SRCROOT = "%SRCROOT%"
+
+#: Finding severity -> SARIF level.
+LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+
+#: The rule's documentation parts, with the headings ruff uses.
+HEADINGS = {
+    "what_it_does": "What it does",
+    "why_is_this_bad": "Why is this bad?",
+    "example": "Example",
+    "use_instead": "Use instead",
+}
+
+#: Measured numbers of a finding, copied into the result's property bag.
+MEASURES = ("variable", "tokens", "shared_prefix_tokens", "reusable_tokens", "fixed_reusable_tokens")
+
+
+#: The parts that hold a template, shown as code blocks in the Markdown help.
+CODE_PARTS = ("example", "use_instead")
+
+
+def _markdown_part(part: str, text: str) -> str:
+    if part in CODE_PARTS and "```" not in text:
+        text = f"```\n{text}\n```"
+    return f"## {HEADINGS[part]}\n\n{text}"
+
+
+def rule_help(rule: Rule) -> dict[str, str]:
+    text = "\n\n".join(f"{HEADINGS[part]}\n{rule.docs[part].strip()}" for part in HEADINGS)
+    markdown = "\n\n".join(_markdown_part(part, rule.docs[part].strip()) for part in HEADINGS)
+    return {"text": text, "markdown": markdown}
+
+
+def descriptor(rule: Rule) -> dict:
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary.strip()},
+        "fullDescription": {"text": rule.docs["what_it_does"].strip()},
+        "help": rule_help(rule),
+        "defaultConfiguration": {"level": LEVELS.get(rule.severity, "warning")},
+        "properties": {"tags": ["prefix-cache"]},
+    }
+
+
+def relative_uri(path: str, root: Path) -> str:
+    """`path` relative to `root` with forward slashes; unchanged when it lies outside root."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return Path(path).as_posix()
+
+
+def result(finding: Finding, rule_index: int | None, root: Path) -> dict:
+    item: dict = {
+        "ruleId": finding.code,
+        "level": LEVELS.get(finding.severity, "warning"),
+        "message": {"text": finding.message},
+        "locations": [{
+            "physicalLocation": {
+                "artifactLocation": {"uri": relative_uri(finding.path, root), "uriBaseId": SRCROOT},
+                "region": {"startLine": finding.line, "startColumn": finding.column},
+            },
+        }],
+    }
+    if rule_index is not None:
+        item["ruleIndex"] = rule_index
+    region = item["locations"][0]["physicalLocation"]["region"]
+    if finding.end_line is not None and finding.end_column is not None:
+        region.update(endLine=finding.end_line, endColumn=finding.end_column)
+    measures = {key: getattr(finding, key) for key in MEASURES if getattr(finding, key) is not None}
+    if measures:
+        item["properties"] = measures
+    return item
+
+
+def to_sarif_dict(findings: Iterable[Finding], rules: Mapping[str, Rule], root: Path | str) -> dict:
+    """The SARIF log. `root` is the repository root that result uris are relative to."""
+    root = Path(root)
+    ordered = [rules[code] for code in sorted(rules)]
+    index = {rule.code: number for number, rule in enumerate(ordered)}
+    results = [result(item, index.get(item.code), root) for item in sorted(findings, key=Finding.sort_key)]
+    return {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "prefixlint",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "informationUri": INFORMATION_URI,
+                "rules": [descriptor(rule) for rule in ordered],
+            }},
+            "originalUriBaseIds": {SRCROOT: {"uri": root.resolve().as_uri() + "/"}},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    }
+
+
+def to_sarif(findings: Iterable[Finding], rules: Mapping[str, Rule], root: Path | str) -> str:
+    return json.dumps(to_sarif_dict(findings, rules, root), indent=2, ensure_ascii=False)
+
+
+def notification(error: PrefixlintError, root: Path) -> dict:
+    """A file that could not be checked, as a tool execution notification at its location."""
+    item: dict = {"level": "error", "message": {"text": error.message + (f" (hint: {error.hint})" if error.hint else "")}}
+    if error.path:
+        physical: dict = {"artifactLocation": {"uri": relative_uri(error.path, root), "uriBaseId": SRCROOT}}
+        if error.line:
+            physical["region"] = {"startLine": error.line, **({"startColumn": error.column} if error.column else {})}
+        item["locations"] = [{"physicalLocation": physical}]
+    return item
+
+
+def format_sarif(results: Sequence[FileResult], *, color: bool | None = None, statistics: bool = False) -> str:
+    """`prefixlint check --format sarif`, paths relative to the git work tree (or the current directory)."""
+    from prefixlint.load.gitrev import repository_root
+    from prefixlint.rules.catalog import load_catalog
+
+    root = repository_root()
+    log = to_sarif_dict([f for result in results for f in result.findings], load_catalog(), root)
+    errors = [notification(result.error, root) for result in results if result.error is not None]
+    log["runs"][0]["invocations"] = [{"executionSuccessful": not errors, "toolExecutionNotifications": errors}]
+    return json.dumps(log, indent=2, ensure_ascii=False)

@@ -1,0 +1,79 @@
+"""action.yml: its inputs, and its report step's script run for real against a fake GitHub API.
+
+The install step (pip into a fresh venv) is left out here; the pre-commit test covers a
+from-scratch install. The report step runs with this environment's `prefixlint` on PATH,
+with the environment the action maps its inputs to, twice: one comment, created then updated.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.fake_github import FakeGitHub
+from tests.gitrepo import git, init_repo, write
+from tests.test_report_command import BAD, CLEAN, expected_rows
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def action():
+    return yaml.safe_load((CHECKOUT / "action.yml").read_text(encoding="utf-8"))
+
+
+def test_inputs_and_composite_steps(action):
+    assert action["runs"]["using"] == "composite"
+    assert set(action["inputs"]) >= {"paths", "tokenizer", "engine", "block-size", "fail-on"}
+    assert action["inputs"]["fail-on"]["default"] == "findings"
+    install, report = (step for step in action["runs"]["steps"] if "run" in step)
+    assert '"$GITHUB_ACTION_PATH"' in install["run"]  # installs the action's own checkout
+    assert report["env"]["PREFIXLINT_BASE"] == "${{ inputs.base || github.event.pull_request.base.sha }}"
+    assert "${{" not in report["run"]  # inputs reach the script through env only
+
+
+def run_report_step(action, repo: Path, env: dict) -> subprocess.CompletedProcess:
+    (report,) = [step for step in action["runs"]["steps"] if step.get("name", "").startswith("Report")]
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    return subprocess.run(["bash", "-e", "-c", report["run"]], cwd=repo, capture_output=True, text=True,
+                          env={**os.environ, "PATH": path, **env}, timeout=120)
+
+
+def test_the_report_step_posts_one_comment_and_updates_it(tmp_path, action):
+    repo = init_repo(tmp_path / "repo", {"prompts/support.yaml": CLEAN})
+    base = git(repo, "rev-parse", "HEAD").stdout.strip()
+    write(repo, {"prompts/support.yaml": BAD})
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 7, "head": {"sha": "feedface"}}}))
+    summary = tmp_path / "summary.md"
+    with FakeGitHub("octo/prompts", 7, "t0ken") as fake:
+        env = {
+            "GITHUB_TOKEN": "t0ken", "GITHUB_API_URL": fake.url, "GITHUB_REPOSITORY": "octo/prompts",
+            "GITHUB_EVENT_PATH": str(event), "GITHUB_SERVER_URL": "https://github.com",
+            "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_ACTIONS": "true", "HF_HUB_OFFLINE": "1",
+            "PREFIXLINT_BASE": base, "PREFIXLINT_PATHS": "prompts", "PREFIXLINT_TOKENIZER": "o200k_base",
+            "PREFIXLINT_ENGINE": "vllm", "PREFIXLINT_BLOCK_SIZE": "16", "PREFIXLINT_FAIL_ON": "findings",
+            "PREFIXLINT_POST": "true",
+        }
+        first = run_report_step(action, repo, env)
+        assert first.returncode == 1, first.stderr  # a new finding fails the job
+        assert [m for m, _ in fake.requests if m != "GET"] == ["POST"]
+        (comment,) = fake.comments
+        markdown, annotations = first.stdout.split("\n::", 1)
+        assert comment["body"] == markdown + "\n"
+        assert expected_rows()["support"] in comment["body"]
+        assert "https://github.com/octo/prompts/blob/feedface/prompts/support.yaml#L4" in comment["body"]
+        assert annotations.startswith("error file=prompts/support.yaml,line=4,col=17,title=PFX001 timestamp-before-stable::")
+        assert "prefixlint: created comment" in first.stderr
+
+        write(repo, {"prompts/support.yaml": CLEAN})  # the author fixes it
+        second = run_report_step(action, repo, {**env, "PREFIXLINT_FAIL_ON": "findings"})
+        assert second.returncode == 0, second.stderr
+        assert [m for m, _ in fake.requests if m != "GET"] == ["POST", "PATCH"]
+        (comment,) = fake.comments
+        assert "No template changed." in comment["body"]
+    assert summary.read_text().count("<!-- prefixlint-report -->") == 2
