@@ -252,3 +252,25 @@ def test_formatter_registry_and_the_public_result_shape():
     data = json.loads(format_results(results, "json"))
     assert data["files"][0]["findings"][0]["fixed_reusable_tokens"] == 96
     assert data["errors"] == [{"path": "q.md", "line": 1, "column": None, "message": "bad", "hint": None}]
+
+
+def test_skip_non_templates_skips_named_files_that_are_no_template(tmp_path):
+    # pre-commit names every staged file that matches the hook's extensions, package.json too.
+    manifest = tmp_path / "package.json"
+    manifest.write_text('{"name": "web", "version": "1.0.0", "dependencies": {}}\n')
+    workflow = tmp_path / "ci.yml"
+    workflow.write_text("on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n")
+    prompt = tmp_path / "greeting.md"
+    prompt.write_text("Hello {{ user_name }}.\n" + "Follow the refund policy, section by section.\n" * 20)
+    named = [str(manifest), str(workflow), str(prompt)]
+
+    strict = run(*named)
+    assert strict.exit_code == 2
+    assert "package.json" in strict.output and "ci.yml" in strict.output
+
+    lenient = run("--skip-non-templates", *named, "--format", "json")
+    assert lenient.exit_code == 1
+    report = json.loads(lenient.output)
+    assert [Path(f["path"]).name for f in report["files"]] == ["greeting.md"]
+    assert [(f["code"], f["line"], f["column"]) for f in report["files"][0]["findings"]] == [("PFX003", 1, 7)]
+    assert report["errors"] == []

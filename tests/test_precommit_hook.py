@@ -36,6 +36,7 @@ def test_hook_definition_matches_the_loaders_and_the_directory_walk():
     assert hook["id"] == "prefixlint" and hook["entry"] == "prefixlint check"
     assert hook["language"] == "python" and hook["require_serial"] is True
     assert hook["minimum_pre_commit_version"] == "3.0.0"
+    assert hook["args"] == ["--force-exclude", "--skip-non-templates"]
     files, exclude = re.compile(hook["files"]), re.compile(hook["exclude"])
 
     def selected(path: str) -> bool:  # pre-commit's rule: files matches and exclude does not

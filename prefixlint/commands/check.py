@@ -32,9 +32,12 @@ EXIT_ERROR = 2
 @click.option("--isolated", is_flag=True, default=False, help="Ignore every configuration file.")
 @click.option("--force-exclude", is_flag=True, default=False,
               help="Apply `exclude` to files named on the command line too (for pre-commit hooks).")
+@click.option("--skip-non-templates", is_flag=True, default=False,
+              help="Skip files named on the command line that are no prompt template (a package.json,"
+              " a CI workflow), as a directory walk does, instead of reporting them (for pre-commit hooks).")
 @click.pass_context
 def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, output_format, exit_zero,
-          statistics, config_file, isolated, force_exclude):
+          statistics, config_file, isolated, force_exclude, skip_non_templates):
     """Find the values in prompt templates that change between requests (timestamps, ids, user
     data, counters, retrieved content) and sit ahead of stable content, and measure with the
     real tokenizer what each costs in prefix-cache reuse and what moving it would give.
@@ -101,8 +104,9 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, ou
         else:
             named.update(map(str, found))
     # A file found by a walk that no loader reads (a CI workflow, a config) is skipped; a file
-    # named on the command line is always reported.
-    results = check_files(list(files), settings_for, frozenset(files) - named)
+    # named on the command line is reported, unless --skip-non-templates (pre-commit names every
+    # staged file that matches the hook's extensions).
+    results = check_files(list(files), settings_for, frozenset(files) - (set() if skip_non_templates else named))
     checked = {result.path for result in results}
     for directory, found in walks.items():
         if found and not checked.intersection(found):
