@@ -135,7 +135,10 @@ def align(content: str, raw: str, start: int, end: int, style: str | None = None
         p = header_end + 1 if header_end >= 0 else end
     lines = content.split("\n")
     for number, line in enumerate(lines):
-        found = raw.find(line, p, end) if line else -1
+        # A quote in a quoted scalar is written doubled (`''`) or escaped (`\"`): a verbatim
+        # match could pair it with the first half of its escape, so such lines go char by char.
+        verbatim = line and not (style == "'" and "'" in line) and not (style == '"' and ('"' in line or "\\" in line))
+        found = raw.find(line, p, end) if verbatim else -1
         if line and found >= 0 and not raw[p:found].strip():
             offsets.extend(range(found, found + len(line)))
             p = found + len(line)
