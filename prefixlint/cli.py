@@ -92,3 +92,28 @@ def main() -> None:
     except BrokenPipeError:  # `prefixlint ... | head`
         sys.stderr.close()
         sys.exit(0)
+    except SystemExit as done:  # click ends every run this way, with the exit status
+        exit_now(done)
+
+
+def exit_now(done: SystemExit) -> None:
+    """End the process without tearing the interpreter down, once the output is flushed.
+
+    A linter run on every commit has nothing to clean up: freeing every object one by one
+    (the tokenizer's vocabulary, every imported module) only costs time (about 45 ms after
+    `check`; the operating system reclaims the memory at once), as mypy's fast exit also
+    reasons. Under a profiler or a coverage tracer, and whenever flushing fails, the
+    interpreter exits as usual.
+    """
+    if sys.gettrace() is not None or sys.getprofile() is not None:
+        raise done
+    code = done.code
+    try:
+        if code is not None and not isinstance(code, int):
+            print(code, file=sys.stderr)  # as the interpreter reports sys.exit("message")
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        raise done from None
+    os._exit(code or 0)

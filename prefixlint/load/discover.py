@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -121,8 +123,8 @@ class _Walk:
         force_exclude: bool,
     ):
         self.patterns = patterns
-        self.lower_patterns = tuple(pattern.lower() for pattern in patterns)
-        self.sniffed = tuple(pattern.lower() for pattern in sniffed)
+        self.template_name = _name_matcher(tuple(pattern.lower() for pattern in patterns))
+        self.sniffed_name = _name_matcher(tuple(pattern.lower() for pattern in sniffed))
         self.exclude = exclude
         self.exclude_root = exclude_root
         self.gitignore = gitignore
@@ -158,8 +160,7 @@ class _Walk:
                 if not self._ignored(absolute / name, False, specs) and _recognised(absolute / name):
                     found.append(shown / name)
             elif entry.is_file() and self._is_template_name(name):
-                lower = name.lower()
-                if any(fnmatch.fnmatchcase(lower, pattern) for pattern in NOT_TEMPLATES) or self._ignored(
+                if _name_matcher(NOT_TEMPLATES)(name.lower()) or self._ignored(
                     absolute / name, False, specs
                 ):
                     skipped += 1
@@ -168,12 +169,10 @@ class _Walk:
         return skipped
 
     def _is_template_name(self, name: str) -> bool:
-        lower = name.lower()
-        return any(fnmatch.fnmatchcase(lower, pattern) for pattern in self.lower_patterns)
+        return self.template_name(name.lower()) is not None
 
     def _is_sniffed(self, name: str) -> bool:
-        lower = name.lower()
-        return any(fnmatch.fnmatchcase(lower, pattern) for pattern in self.sniffed)
+        return self.sniffed_name(name.lower()) is not None
 
     def excluded(self, path: Path, is_dir: bool) -> bool:
         """Whether `exclude` matches the absolute `path` (relative to exclude_root when inside it)."""
@@ -213,6 +212,15 @@ class _Walk:
             if spec is not None:
                 specs.append((directory, spec))
         return specs
+
+
+@lru_cache(maxsize=None)
+def _name_matcher(patterns: tuple[str, ...]):
+    """`match` of one regular expression that accepts what any of the globs accepts (as
+    `fnmatch.fnmatchcase` does), compiled once instead of once per glob."""
+    if not patterns:
+        return lambda name: None
+    return re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns)).match
 
 
 def _recognised(path: Path) -> bool:

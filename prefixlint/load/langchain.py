@@ -22,6 +22,7 @@ is the conversation slot too.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from prefixlint.errors import PrefixlintError
@@ -212,12 +213,23 @@ def _fill(template: str, example, syntax: str, reader: _Reader) -> str:
         return re.sub(r"\{\{|\}\}|\{(\w+)\}", lambda m: str(example.get(m.group(1), "")) if m.group(1) else m.group(0)[0],
                       template)
     if syntax == "jinja":
-        from jinja2.sandbox import ImmutableSandboxedEnvironment
-
-        return ImmutableSandboxedEnvironment(keep_trailing_newline=True).from_string(template).render(example)
+        return _jinja_example(template).render(example)
     import pystache
 
     return pystache.Renderer(escape=lambda text: text, missing_tags="ignore", partials={}).render(template, example)
+
+
+@lru_cache(maxsize=64)
+def _jinja_example(template: str):
+    """The example prompt compiled once (in one sandbox), however many examples it formats."""
+    return _example_environment().from_string(template)
+
+
+@lru_cache(maxsize=1)
+def _example_environment():
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    return ImmutableSandboxedEnvironment(keep_trailing_newline=True)
 
 
 def _escape(text: str, syntax: str) -> str:

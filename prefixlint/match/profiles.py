@@ -5,7 +5,6 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from importlib import resources
 
 from prefixlint.errors import PrefixlintError
 
@@ -80,7 +79,9 @@ class EngineProfile:
 
 @lru_cache(maxsize=1)
 def all_profiles() -> dict[str, EngineProfile]:
-    text = resources.files("prefixlint.match").joinpath("engines.toml").read_text(encoding="utf-8")
+    from prefixlint.package_data import package_dir
+
+    text = package_dir("prefixlint.match").joinpath("engines.toml").read_text(encoding="utf-8")
     return {name: EngineProfile(name=name, **values) for name, values in tomllib.loads(text).items()}
 
 

@@ -11,6 +11,7 @@ a sandbox violation or an undefined variable is a PrefixlintError at its line.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Callable, Mapping
 
 from prefixlint.errors import PrefixlintError
@@ -153,10 +154,23 @@ def _generate(env, ast, name: str):
     jinja2.meta.find_undeclared_variables does with a second code-generation pass)."""
     from io import StringIO
 
+    stream = StringIO()
+    generator = _tracking_generator()(env, name, _FILENAME, stream, False, env.optimized)
+    generator.visit(ast)
+    code = compile(stream.getvalue(), _FILENAME, "exec")
+    return env.template_class.from_code(env, code, env.make_globals(None), None), generator.undeclared
+
+
+@lru_cache(maxsize=1)
+def _tracking_generator():
+    """jinja2's code generator, recording every name a frame resolves from the context (the
+    class is made once, on first use: jinja2 is imported only when a template is compiled)."""
     from jinja2.compiler import CodeGenerator
 
     class TrackingGenerator(CodeGenerator):
-        undeclared: set[str] = set()
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            self.undeclared: set[str] = set()
 
         def enter_frame(self, frame) -> None:
             super().enter_frame(frame)
@@ -164,12 +178,7 @@ def _generate(env, ast, name: str):
                 if action == "resolve":
                     self.undeclared.add(param)
 
-    TrackingGenerator.undeclared = set()
-    stream = StringIO()
-    generator = TrackingGenerator(env, name, _FILENAME, stream, False, env.optimized)
-    generator.visit(ast)
-    code = compile(stream.getvalue(), _FILENAME, "exec")
-    return env.template_class.from_code(env, code, env.make_globals(None), None), TrackingGenerator.undeclared
+    return TrackingGenerator
 
 
 def _walk(expr, node_type):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from prefixlint.errors import PrefixlintError
@@ -37,7 +36,9 @@ def load_catalog() -> dict[str, Rule]:
     import yaml
 
     rules: dict[str, Rule] = {}
-    folder = resources.files("prefixlint.catalog")
+    from prefixlint.package_data import package_dir
+
+    folder = package_dir("prefixlint.catalog")
     for entry in sorted(folder.iterdir(), key=lambda item: item.name):
         if not RULE_FILE.match(entry.name):  # signals.yaml and other data files are not rules
             continue

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Iterable
 
 from prefixlint.errors import PrefixlintError
@@ -98,7 +97,9 @@ def _signal(item: dict, source: str) -> Signal:
 def builtin_catalog() -> Catalog:
     import yaml
 
-    text = resources.files("prefixlint.catalog").joinpath("signals.yaml").read_text(encoding="utf-8")
+    from prefixlint.package_data import package_dir
+
+    text = package_dir("prefixlint.catalog").joinpath("signals.yaml").read_text(encoding="utf-8")
     data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     return Catalog(data["classes"], data["frequencies"], tuple(_signal(s, "rules/signals.yaml") for s in data["signals"]))
 

@@ -83,6 +83,7 @@ class Measurer:
             self.volatility[name] = classify_call(catalog, name, args)
         self._renders: dict[frozenset[str], Request] = {}
         self._encoded: dict[str, list[int]] = {}
+        self._lines: dict[str, list[int]] = {}  # line runs -> ids, for `encode_lines`
 
     @property
     def volatiles(self) -> list[Volatility]:
@@ -91,7 +92,11 @@ class Measurer:
     def encode(self, text: str) -> list[int]:
         ids = self._encoded.get(text)
         if ids is None:
-            ids = self._encoded[text] = self.tokenizer.encode(text)
+            # tiktoken encodings reuse the ids of lines already tokenized (exact: see
+            # `prefixlint.tokenize.tiktoken_family.LINE_START`); other tokenizers take the text whole.
+            encode_lines = getattr(self.tokenizer, "encode_lines", None)
+            ids = encode_lines(text, self._lines) if encode_lines else self.tokenizer.encode(text)
+            self._encoded[text] = ids
         return ids
 
     def render(self, vary: frozenset[str] = frozenset()) -> Request:
@@ -216,7 +221,7 @@ class Measurer:
                     cursor = max(cursor, span.end)
             pieces.append(message.text[cursor:])
         text = "".join(pieces)
-        return len(self.tokenizer.encode(text)) if text.strip() else 0
+        return len(self.encode(text)) if text.strip() else 0
 
     def measure_all(self, moved: set[int] | None = None) -> Measurement:
         """All volatile values differ at once (two unrelated requests); the fix moves `moved`

@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from importlib import resources
@@ -22,6 +23,16 @@ from prefixlint.errors import PrefixlintError
 from prefixlint.tokenize.bytelevel import char_offset_from_bytes
 
 _BASE_URL = "https://openaipublic.blob.core.windows.net/encodings/"
+
+#: A line break followed by a letter. No piece of o200k_base's or cl100k_base's pre-tokenizer
+#: (the regular expression that splits a text before BPE runs inside each piece) spans it:
+#: a piece holding the line break is whitespace, or punctuation followed by line breaks (and,
+#: in o200k_base, `/`), and a letter ends both; pieces are matched left to right and none looks
+#: further than one character past its end, where the cut leaves the same decision (cl100k's
+#: `\s++$` takes at the end of the first text the same whitespace run that `\s*[\r\n]` takes
+#: in the whole). Special tokens hold no line break. So the ids of the text before the cut
+#: followed by those of the text after it are exactly the ids of the whole text.
+LINE_START = re.compile(r"(?<=\n)(?=[^\W\d_])")
 
 
 @dataclass(frozen=True)
@@ -130,6 +141,18 @@ class TiktokenTokenizer:
     def encode(self, text: str, *, add_special_tokens: bool = False) -> list[int]:
         # Servers parse special-token text in a rendered prompt as the special token.
         return self._encoding.encode(text, allowed_special="all")
+
+    def encode_lines(self, text: str, cache: dict[str, list[int]]) -> list[int]:
+        """`encode(text)`, built from the ids of its pieces between `LINE_START` cuts, each
+        looked up in `cache` (and added to it): renders of one template that share most of their
+        lines tokenize only the lines where they differ."""
+        ids: list[int] = []
+        for piece in LINE_START.split(text):
+            found = cache.get(piece)
+            if found is None:
+                found = cache[piece] = self.encode(piece)
+            ids += found
+        return ids
 
     def char_offset(self, text: str, ids: Sequence[int], index: int) -> int:
         return char_offset_from_bytes(text, len(self._encoding.decode_bytes(list(ids[:index]))))
