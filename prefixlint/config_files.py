@@ -128,14 +128,10 @@ def read_yaml(text: str, source: str) -> dict[str, Any]:
                 raise _at(node, source, f"{raw_key}: {exc.message}", hint=_HINT) from None
             values[name] = checked
         return values
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        raise PrefixlintError(
-            f"invalid YAML: {exc.problem or exc.context}", path=source,
-            line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
-        ) from None
     except yaml.YAMLError as exc:
-        raise PrefixlintError(f"invalid YAML: {exc}", path=source) from None
+        from prefixlint.load.yaml_source import yaml_error
+
+        raise yaml_error(exc, source, "invalid YAML") from None
     finally:
         loader.dispose()
 

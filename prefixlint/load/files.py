@@ -13,6 +13,17 @@ STDIN = "-"
 STDIN_NAME = "<stdin>"  # how standard input is named in diagnostics
 
 
+def open_error(exc: OSError, source: str) -> PrefixlintError:
+    """Why a file could not be opened, in a user's words."""
+    if isinstance(exc, FileNotFoundError):
+        return PrefixlintError("no such file", path=source)
+    if isinstance(exc, IsADirectoryError):
+        return PrefixlintError("is a directory, not a file", path=source)
+    if isinstance(exc, PermissionError):
+        return PrefixlintError("permission denied", path=source)
+    return PrefixlintError(f"cannot read: {exc.strerror or exc}", path=source)
+
+
 def decode_text(data: bytes, source: str, *, allow_empty: bool = False) -> str:
     if b"\x00" in data:
         line = data[: data.index(b"\x00")].count(b"\n") + 1
@@ -51,12 +62,8 @@ def read_text(source: str, *, max_bytes: int = MAX_BYTES, allow_empty: bool = Fa
                     f" {max_bytes / 1048576:.0f} MiB)", path=source,
                 )
             data = path.read_bytes()
-        except FileNotFoundError:
-            raise PrefixlintError("no such file", path=source) from None
-        except PermissionError:
-            raise PrefixlintError("permission denied", path=source) from None
-        except IsADirectoryError:
-            raise PrefixlintError("is a directory, not a file", path=source) from None
+        except OSError as exc:
+            raise open_error(exc, source) from None
     if len(data) > max_bytes:
         raise PrefixlintError(f"input is larger than {max_bytes / 1048576:.0f} MiB", path=source)
     return decode_text(data, source, allow_empty=allow_empty)

@@ -193,12 +193,10 @@ def open_log(source: str) -> tuple[IO[bytes], int | None]:
         return sys.stdin.buffer, None
     try:
         stream = open(source, "rb")  # noqa: SIM115 - closed by the caller
-    except FileNotFoundError:
-        raise PrefixlintError("no such file", path=source) from None
-    except IsADirectoryError:
-        raise PrefixlintError("is a directory, not a file", path=source) from None
-    except PermissionError:
-        raise PrefixlintError("permission denied", path=source) from None
+    except OSError as exc:
+        from prefixlint.load.files import open_error
+
+        raise open_error(exc, source) from None
     return stream, os.fstat(stream.fileno()).st_size
 
 

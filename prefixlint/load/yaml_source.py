@@ -42,20 +42,22 @@ def compose(text: str, path: str):
         if aliases > MAX_ALIASES and _count_alias_events(yaml, text) > MAX_ALIASES:
             raise PrefixlintError(f"YAML file uses more than {MAX_ALIASES:,} aliases; refused", path=path, line=1)
         node = loader.get_single_node()
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        problem = exc.problem or exc.context or "malformed YAML"
-        raise PrefixlintError(
-            f"malformed YAML: {problem}", path=path,
-            line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
-        ) from None
     except yaml.YAMLError as exc:
-        raise PrefixlintError(f"malformed YAML: {exc}", path=path) from None
+        raise yaml_error(exc, path) from None
     finally:
         loader.dispose()
     if node is not None:
         _check_expansion(node, path)
     return node
+
+
+def yaml_error(exc, path: str, what: str = "malformed YAML") -> PrefixlintError:
+    """A PyYAML error as one located diagnostic: the problem, at its line and column."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is None:
+        return PrefixlintError(f"{what}: {exc}", path=path)
+    problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or what
+    return PrefixlintError(f"{what}: {problem}", path=path, line=mark.line + 1, column=mark.column + 1)
 
 
 def _count_alias_events(yaml, text: str) -> int:
