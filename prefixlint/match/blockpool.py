@@ -38,10 +38,15 @@ from __future__ import annotations
 
 from array import array
 from collections import OrderedDict, deque
+from itertools import islice, repeat
 from typing import Hashable, NamedTuple, Sequence
 
 #: Parent of the first block (vLLM seeds it from PYTHONHASHSEED or random bytes).
 NONE_HASH = hash(("prefixlint", "vllm NONE_HASH"))
+
+
+#: Runs an iterator to its end: `_each(map(f, xs))` calls f on every x in C.
+_each = deque(maxlen=0).extend
 
 
 class Miss(NamedTuple):
@@ -184,7 +189,7 @@ class VllmPrefixCache:
 
     def _serve_bounded(self, seq, hashes, max_hit, salt) -> Outcome:
         size = self.block_size
-        table, free, block_hash = self._map, self._free, self._block_hash
+        table, free = self._map, self._free
         # A block is evicted before its parent (freed tail first, and every request that
         # uses a block uses its parent too and frees it later): cached blocks of a request
         # form a prefix of it, found by bisection.
@@ -195,48 +200,56 @@ class VllmPrefixCache:
                 hit = middle + 1
             else:
                 end = middle
-        blocks = list(map(table.__getitem__, hashes[:hit]))
         miss = self._miss(seq, hashes, hit, max_hit, salt)
         needed = -(-len(seq) // size)
         if needed > self.capacity_blocks:
             return Outcome(hit * size, miss, over_capacity=True)
-        # Touch: vLLM takes the hit blocks out of the free queue while the request runs. Here
-        # they move to its tail instead, which is the same: the request's new blocks are
-        # taken from the head and never reach them (it needs at most the whole pool), and
-        # they are put back at the tail when it ends.
+        # Every block is always in the free queue (requests are served one at a time and
+        # each gives all its blocks back): blocks only move in it, each step below one pass
+        # in C over a request's blocks. Touch: vLLM takes the hit blocks out of the queue
+        # while the request runs; here they move to its tail, which is the same: the new
+        # blocks are taken from the head and never reach them (a request needs at most the
+        # whole pool), and they go back to the tail when it ends.
+        hits = list(map(table.__getitem__, hashes[:hit]))
         move = free.move_to_end
-        deque(map(move, blocks), maxlen=0)
-        pop = free.popitem
-        for _ in range(needed - hit):
-            block = pop(last=False)[0]
-            old = block_hash[block]
-            if old is not None:
-                self._evict(block, old)
-            blocks.append(block)
-        evicted, duplicates = self._evicted, self._duplicates
-        for index in range(hit, len(hashes)):
-            block, h = blocks[index], hashes[index]
-            block_hash[block] = h
-            if evicted:
-                evicted.pop(h, None)
-            if h in table:  # vLLM does not de-duplicate: both blocks stay cached
-                duplicates.setdefault(h, []).append(block)
-            else:
-                table[h] = block
+        _each(map(move, hits))
+        # New blocks come from the head of the queue, evicting what they cached.
+        new = list(islice(free, needed - hit))
+        self._evict(new)
+        # The full ones are cached as they fill; at most the last one is partial.
+        full = new[:len(hashes) - hit]
+        self._cache(full, hashes[hit:])
         if hit < len(hashes):
             self._remember(seq, hashes, hit, salt)
-        # Freed tail first: the blocks past the last full one have no hash and go to the
-        # head of the queue (in that order); the cached ones go to the tail, last block first.
-        cached_count = len(hashes)
-        for block in blocks[cached_count:]:
-            free[block] = None
+        # Freed tail first: the cached blocks go to the tail of the queue, last block first;
+        # the partial block (no hash) to its head, where it already is once they have gone.
+        _each(map(move, reversed(full)))
+        _each(map(move, reversed(hits)))
+        for block in new[len(full):]:
+            self._block_hash[block] = None
             move(block, last=False)
-        free.update(dict.fromkeys(reversed(blocks[hit:cached_count])))
-        deque(map(move, reversed(blocks[:hit])), maxlen=0)
         return Outcome(hit * size, miss)
 
-    def _evict(self, block: int, h: int) -> None:
-        self._block_hash[block] = None
+    def _evict(self, blocks: list[int]) -> None:
+        """Forget the hashes of cached blocks taken from the free queue."""
+        gone = [h for h in map(self._block_hash.__getitem__, blocks) if h is not None]
+        if not gone:
+            return
+        duplicates = self._duplicates
+        if duplicates and not duplicates.keys().isdisjoint(gone):
+            for block in blocks:
+                if self._block_hash[block] is not None:
+                    self._evict_duplicate(block, self._block_hash[block])
+            return
+        # No other block holds these hashes: they leave the map, and are remembered as
+        # evicted (the newest `_evicted_limit` of them).
+        self.evicted_blocks += len(gone)
+        _each(map(self._map.__delitem__, gone))
+        evicted = self._evicted
+        evicted.update(dict.fromkeys(gone))
+        _each(map(evicted.popitem, repeat(False, len(evicted) - self._evicted_limit)))
+
+    def _evict_duplicate(self, block: int, h: int) -> None:
         self.evicted_blocks += 1
         others = self._duplicates.get(h)
         if self._map.get(h) == block:
@@ -252,6 +265,22 @@ class VllmPrefixCache:
             others.remove(block)
         if others is not None and not others:
             del self._duplicates[h]
+
+    def _cache(self, blocks: list[int], hashes: list[int]) -> None:
+        """Give new blocks their hashes; vLLM does not de-duplicate: a hash cached already
+        keeps its first block, the later ones are kept in `_duplicates`."""
+        _each(map(self._block_hash.__setitem__, blocks, hashes))
+        if self._evicted:
+            _each(map(self._evicted.pop, hashes, repeat(None)))
+        table = self._map
+        if table.keys().isdisjoint(hashes):
+            table.update(zip(hashes, blocks))
+            return
+        for block, h in zip(blocks, hashes):
+            if h in table:
+                self._duplicates.setdefault(h, []).append(block)
+            else:
+                table[h] = block
 
     def free_queue(self) -> list[int]:
         """Block ids in eviction order (head first); for tests."""
