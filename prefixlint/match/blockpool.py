@@ -114,16 +114,17 @@ class VllmPrefixCache:
         #: The free queue, head first: eviction order.
         self._free: OrderedDict[int, None] = OrderedDict((b, None) for b in range(1, capacity_blocks + 1))
 
-    def _hashes(self, seq: tuple[int, ...], salt: str | None) -> list[int]:
-        """The chain hash of every full block of `seq`."""
-        size = self.block_size
-        if len(seq) < size:
+    def _hashes(self, seq: list[int], salt: str | None) -> list[int]:
+        """The chain hash of every full block of `seq`, its tokens taken as tuples by zip."""
+        blocks = zip(*[iter(seq)] * self.block_size)
+        first = next(blocks, None)
+        if first is None:
             return []
-        parent = hash((NONE_HASH, seq[:size], (salt,) if salt else None))
+        parent = hash((NONE_HASH, first, (salt,) if salt else None))
         hashes = [parent]
         append = hashes.append
-        for start in range(size, len(seq) - size + 1, size):
-            parent = hash((parent, seq[start:start + size]))  # extra keys: first block only
+        for tokens in blocks:
+            parent = hash((parent, tokens))  # extra keys: first block only
             append(parent)
         return hashes
 
@@ -134,7 +135,7 @@ class VllmPrefixCache:
         """Serve one request to completion. `generated`: the generated tokens whose KV was
         computed (every one but the last sampled, which ends the request)."""
         size = self.block_size
-        seq = (*prompt, *generated)
+        seq = [*prompt, *generated]
         hashes = self._hashes(seq, salt)
         max_hit = (len(prompt) - 1) // size if prompt else 0
         if self._cached is not None:
@@ -158,7 +159,7 @@ class VllmPrefixCache:
             return Outcome(hit * size, miss)
         return self._serve_bounded(seq, hashes, max_hit, salt)
 
-    def _remember(self, seq: tuple[int, ...], hashes: list[int], first: int, salt: str | None) -> None:
+    def _remember(self, seq: list[int], hashes: list[int], first: int, salt: str | None) -> None:
         """Record blocks first.. as the latest children of their parents (for divergences)."""
         size = self.block_size
         segment = len(self._segments) << 32
