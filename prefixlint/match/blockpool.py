@@ -207,15 +207,16 @@ class VllmPrefixCache:
             return Outcome(hit * size, miss, over_capacity=True)
         # Every block is always in the free queue (requests are served one at a time and
         # each gives all its blocks back): blocks only move in it, each step below one pass
-        # in C over a request's blocks. Touch: vLLM takes the hit blocks out of the queue
-        # while the request runs; here they move to its tail, which is the same: the new
-        # blocks are taken from the head and never reach them (a request needs at most the
-        # whole pool), and they go back to the tail when it ends.
+        # in C over a request's blocks. New blocks come from the head of the queue.
         hits = list(map(table.__getitem__, hashes[:hit]))
         move = free.move_to_end
-        _each(map(move, hits))
-        # New blocks come from the head of the queue, evicting what they cached.
         new = list(islice(free, needed - hit))
+        if hits and not set(hits).isdisjoint(new):
+            # vLLM takes the hit blocks out of the queue while the request runs: move them
+            # to its tail, out of the way (a request needs at most the whole pool); they go
+            # back there when it ends.
+            _each(map(move, hits))
+            new = list(islice(free, needed - hit))
         self._evict(new)
         # The full ones are cached as they fill; at most the last one is partial.
         full = new[:len(hashes) - hit]
