@@ -21,12 +21,15 @@ Read from vLLM's v1 KV-cache manager (`vllm/v1/core/block_pool.py`, `kv_cache_ut
   request's blocks the end of the chain goes before its beginning.
 - The pool's block 0 is the null block and never holds tokens.
 
-Two shortcuts give the same results faster (a test checks them against a plain reference
-pool): the hit length is found by bisection, since a block is always evicted before its
-parent (every request that uses a block uses its parent too, and frees it later), so the
-cached blocks of a request form a prefix of it; and a hit block moves to the tail of the free
-queue while the request runs instead of leaving it, which cannot change what is popped (a
-request needs at most the whole pool, and its hits go back to the tail when it ends).
+Shortcuts give the same results faster (tests check them against a plain reference pool):
+the hit length is found by bisection, since a block is always evicted before its parent
+(every request that uses a block uses its parent too, and frees it later), so the cached
+blocks of a request form a prefix of it. Every block is always in the free queue between
+requests (each request frees all its blocks), so the queue is an OrderedDict whose blocks only
+move (`move_to_end`, cheap in C), never leave; new blocks are read from its head with
+`islice`. The hit blocks are moved out of the way to its tail only when the new blocks would
+reach them, which vLLM's taking them out of the queue amounts to (a request needs at most the
+whole pool). Each step handles a request's blocks in one pass in C (`map`, `update`).
 
 Not modelled: concurrency (requests are served one after another, each finishing before the
 next starts), preemption, speculative decoding lookahead, LoRA and multimodal extra keys,
