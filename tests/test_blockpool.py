@@ -242,3 +242,18 @@ def test_bounded_pool_matches_the_reference_on_shared_prefixes(bases, log, block
         assert cache.free_queue() == reference.free
         assert sorted(cache.free_queue()) == list(range(1, capacity + 1))  # every block is free again
         assert cache.cached_blocks() == len(reference.key)
+
+
+def test_a_duplicate_takes_over_its_hash_when_the_first_block_is_evicted():
+    cache = VllmPrefixCache(4, capacity_blocks=3)
+    a = list(range(8))  # two full blocks, A0 and A1
+    cache.serve(a)  # A0 in block 1, A1 in block 2; the unused 3 stays at the head
+    assert cache.free_queue() == [3, 2, 1]
+    assert cache.serve(a).cached_tokens == 4  # the cap (7 tokens) reaches A0 only
+    # A1 computed again into block 3, a duplicate of block 2: both stay cached.
+    assert cache.free_queue() == [2, 3, 1] and cache.cached_blocks() == 3
+    cache.serve([9] * 5)  # takes 2 (A1's first copy: block 3 holds A1 now) and 3 (the last copy)
+    assert cache.evicted_blocks == 2 and cache.cached_blocks() == 2  # A0 and the new block
+    again = cache.serve(a + [8])  # 9 tokens: the cap reaches A1, evicted with both copies
+    assert again.cached_tokens == 4
+    assert (again.miss.kind, again.miss.position) == ("evicted", 4)

@@ -131,9 +131,6 @@ class VllmPrefixCache:
             append(parent)
         return hashes
 
-    def _parent_key(self, hashes: list[int], index: int, salt: str | None) -> int:
-        return hashes[index - 1] if index else hash((NONE_HASH, salt))
-
     def serve(self, prompt: Sequence[int], generated: Sequence[int] = (), salt: str | None = None) -> Outcome:
         """Serve one request to completion. `generated`: the generated tokens whose KV was
         computed (every one but the last sampled, which ends the request)."""
@@ -175,7 +172,7 @@ class VllmPrefixCache:
         if hit >= max_hit:
             return None
         size = self.block_size
-        key = self._parent_key(hashes, hit, salt)
+        key = hashes[hit - 1] if hit else hash((NONE_HASH, salt))
         start = hit * size
         if self._cached is None and hashes[hit] in self._evicted:
             return Miss("evicted", start, key, tuple(seq[start:start + size]))
@@ -236,40 +233,31 @@ class VllmPrefixCache:
         return Outcome(hit * size, miss)
 
     def _evict(self, blocks: list[int]) -> None:
-        """Forget the hashes of cached blocks taken from the free queue."""
+        """Forget the hashes of cached blocks taken from the free queue; a hash no block holds
+        any more is remembered as evicted (the newest `_evicted_limit` of them)."""
         gone = [h for h in map(self._block_hash.__getitem__, blocks) if h is not None]
-        if not gone:
-            return
-        duplicates = self._duplicates
-        if duplicates and not duplicates.keys().isdisjoint(gone):
-            for block in blocks:
-                if self._block_hash[block] is not None:
-                    self._evict_duplicate(block, self._block_hash[block])
-            return
-        # No other block holds these hashes: they leave the map, and are remembered as
-        # evicted (the newest `_evicted_limit` of them).
         self.evicted_blocks += len(gone)
-        _each(map(self._map.__delitem__, gone))
+        if self._duplicates and not self._duplicates.keys().isdisjoint(gone):
+            gone = [h for b in blocks if (h := self._block_hash[b]) is not None and self._unmap(b, h)]
+        else:  # each of these hashes is held by this block alone
+            _each(map(self._map.__delitem__, gone))
         evicted = self._evicted
         evicted.update(dict.fromkeys(gone))
         _each(map(evicted.popitem, repeat(False, len(evicted) - self._evicted_limit)))
 
-    def _evict_duplicate(self, block: int, h: int) -> None:
-        self.evicted_blocks += 1
+    def _unmap(self, block: int, h: int) -> bool:
+        """Take a block holding a duplicated hash out of the map; True if it was the last."""
         others = self._duplicates.get(h)
-        if self._map.get(h) == block:
-            if others:
-                self._map[h] = others.pop(0)  # the next one cached takes its place
-            else:
+        if self._map[h] == block:
+            if not others:
                 del self._map[h]
-                evicted = self._evicted
-                evicted[h] = None
-                if len(evicted) > self._evicted_limit:
-                    evicted.popitem(last=False)
-        elif others:
+                return True
+            self._map[h] = others.pop(0)  # the next one cached takes its place
+        else:
             others.remove(block)
-        if others is not None and not others:
+        if not others:
             del self._duplicates[h]
+        return False
 
     def _cache(self, blocks: list[int], hashes: list[int]) -> None:
         """Give new blocks their hashes; vLLM does not de-duplicate: a hash cached already
