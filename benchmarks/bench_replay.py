@@ -11,6 +11,7 @@ Each size runs in its own process, so that peak memory (ru_maxrss) is that size'
 
     python benchmarks/bench_replay.py            # N = 20,000
     python benchmarks/bench_replay.py --n 5000   # quicker
+    python benchmarks/bench_replay.py --runs 3   # each size three times: medians (a busy machine)
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import resource
 import subprocess
 import sys
 import time
+from statistics import median
 
 WORDS = (
     "order delivery refund warehouse carrier tracking package address invoice payment card account"
@@ -128,9 +130,21 @@ def run_one(n: int) -> dict:
     }
 
 
+def ratios(small: dict, large: dict) -> dict:
+    """The figures the targets are about, for one run at N and 2N."""
+    out = {}
+    for r, name in ((small, "n"), (large, "2n")):
+        out[f"unlimited_{name}"] = r["tokenize_s"] / r["simulate_s"]
+        out[f"bounded_{name}"] = r["tokenize_s"] / r["simulate_bounded_s"]
+    for key in ("tokenize_s", "simulate_s", "simulate_bounded_s"):
+        out[f"scale_{key}"] = large[key] / small[key]
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=20_000)
+    parser.add_argument("--runs", type=int, default=1, help="run each size this many times; print medians")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -138,26 +152,38 @@ def main() -> None:
         return
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, "
           f"{__import__('os').cpu_count()} cores, Python {platform.python_version()}")
-    results = []
-    for n in (args.n, 2 * args.n):
-        out = subprocess.run([sys.executable, __file__, "--one", str(n)], check=True, capture_output=True, text=True)
-        results.append(json.loads(out.stdout))
+    runs = []
+    for run in range(args.runs):
+        results = []
+        for n in (args.n, 2 * args.n):
+            out = subprocess.run([sys.executable, __file__, "--one", str(n)], check=True, capture_output=True, text=True)
+            results.append(json.loads(out.stdout))
+        runs.append(results)
+        if args.runs > 1:
+            r = ratios(*results)
+            print(f"run {run + 1}: tokenize / simulate {r['unlimited_n']:.1f}x, {r['unlimited_2n']:.1f}x;"
+                  f" bounded {r['bounded_n']:.1f}x, {r['bounded_2n']:.1f}x;"
+                  f" 2N / N {r['scale_tokenize_s']:.2f}x, {r['scale_simulate_s']:.2f}x, {r['scale_simulate_bounded_s']:.2f}x",
+                  flush=True)
+    # Medians over the runs, field by field (one run: its own figures).
+    results = [{key: median(run[i][key] for run in runs) for key in runs[0][i]} for i in (0, 1)]
+    r = {key: median(ratios(*run)[key] for run in runs) for key in ratios(*runs[0])}
+    if args.runs > 1:
+        print(f"medians of {args.runs} runs (CPU seconds):")
     print(f"{'requests':>9} {'tokens':>12} {'render s':>9} {'tokenize s':>11} {'tok/s':>11}"
           f" {'simulate s':>11} {'tok/s':>11} {'bounded s':>10} {'tok/s':>11} {'peak MiB':>9}")
-    for r in results:
-        print(f"{r['requests']:>9,} {r['tokens']:>12,} {r['render_s']:>9.2f} {r['tokenize_s']:>11.2f}"
-              f" {r['tokens'] / r['tokenize_s']:>11,.0f} {r['simulate_s']:>11.2f} {r['tokens'] / r['simulate_s']:>11,.0f}"
-              f" {r['simulate_bounded_s']:>10.2f} {r['tokens'] / r['simulate_bounded_s']:>11,.0f}"
-              f" {r['peak_rss_mib']:>9,.0f}")
-    small, large = results
-    for r in results:
-        print(f"N={r['requests']:,}: simulation is {r['tokenize_s'] / r['simulate_s']:.1f}x faster than tokenizing"
-              f" (bounded cache: {r['tokenize_s'] / r['simulate_bounded_s']:.1f}x; target >= 3x);"
-              f" hit rate {100 * r['cached_unlimited'] / r['prompt_tokens']:.1f}% unlimited,"
-              f" {100 * r['cached_bounded'] / r['prompt_tokens']:.1f}% in 200K tokens")
-    print(f"2N / N: tokenize {large['tokenize_s'] / small['tokenize_s']:.2f}x,"
-          f" simulate {large['simulate_s'] / small['simulate_s']:.2f}x,"
-          f" bounded {large['simulate_bounded_s'] / small['simulate_bounded_s']:.2f}x (target <= 2.2x)")
+    for x in results:
+        print(f"{x['requests']:>9,.0f} {x['tokens']:>12,.0f} {x['render_s']:>9.2f} {x['tokenize_s']:>11.2f}"
+              f" {x['tokens'] / x['tokenize_s']:>11,.0f} {x['simulate_s']:>11.2f} {x['tokens'] / x['simulate_s']:>11,.0f}"
+              f" {x['simulate_bounded_s']:>10.2f} {x['tokens'] / x['simulate_bounded_s']:>11,.0f}"
+              f" {x['peak_rss_mib']:>9,.0f}")
+    for x, name in zip(results, ("n", "2n")):
+        print(f"N={x['requests']:,.0f}: simulation is {r['unlimited_' + name]:.1f}x faster than tokenizing"
+              f" (bounded cache: {r['bounded_' + name]:.1f}x; target >= 3x);"
+              f" hit rate {100 * x['cached_unlimited'] / x['prompt_tokens']:.1f}% unlimited,"
+              f" {100 * x['cached_bounded'] / x['prompt_tokens']:.1f}% in 200K tokens")
+    print(f"2N / N: tokenize {r['scale_tokenize_s']:.2f}x, simulate {r['scale_simulate_s']:.2f}x,"
+          f" bounded {r['scale_simulate_bounded_s']:.2f}x (target <= 2.2x)")
 
 
 if __name__ == "__main__":

@@ -199,3 +199,61 @@ def test_other_profiles_round_the_longest_shared_prefix(log, engine):
         best = max((_shared(prompt, seq) for seq, s in earlier if s == salt), default=0)
         assert cache.serve(prompt, generated, salt).cached_tokens == profile.reusable_tokens(best, len(prompt))
         earlier.append((prompt + generated, salt))
+
+
+def test_hit_blocks_at_the_head_of_the_queue_are_not_taken_as_new_blocks():
+    # Block size 4, four usable blocks. A's first block (1) is a hit for C while it sits
+    # among the head blocks C takes as new ones: vLLM takes it out of the queue first.
+    cache = VllmPrefixCache(4, capacity_blocks=4)
+    a = [10, 11, 12, 13, 14, 15, 16, 17, 18]
+    b = [20, 21, 22, 23, 24, 25, 26, 27, 28]
+    cache.serve(a)
+    cache.serve(b)
+    assert cache.free_queue() == [2, 1, 4, 3]  # traced in test_eviction_order_traced_by_hand
+    c = a[:4] + [30, 31, 32, 33, 34, 35, 36, 37, 38]  # 13 tokens: hit A's first block, 3 new
+    assert cache.serve(c).cached_tokens == 4
+    # The queue without block 1 is [2, 4, 3]: C takes 2 (unhashed), 4 (evicting B's second
+    # block) and 3 (evicting B's first). Freed: the partial 3 to the head, then 4 (C's third
+    # block), 2 (its second) and 1 (its first) at the tail.
+    assert cache.free_queue() == [3, 4, 2, 1]
+    assert cache.evicted_blocks == 3
+    again = cache.serve(b)
+    assert again.cached_tokens == 0 and (again.miss.kind, again.miss.position) == ("evicted", 0)
+
+
+prefixes = st.lists(st.integers(0, 3), min_size=1, max_size=30)
+shared_requests = st.lists(
+    st.tuples(st.integers(0, 2), st.integers(0, 30), st.lists(st.integers(0, 3), max_size=10),
+              st.lists(st.integers(0, 3), max_size=10), st.sampled_from([None, None, None, "s"])),
+    min_size=1, max_size=25,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(prefixes, min_size=3, max_size=3), shared_requests, st.integers(1, 4), st.integers(1, 40))
+def test_bounded_pool_matches_the_reference_on_shared_prefixes(bases, log, block, capacity):
+    # Traffic shaped like the benchmark's: requests share one of three prefixes (cut
+    # anywhere) and add their own tokens, repeat one another, and outgrow small caches.
+    cache = VllmPrefixCache(block, capacity)
+    reference = ReferencePool(block, capacity)
+    for which, cut, own, generated, salt in log:
+        prompt = (bases[which][:cut] + own) or [0]
+        assert cache.serve(prompt, generated, salt).cached_tokens == reference.serve(prompt, generated, salt)
+        assert cache.free_queue() == reference.free
+        assert sorted(cache.free_queue()) == list(range(1, capacity + 1))  # every block is free again
+        assert cache.cached_blocks() == len(reference.key)
+
+
+def test_a_duplicate_takes_over_its_hash_when_the_first_block_is_evicted():
+    cache = VllmPrefixCache(4, capacity_blocks=3)
+    a = list(range(8))  # two full blocks, A0 and A1
+    cache.serve(a)  # A0 in block 1, A1 in block 2; the unused 3 stays at the head
+    assert cache.free_queue() == [3, 2, 1]
+    assert cache.serve(a).cached_tokens == 4  # the cap (7 tokens) reaches A0 only
+    # A1 computed again into block 3, a duplicate of block 2: both stay cached.
+    assert cache.free_queue() == [2, 3, 1] and cache.cached_blocks() == 3
+    cache.serve([9] * 5)  # takes 2 (A1's first copy: block 3 holds A1 now) and 3 (the last copy)
+    assert cache.evicted_blocks == 2 and cache.cached_blocks() == 2  # A0 and the new block
+    again = cache.serve(a + [8])  # 9 tokens: the cap reaches A1, evicted with both copies
+    assert again.cached_tokens == 4
+    assert (again.miss.kind, again.miss.position) == ("evicted", 4)

@@ -21,12 +21,15 @@ Read from vLLM's v1 KV-cache manager (`vllm/v1/core/block_pool.py`, `kv_cache_ut
   request's blocks the end of the chain goes before its beginning.
 - The pool's block 0 is the null block and never holds tokens.
 
-Two shortcuts give the same results faster (a test checks them against a plain reference
-pool): the hit length is found by bisection, since a block is always evicted before its
-parent (every request that uses a block uses its parent too, and frees it later), so the
-cached blocks of a request form a prefix of it; and a hit block moves to the tail of the free
-queue while the request runs instead of leaving it, which cannot change what is popped (a
-request needs at most the whole pool, and its hits go back to the tail when it ends).
+Shortcuts give the same results faster (tests check them against a plain reference pool):
+the hit length is found by bisection, since a block is always evicted before its parent
+(every request that uses a block uses its parent too, and frees it later), so the cached
+blocks of a request form a prefix of it. Every block is always in the free queue between
+requests (each request frees all its blocks), so the queue is an OrderedDict whose blocks only
+move (`move_to_end`, cheap in C), never leave; new blocks are read from its head with
+`islice`. The hit blocks are moved out of the way to its tail only when the new blocks would
+reach them, which vLLM's taking them out of the queue amounts to (a request needs at most the
+whole pool). Each step handles a request's blocks in one pass in C (`map`, `update`).
 
 Not modelled: concurrency (requests are served one after another, each finishing before the
 next starts), preemption, speculative decoding lookahead, LoRA and multimodal extra keys,
@@ -38,10 +41,15 @@ from __future__ import annotations
 
 from array import array
 from collections import OrderedDict, deque
+from itertools import islice, repeat
 from typing import Hashable, NamedTuple, Sequence
 
 #: Parent of the first block (vLLM seeds it from PYTHONHASHSEED or random bytes).
 NONE_HASH = hash(("prefixlint", "vllm NONE_HASH"))
+
+
+#: Runs an iterator to its end: `_each(map(f, xs))` calls f on every x in C.
+_each = deque(maxlen=0).extend
 
 
 class Miss(NamedTuple):
@@ -109,27 +117,25 @@ class VllmPrefixCache:
         #: The free queue, head first: eviction order.
         self._free: OrderedDict[int, None] = OrderedDict((b, None) for b in range(1, capacity_blocks + 1))
 
-    def _hashes(self, seq: tuple[int, ...], salt: str | None) -> list[int]:
-        """The chain hash of every full block of `seq`."""
-        size = self.block_size
-        if len(seq) < size:
+    def _hashes(self, seq: list[int], salt: str | None) -> list[int]:
+        """The chain hash of every full block of `seq`, its tokens taken as tuples by zip."""
+        blocks = zip(*[iter(seq)] * self.block_size)
+        first = next(blocks, None)
+        if first is None:
             return []
-        parent = hash((NONE_HASH, seq[:size], (salt,) if salt else None))
+        parent = hash((NONE_HASH, first, (salt,) if salt else None))
         hashes = [parent]
         append = hashes.append
-        for start in range(size, len(seq) - size + 1, size):
-            parent = hash((parent, seq[start:start + size]))  # extra keys: first block only
+        for tokens in blocks:
+            parent = hash((parent, tokens))  # extra keys: first block only
             append(parent)
         return hashes
-
-    def _parent_key(self, hashes: list[int], index: int, salt: str | None) -> int:
-        return hashes[index - 1] if index else hash((NONE_HASH, salt))
 
     def serve(self, prompt: Sequence[int], generated: Sequence[int] = (), salt: str | None = None) -> Outcome:
         """Serve one request to completion. `generated`: the generated tokens whose KV was
         computed (every one but the last sampled, which ends the request)."""
         size = self.block_size
-        seq = (*prompt, *generated)
+        seq = [*prompt, *generated]
         hashes = self._hashes(seq, salt)
         max_hit = (len(prompt) - 1) // size if prompt else 0
         if self._cached is not None:
@@ -153,7 +159,7 @@ class VllmPrefixCache:
             return Outcome(hit * size, miss)
         return self._serve_bounded(seq, hashes, max_hit, salt)
 
-    def _remember(self, seq: tuple[int, ...], hashes: list[int], first: int, salt: str | None) -> None:
+    def _remember(self, seq: list[int], hashes: list[int], first: int, salt: str | None) -> None:
         """Record blocks first.. as the latest children of their parents (for divergences)."""
         size = self.block_size
         segment = len(self._segments) << 32
@@ -166,7 +172,7 @@ class VllmPrefixCache:
         if hit >= max_hit:
             return None
         size = self.block_size
-        key = self._parent_key(hashes, hit, salt)
+        key = hashes[hit - 1] if hit else hash((NONE_HASH, salt))
         start = hit * size
         if self._cached is None and hashes[hit] in self._evicted:
             return Miss("evicted", start, key, tuple(seq[start:start + size]))
@@ -184,7 +190,7 @@ class VllmPrefixCache:
 
     def _serve_bounded(self, seq, hashes, max_hit, salt) -> Outcome:
         size = self.block_size
-        table, free, block_hash = self._map, self._free, self._block_hash
+        table, free = self._map, self._free
         # A block is evicted before its parent (freed tail first, and every request that
         # uses a block uses its parent too and frees it later): cached blocks of a request
         # form a prefix of it, found by bisection.
@@ -195,63 +201,79 @@ class VllmPrefixCache:
                 hit = middle + 1
             else:
                 end = middle
-        blocks = list(map(table.__getitem__, hashes[:hit]))
         miss = self._miss(seq, hashes, hit, max_hit, salt)
         needed = -(-len(seq) // size)
         if needed > self.capacity_blocks:
             return Outcome(hit * size, miss, over_capacity=True)
-        # Touch: vLLM takes the hit blocks out of the free queue while the request runs. Here
-        # they move to its tail instead, which is the same: the request's new blocks are
-        # taken from the head and never reach them (it needs at most the whole pool), and
-        # they are put back at the tail when it ends.
+        # Every block is always in the free queue (requests are served one at a time and
+        # each gives all its blocks back): blocks only move in it, each step below one pass
+        # in C over a request's blocks. New blocks come from the head of the queue.
+        hits = list(map(table.__getitem__, hashes[:hit]))
         move = free.move_to_end
-        deque(map(move, blocks), maxlen=0)
-        pop = free.popitem
-        for _ in range(needed - hit):
-            block = pop(last=False)[0]
-            old = block_hash[block]
-            if old is not None:
-                self._evict(block, old)
-            blocks.append(block)
-        evicted, duplicates = self._evicted, self._duplicates
-        for index in range(hit, len(hashes)):
-            block, h = blocks[index], hashes[index]
-            block_hash[block] = h
-            if evicted:
-                evicted.pop(h, None)
-            if h in table:  # vLLM does not de-duplicate: both blocks stay cached
-                duplicates.setdefault(h, []).append(block)
-            else:
-                table[h] = block
+        new = list(islice(free, needed - hit))
+        if hits and not set(hits).isdisjoint(new):
+            # vLLM takes the hit blocks out of the queue while the request runs: move them
+            # to its tail, out of the way (a request needs at most the whole pool); they go
+            # back there when it ends.
+            _each(map(move, hits))
+            new = list(islice(free, needed - hit))
+        self._evict(new)
+        # The full ones are cached as they fill; at most the last one is partial.
+        full = new[:len(hashes) - hit]
+        self._cache(full, hashes[hit:])
         if hit < len(hashes):
             self._remember(seq, hashes, hit, salt)
-        # Freed tail first: the blocks past the last full one have no hash and go to the
-        # head of the queue (in that order); the cached ones go to the tail, last block first.
-        cached_count = len(hashes)
-        for block in blocks[cached_count:]:
-            free[block] = None
+        # Freed tail first: the cached blocks go to the tail of the queue, last block first;
+        # the partial block (no hash) to its head, where it already is once they have gone.
+        _each(map(move, reversed(full)))
+        _each(map(move, reversed(hits)))
+        for block in new[len(full):]:
+            self._block_hash[block] = None
             move(block, last=False)
-        free.update(dict.fromkeys(reversed(blocks[hit:cached_count])))
-        deque(map(move, reversed(blocks[:hit])), maxlen=0)
         return Outcome(hit * size, miss)
 
-    def _evict(self, block: int, h: int) -> None:
-        self._block_hash[block] = None
-        self.evicted_blocks += 1
+    def _evict(self, blocks: list[int]) -> None:
+        """Forget the hashes of cached blocks taken from the free queue; a hash no block holds
+        any more is remembered as evicted (the newest `_evicted_limit` of them)."""
+        gone = [h for h in map(self._block_hash.__getitem__, blocks) if h is not None]
+        self.evicted_blocks += len(gone)
+        if self._duplicates and not self._duplicates.keys().isdisjoint(gone):
+            gone = [h for b in blocks if (h := self._block_hash[b]) is not None and self._unmap(b, h)]
+        else:  # each of these hashes is held by this block alone
+            _each(map(self._map.__delitem__, gone))
+        evicted = self._evicted
+        evicted.update(dict.fromkeys(gone))
+        _each(map(evicted.popitem, repeat(False, len(evicted) - self._evicted_limit)))
+
+    def _unmap(self, block: int, h: int) -> bool:
+        """Take a block holding a duplicated hash out of the map; True if it was the last."""
         others = self._duplicates.get(h)
-        if self._map.get(h) == block:
-            if others:
-                self._map[h] = others.pop(0)  # the next one cached takes its place
-            else:
+        if self._map[h] == block:
+            if not others:
                 del self._map[h]
-                evicted = self._evicted
-                evicted[h] = None
-                if len(evicted) > self._evicted_limit:
-                    evicted.popitem(last=False)
-        elif others:
+                return True
+            self._map[h] = others.pop(0)  # the next one cached takes its place
+        else:
             others.remove(block)
-        if others is not None and not others:
+        if not others:
             del self._duplicates[h]
+        return False
+
+    def _cache(self, blocks: list[int], hashes: list[int]) -> None:
+        """Give new blocks their hashes; vLLM does not de-duplicate: a hash cached already
+        keeps its first block, the later ones are kept in `_duplicates`."""
+        _each(map(self._block_hash.__setitem__, blocks, hashes))
+        if self._evicted:
+            _each(map(self._evicted.pop, hashes, repeat(None)))
+        table = self._map
+        if table.keys().isdisjoint(hashes):
+            table.update(zip(hashes, blocks))
+            return
+        for block, h in zip(blocks, hashes):
+            if h in table:
+                self._duplicates.setdefault(h, []).append(block)
+            else:
+                table[h] = block
 
     def free_queue(self) -> list[int]:
         """Block ids in eviction order (head first); for tests."""
