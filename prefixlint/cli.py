@@ -52,8 +52,8 @@ class LazyGroup(click.Group):
         except PrefixlintError as exc:
             report_error(exc)
             ctx.exit(EXIT_USAGE)
-        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
-            raise
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, BrokenPipeError):
+            raise  # click ends a run whose reader went away (`| head`) quietly
         except KeyboardInterrupt:
             ctx.exit(130)
         except Exception as exc:  # an internal error: no traceback unless asked for

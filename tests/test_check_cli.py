@@ -274,3 +274,35 @@ def test_skip_non_templates_skips_named_files_that_are_no_template(tmp_path):
     assert [Path(f["path"]).name for f in report["files"]] == ["greeting.md"]
     assert [(f["code"], f["line"], f["column"]) for f in report["files"][0]["findings"]] == [("PFX003", 1, 7)]
     assert report["errors"] == []
+
+
+def test_a_broken_configuration_is_an_error_of_the_files_under_it_only(tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()  # the configuration search stops at the repository root
+    (tmp_path / "pyproject.toml").write_text('[tool.prefixlint]\nmin-stable-tokens = "32"\n')
+    agents = tmp_path / "prompts" / "agents"
+    agents.mkdir(parents=True)
+    (agents / ".prefixlint.yaml").write_text("engine: vllm\n")
+    body = "Hello {{ user_name }}.\n" + "Follow the refund policy, section by section.\n" * 20
+    (agents / "planner.md").write_text(body)
+    (tmp_path / "top.md").write_text(body)
+    monkeypatch.chdir(tmp_path)
+
+    nested = run("prompts/agents/planner.md", "--format", "json")
+    assert nested.exit_code == 1  # its own configuration is fine: checked, one finding
+    assert [f["code"] for f in json.loads(nested.output)["files"][0]["findings"]] == ["PFX003"]
+
+    both = run("prompts/agents/planner.md", "top.md", "--format", "json")
+    assert both.exit_code == 2
+    report = json.loads(both.output)
+    assert [Path(f["path"]).name for f in report["files"] if not f.get("error")] == ["planner.md"]
+    assert [(Path(e["path"]).name, e["line"]) for e in report["errors"]] == [("pyproject.toml", 2)]
+
+
+def test_a_reader_that_goes_away_is_not_an_internal_error():
+    # `prefixlint rules | head -1`: the pipe closes before prefixlint writes.
+    proc = subprocess.Popen([sys.executable, "-m", "prefixlint", "rules"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=60)
+    assert b"internal error" not in err and b"Traceback" not in err
+    assert proc.returncode in (0, 1)

@@ -69,7 +69,9 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, ou
     flags = dict(tokenizer=tokenizer, engine=engine, block_size=block_size, select=select, ignore=ignore)
     config_path = Path(config_file) if config_file else None
     # Flags are validated once, up front: a bad --select is a usage error, not a per-file one.
-    load_config(Path.cwd(), config_file=config_path, isolated=isolated).merge_cli(**flags)
+    # No file is read for this unless --config names one: a broken configuration elsewhere is
+    # an error of the files it applies to, reported with them, not of the whole run.
+    load_config(Path.cwd(), config_file=config_path, isolated=isolated or config_path is None).merge_cli(**flags)
     if engine is not None or block_size is not None:
         get_profile(engine or DEFAULT_ENGINE, block_size)
     if tokenizer is not None:  # a bad --tokenizer is one error, not one per file
