@@ -118,7 +118,7 @@ def test_the_key_is_relative_to_its_configuration_file_and_the_flag_wins(tmp_pat
     # Without the flag, the missing file is an error of each chat file under that configuration.
     status, out, _ = run(str(chat))
     (entry,) = json.loads(out)["files"]
-    assert status == 2 and str(project / "served" / "missing.jinja") in entry["error"]
+    assert status == 2 and entry["error"]["path"] == str(project / "served" / "missing.jinja")
 
 
 def test_a_missing_template_is_one_error_naming_the_file(tmp_path, llama):
