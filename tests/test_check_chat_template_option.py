@@ -119,6 +119,7 @@ def test_the_key_is_relative_to_its_configuration_file_and_the_flag_wins(tmp_pat
     status, out, _ = run(str(chat))
     (entry,) = json.loads(out)["files"]
     assert status == 2 and entry["error"]["path"] == str(project / "served" / "missing.jinja")
+    assert entry["path"] == str(chat) and str(chat) in entry["error"]["hint"]
 
 
 def test_a_missing_template_is_one_error_naming_the_file(tmp_path, llama):
