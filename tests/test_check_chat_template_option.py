@@ -163,3 +163,16 @@ def test_a_tokenizer_config_json_is_a_template_too(tmp_path):
     assert (finding["code"], finding["line"]) == (
         "PFX102", next(n for n, text in enumerate(raw, 1) if '"chat_template"' in text))
     assert status == 1
+
+
+def test_pyproject_key_is_resolved_against_the_pyproject_directory(tmp_path, monkeypatch):
+    from prefixlint.config import load_config
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.prefixlint]\nchat-template = "serve/t.jinja"\n', encoding="utf-8")
+    (tmp_path / "prompts").mkdir()
+    monkeypatch.chdir(tmp_path / "prompts")
+    assert load_config(tmp_path / "prompts" / "a.yaml").chat_template == str(tmp_path / "serve" / "t.jinja")
+    monkeypatch.chdir(tmp_path)
+    clear_cache()
+    assert load_config(tmp_path / "prompts" / "a.yaml").chat_template == "serve/t.jinja"
