@@ -43,6 +43,9 @@ class Config:
     extend_volatile: list[dict[str, Any]] = field(default_factory=list, hash=False)
     #: gitignore-style patterns, relative to the directory of `source` (see `exclude_root`).
     exclude: tuple[str, ...] = ()
+    #: The chat template (.jinja or tokenizer_config.json) chat files are rendered with; in a
+    #: file, relative to that file's directory (resolved when it is read).
+    chat_template: str | None = None
     #: The file this configuration came from; None for the defaults.
     source: Path | None = None
 
@@ -177,6 +180,8 @@ def _read_config_file_cached(path: Path) -> Config | None | PrefixlintError:
                 "unsupported configuration file type", path=shown,
                 hint="use pyproject.toml ([tool.prefixlint]) or .prefixlint.yaml",
             )
+        if values and values.get("chat_template"):
+            values["chat_template"] = _shown(path.parent / values["chat_template"])
         return None if values is None else Config(**values, source=path)
     except PrefixlintError as exc:
         return exc

@@ -120,6 +120,7 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "min-stable-tokens": ("min_stable_tokens", _integer(0)),
     "extend-volatile": ("extend_volatile", _signals),
     "exclude": ("exclude", _patterns),
+    "chat-template": ("chat_template", _string),
 }
 
 

@@ -22,6 +22,9 @@ EXIT_ERROR = 2
               " anthropic, gemini, deepseek. A file's own `engine:` wins.")
 @click.option("--block-size", type=int, default=None, metavar="N",
               help="Override the engine's cache block (page, chunk) size in tokens.")
+@click.option("--chat-template", "chat_template", metavar="PATH", default=None,
+              help="Render chat files through this chat template: a .jinja file or a tokenizer_config.json"
+              " (default: the tokenizer's own).")
 @click.option("--select", metavar="CODES", default=None, help="Report only these codes or prefixes (PFX001,PFX00).")
 @click.option("--ignore", metavar="CODES", default=None, help="Do not report these codes or prefixes.")
 @format_option(*CHECK_FORMATS)
@@ -36,7 +39,7 @@ EXIT_ERROR = 2
               help="Skip files named on the command line that are no prompt template (a package.json,"
               " a CI workflow), as a directory walk does, instead of reporting them (for pre-commit hooks).")
 @click.pass_context
-def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, output_format, exit_zero,
+def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, select, ignore, output_format, exit_zero,
           statistics, config_file, isolated, force_exclude, skip_non_templates):
     """Find the values in prompt templates that change between requests (timestamps, ids, user
     data, counters, retrieved content) and sit ahead of stable content, and measure with the
@@ -47,6 +50,7 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, ou
       prefixlint check samples/
       prefixlint check prompts/*.yaml --engine openai --format json
       prefixlint check prompt.md --select PFX001,PFX002 --exit-zero
+      prefixlint check chats/ --tokenizer ./llama --chat-template llama3.2.jinja
 
     Exit status: 0 no findings, 1 findings, 2 usage, configuration or input error.
     """
@@ -66,7 +70,8 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, ou
         output_format = "github" if is_github_actions() else output_format
     if "-" in paths:
         raise click.UsageError("check reads template files, not standard input")
-    flags = dict(tokenizer=tokenizer, engine=engine, block_size=block_size, select=select, ignore=ignore)
+    flags = dict(tokenizer=tokenizer, engine=engine, block_size=block_size, select=select, ignore=ignore,
+                 chat_template=chat_template)
     config_path = Path(config_file) if config_file else None
     # Flags are validated once, up front: a bad --select is a usage error, not a per-file one.
     # No file is read for this unless --config names one: a broken configuration elsewhere is
@@ -76,13 +81,17 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, select, ignore, ou
         get_profile(engine or DEFAULT_ENGINE, block_size)
     if tokenizer is not None:  # a bad --tokenizer is one error, not one per file
         load_tokenizer(tokenizer, offline=offline)
+    if chat_template is not None:  # likewise a missing or broken --chat-template
+        from prefixlint.render.templates import load_chat_template
+
+        load_chat_template(chat_template)
 
     def settings_for(path: str) -> Settings:
         config = load_config(Path(path), config_file=config_path, isolated=isolated).merge_cli(**flags)
         return Settings(
             tokenizer=config.tokenizer or DEFAULT_TOKENIZER, engine=config.engine or DEFAULT_ENGINE,
             block_size=config.block_size, enabled=config.is_enabled, min_stable_tokens=config.min_stable_tokens,
-            extend_volatile=config.extend_volatile, offline=offline,
+            extend_volatile=config.extend_volatile, offline=offline, chat_template=config.chat_template,
         )
 
     problems: list[PrefixlintError] = []

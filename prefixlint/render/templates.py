@@ -99,6 +99,24 @@ def read_chat_template(path: str) -> ChatTemplate:
     return ChatTemplate(JINJA, template, f"{path} (chat_template)", path=path)
 
 
+def load_chat_template(path: str) -> ChatTemplate:
+    """`read_chat_template`, compiled once up front: a template that does not compile is one
+    error naming its file and line (`check --chat-template`, the `chat-template` key)."""
+    from prefixlint.render.jinja import compiled_template
+
+    template = read_chat_template(path)
+    try:
+        compiled_template(template.source)
+    except PrefixlintError as exc:
+        if not hasattr(exc, "template_line"):
+            raise  # not the template's doing (a missing package)
+        file, line = template.file_location(exc.template_line)  # type: ignore[attr-defined]
+        message = exc.message if line != exc.template_line else exc.message.replace(  # type: ignore[attr-defined]
+            f" (template line {line})", "")
+        raise PrefixlintError(message, path=file, line=line) from None
+    return template
+
+
 def template_from_config(config: dict[str, Any]) -> str | None:
     template = config.get("chat_template")
     if isinstance(template, list):  # named templates: [{"name": "default", "template": ...}]

@@ -28,6 +28,8 @@ class Settings:
     min_stable_tokens: int = 16
     extend_volatile: Any = None
     offline: bool = False
+    #: `--chat-template` / `chat-template`: the file a chat file's messages are rendered with.
+    chat_template: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -123,7 +125,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     tokenizer_spec = template.tokenizer or settings.tokenizer
     tokenizer = load_tokenizer(tokenizer_spec, offline=settings.offline)
     catalog = builtin_catalog().extended(load_catalog_extension(settings.extend_volatile))
-    framing = framing_for(tokenizer, template.is_chat)
+    framing = framing_for(tokenizer, template.is_chat, _served_template(settings, template.is_chat, path))
     measurer = Measurer(template, compiled, tokenizer, profile, catalog, settings.min_stable_tokens, framing)
     try:
         measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
@@ -164,6 +166,19 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
                                                 "stable_tokens_after": m.stable_tokens_after}
                             for m in measured}},
     )
+
+
+def _served_template(settings: Settings, is_chat: bool, path: str):
+    """The chat template given by flag or configuration, for a chat file; else None."""
+    from prefixlint.render.templates import load_chat_template
+
+    if not (settings.chat_template and is_chat):
+        return None
+    try:
+        return load_chat_template(settings.chat_template)
+    except PrefixlintError as exc:  # --chat-template was read up front: this is the key's
+        exc.hint = exc.hint or f"the `chat-template` key of the configuration of {path} names it"
+        raise
 
 
 def _chat_format(framing) -> dict[str, str]:
