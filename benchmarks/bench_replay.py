@@ -24,6 +24,7 @@ import resource
 import subprocess
 import sys
 import time
+import zlib
 from statistics import median
 
 WORDS = (
@@ -69,7 +70,7 @@ def build_log(n_requests: int, seed: int = 7) -> list[dict]:
             user = rng.choice(users)
             active.append({
                 "template": name, "user": user, "turns": rng.randint(1, 6),
-                "salt": f"tenant-{hash(user) % 3}" if rng.random() < 0.1 else None,
+                "salt": f"tenant-{zlib.crc32(user.encode()) % 3}" if rng.random() < 0.1 else None,
                 "messages": [{"role": "system", "content": system}],
             })
         conversation = rng.choice(active)
