@@ -12,7 +12,7 @@ import re
 from typing import Any, Iterable
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.load.template import Message, Variable, identity_message
+from prefixlint.load.template import Message, Variable, identity_message, strip_span
 from prefixlint.load.yaml_source import compose, line_of, to_python
 
 _FENCE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
@@ -38,10 +38,7 @@ def split(text: str, path: str, fmt: str):
 
 def trimmed(role: str | None, text: str, start: int, end: int) -> Message | None:
     """The message text[start:end] without the blank space around it (None when blank)."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
+    start, end = strip_span(text, start, end)
     if start == end:
         return None
     return identity_message(role, text[start:end], start)

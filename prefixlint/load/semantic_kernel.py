@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.load.template import SLOT_NAMES, SLOT_ROLE, Message, Template, Variable, align
+from prefixlint.load.template import SLOT_NAMES, SLOT_ROLE, Message, Template, Variable, align, strip_span
 from prefixlint.load.yaml_source import compose, line_of, mapping_get, to_python
 
 FORMAT = "semantic-kernel"
@@ -45,14 +45,10 @@ def sniff(text: str) -> bool:
 
 def _piece(message: Message, role: str | None, start: int, end: int) -> Message | None:
     """message.content[start:end] without the blank space around it."""
-    content = message.content
-    while start < end and content[start].isspace():
-        start += 1
-    while end > start and content[end - 1].isspace():
-        end -= 1
+    start, end = strip_span(message.content, start, end)
     if start == end:
         return None
-    return Message(role, content[start:end], message.offsets[start:end], message.offsets[start])
+    return Message(role, message.content[start:end], message.offsets[start:end], message.offsets[start])
 
 
 def load(path: str, text: str) -> Template:

@@ -112,6 +112,15 @@ def line_starts(text: str) -> list[int]:
     return starts
 
 
+def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span text[start:end] with the blank space at either end left out."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
 def identity_message(role: str | None, text: str, start: int) -> Message:
     """A message whose content is the file's text from `start` on, character for character."""
     return Message(role, text, tuple(range(start, start + len(text))), start)

@@ -111,8 +111,10 @@ class HuggingFaceTokenizer:
             return 0
         if index >= len(ids):
             return len(text)
-        with_specials = len(ids) != len(self._tokenizer.encode(text, add_special_tokens=False).ids)
-        encoding = self._tokenizer.encode(text, add_special_tokens=with_specials)
+        # `ids` came with or without the special tokens (BOS): the encoding of the same length.
+        encoding = self._tokenizer.encode(text, add_special_tokens=True)
+        if len(encoding.ids) != len(ids):
+            encoding = self._tokenizer.encode(text, add_special_tokens=False)
         return encoding.offsets[index][0]
 
     def token_text(self, token_id: int) -> str:
