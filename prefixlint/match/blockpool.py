@@ -44,6 +44,8 @@ from collections import OrderedDict, deque
 from itertools import islice, repeat
 from typing import Hashable, NamedTuple, Sequence
 
+from prefixlint.match.prefix import shared_prefix
+
 #: Parent of the first block (vLLM seeds it from PYTHONHASHSEED or random bytes).
 NONE_HASH = hash(("prefixlint", "vllm NONE_HASH"))
 
@@ -75,13 +77,21 @@ class Outcome(NamedTuple):
     over_capacity: bool = False
 
 
-def _common(a: Sequence[int], b: Sequence[int]) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
+def _cached_prefix(hashes: Sequence[int], max_hit: int, cached) -> int:
+    """How many leading blocks of a request are in `cached` (a set or the block table).
+
+    Cached blocks always form a prefix of a request: nothing is cached without its parent, and
+    a block is evicted before its parent (freed tail first, and a request that uses a block
+    uses its parent too and frees it later). So the count is found by bisection.
+    """
+    hit, end = 0, max_hit
+    while hit < end:
+        middle = (hit + end) // 2
+        if hashes[middle] in cached:
+            hit = middle + 1
+        else:
+            end = middle
+    return hit
 
 
 class VllmPrefixCache:
@@ -140,15 +150,7 @@ class VllmPrefixCache:
         max_hit = (len(prompt) - 1) // size if prompt else 0
         if self._cached is not None:
             cached = self._cached  # unlimited: a set of hashes, nothing is ever evicted
-            # Nothing is evicted and every cached block's parents are cached: the cached
-            # blocks of a request form a prefix of it, found by bisection.
-            hit, end = 0, max_hit
-            while hit < end:
-                middle = (hit + end) // 2
-                if hashes[middle] in cached:
-                    hit = middle + 1
-                else:
-                    end = middle
+            hit = _cached_prefix(hashes, max_hit, cached)
             miss = self._miss(seq, hashes, hit, max_hit, salt)
             first = hit
             while first < len(hashes) and hashes[first] in cached:  # a repeat beyond the cap
@@ -181,7 +183,7 @@ class VllmPrefixCache:
             return Miss("new", start, key, ())
         offset = where & 0xFFFFFFFF
         tokens = tuple(self._segments[where >> 32][offset:offset + size])
-        common = _common(seq[start:start + size], tokens)
+        common = shared_prefix(seq[start:start + size], tokens)
         if start + common == 0:  # nothing in common with anything cached: unrelated, not a divergence
             return Miss("new", 0, key, ())
         if common >= size:  # this very block was cached after the same parent, and is gone
@@ -191,16 +193,7 @@ class VllmPrefixCache:
     def _serve_bounded(self, seq, hashes, max_hit, salt) -> Outcome:
         size = self.block_size
         table, free = self._map, self._free
-        # A block is evicted before its parent (freed tail first, and every request that
-        # uses a block uses its parent too and frees it later): cached blocks of a request
-        # form a prefix of it, found by bisection.
-        hit, end = 0, max_hit
-        while hit < end:
-            middle = (hit + end) // 2
-            if hashes[middle] in table:
-                hit = middle + 1
-            else:
-                end = middle
+        hit = _cached_prefix(hashes, max_hit, table)
         miss = self._miss(seq, hashes, hit, max_hit, salt)
         needed = -(-len(seq) // size)
         if needed > self.capacity_blocks:
