@@ -58,7 +58,15 @@ def selectors(value: Any) -> tuple[str, ...]:
 def _patterns(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         raise ConfigValueError("must be a list of patterns, not a string")
-    return tuple(_string_list(value))
+    import pathspec
+
+    patterns = tuple(_string_list(value))
+    for index, pattern in enumerate(patterns):
+        try:
+            pathspec.GitIgnoreSpec.from_lines([pattern])
+        except (ValueError, TypeError) as exc:  # `!` alone: pathspec's GitIgnorePatternError
+            raise ConfigValueError(f"{pattern!r} is not a gitignore pattern ({exc})", index) from None
+    return patterns
 
 
 #: The shape of one volatility signal (see rules/signals.yaml): required and optional keys.
@@ -94,14 +102,57 @@ def _signal_problem(item: Any) -> str | None:
         values = item.get(key, [])
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
             return f"{key}: must be a list of strings"
+    classes, frequencies = _catalog_values()
+    for key, known in (("class", classes), ("frequency", frequencies)):
+        if item[key] not in known:
+            return f"{key}: {item[key]!r} is not one of {', '.join(known)}"
     for pattern in item.get("samples", []):
         try:
-            re.compile(pattern)
-        except re.error as exc:
+            user_pattern(pattern)
+        except ValueError as exc:
             return f"samples: {pattern!r} is not a regular expression ({exc})"
     if not any(item.get(key) for key in SIGNAL_LISTS):
         return f"matches nothing: give at least one of {', '.join(SIGNAL_LISTS)}"
     return None
+
+
+def _catalog_values() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The classes and frequencies a signal may name (those of rules/signals.yaml)."""
+    from prefixlint.rules.classify import builtin_catalog
+
+    catalog = builtin_catalog()
+    return tuple(catalog.classes), tuple(catalog.frequencies)
+
+
+class TimedPattern:
+    """A user's regular expression, searched with a time limit (the `regex` package), so that
+    `^(a+)+$` on a long sample cannot hang the run: past REGEX_SECONDS it is an error."""
+
+    def __init__(self, pattern: str) -> None:
+        import regex
+
+        try:
+            re.compile(pattern)  # Python's syntax and messages: what the documentation promises
+            self.compiled = regex.compile(pattern)
+        except (re.error, regex.error) as exc:
+            raise ValueError(str(exc)) from None
+        self.pattern = pattern
+
+    def search(self, text: str):
+        from prefixlint.errors import PrefixlintError
+        from prefixlint.limits import REGEX_SECONDS
+
+        try:
+            return self.compiled.search(text, timeout=REGEX_SECONDS)
+        except TimeoutError:
+            raise PrefixlintError(
+                f"the regular expression {self.pattern!r} of `extend-volatile` took longer than"
+                f" {REGEX_SECONDS:g} s on a sample value", hint="avoid nested repetition such as (a+)+") from None
+
+
+def user_pattern(pattern: str) -> TimedPattern:
+    """A configuration's regular expression (ValueError if it does not compile)."""
+    return TimedPattern(pattern)
 
 
 def _describe(value: Any) -> str:

@@ -156,10 +156,12 @@ class _Walk:
                 if name in SKIPPED_DIRECTORIES or self._ignored(absolute / name, True, specs):
                     continue
                 skipped += self._walk(shown / name, absolute / name, specs, found)
-            elif entry.is_file() and not self._is_template_name(name) and self._is_sniffed(name):
+            elif not _is_file(entry):  # a symlink loop or a dangling link is no file to check
+                continue
+            elif not self._is_template_name(name) and self._is_sniffed(name):
                 if not self._ignored(absolute / name, False, specs) and _recognised(absolute / name):
                     found.append(shown / name)
-            elif entry.is_file() and self._is_template_name(name):
+            elif self._is_template_name(name):
                 if _name_matcher(NOT_TEMPLATES)(name.lower()) or self._ignored(
                     absolute / name, False, specs
                 ):
@@ -214,6 +216,13 @@ class _Walk:
         return specs
 
 
+def _is_file(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:  # ELOOP
+        return False
+
+
 @lru_cache(maxsize=None)
 def _name_matcher(patterns: tuple[str, ...]):
     """`match` of one regular expression that accepts what any of the globs accepts (as
@@ -243,4 +252,17 @@ def _read_ignore_file(path: Path) -> Any:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+    except (ValueError, TypeError):  # git skips a line it cannot read (`!` alone): so do we
+        return pathspec.GitIgnoreSpec.from_lines([line for line in text.splitlines() if _valid_line(line)])
+
+
+def _valid_line(line: str) -> bool:
+    import pathspec
+
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line])
+    except (ValueError, TypeError):
+        return False
+    return True

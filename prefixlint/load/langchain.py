@@ -88,12 +88,14 @@ class _Reader:
     def referenced(self, node) -> Message:
         """Text from a file next to this one: every character points at the path as written."""
         from prefixlint.load.files import read_text
+        from prefixlint.limits import confined
 
         target = Path(self.path).parent / str(node.value)
         try:
-            content = read_text(str(target))
+            content = read_text(confined(self.path, target, str(node.value)))
         except PrefixlintError as exc:
-            raise PrefixlintError(f"cannot read {node.value}: {exc.message}", path=self.path, line=line_of(node)) from None
+            raise PrefixlintError(f"cannot read {node.value}: {exc.message}", path=self.path, line=line_of(node),
+                                  hint=exc.hint) from None
         return Message(None, content, (node.start_mark.index,) * len(content), node.start_mark.index)
 
     def few_shot(self, node) -> Message:
@@ -136,10 +138,11 @@ class _Reader:
     def load_other(self, node):
         """The node tree of a JSON or YAML file named by a `*_path` value."""
         from prefixlint.load.files import read_text
+        from prefixlint.limits import confined
 
         target = str(Path(self.path).parent / str(node.value))
         try:
-            text = read_text(target)
+            text = read_text(confined(self.path, target, str(node.value)))
             return compose_json(text, target) if looks_like_json(text) else compose(text, target)
         except PrefixlintError as exc:
             raise PrefixlintError(f"cannot read {node.value}: {exc}", path=self.path, line=line_of(node)) from None

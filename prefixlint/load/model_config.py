@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.limits import loads_json, read_bytes
 
 CONFIG_FILE = "config.json"
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
@@ -59,7 +60,10 @@ def _from_hub(spec: str, *, offline: bool) -> Path:
 
 def _read(path: Path, shown: str) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_json(read_bytes(str(path)).decode("utf-8"), shown)
+    except PrefixlintError as exc:
+        exc.path = shown
+        raise
     except (OSError, UnicodeDecodeError) as exc:
         raise PrefixlintError(f"cannot read: {exc}", path=shown) from None
     except json.JSONDecodeError as exc:

@@ -49,7 +49,7 @@ class JinjaTemplate:
         return PrefixlintError(text, path=self.template.path, line=where[0], hint=hint)
 
     def _compile(self, number: int, message: Message, first: int):
-        from jinja2 import TemplateSyntaxError, nodes
+        from jinja2 import TemplateError, TemplateSyntaxError, nodes
 
         source = message.content
         if not _JINJA_SYNTAX.search(source):  # plain text renders to itself: nothing to compile
@@ -73,7 +73,11 @@ class JinjaTemplate:
                 outputs.append((index, child))
                 wrapped += [nodes.Const(f"{OPEN}{index}{SEP}"), child, nodes.Const(CLOSE)]
             output.nodes = wrapped
-        compiled, undeclared = _generate(env, ast, f"{self.template.path}#{number}")
+        try:
+            compiled, undeclared = _generate(env, ast, f"{self.template.path}#{number}")
+        except TemplateError as exc:  # an unknown filter or test, `loop` assigned, a constant that fails
+            text = getattr(exc, "message", None) or str(exc)
+            raise self._error(message, f"Jinja template error: {text}", getattr(exc, "lineno", None)) from None
         # Jinja's own globals (range, dict, namespace, cycler ...) are not template variables.
         free = undeclared - set(env.globals)
         offsets = _begin_offsets(source, begins)
@@ -156,7 +160,12 @@ def _generate(env, ast, name: str):
 
     stream = StringIO()
     generator = _tracking_generator()(env, name, _FILENAME, stream, False, env.optimized)
-    generator.visit(ast)
+    try:
+        generator.visit(ast)
+    except Exception as exc:  # jinja2 folds constants while generating: `'a'.role` fails here
+        if getattr(exc, "lineno", None) is None:
+            exc.lineno = generator.line  # type: ignore[attr-defined]
+        raise
     code = compile(stream.getvalue(), _FILENAME, "exec")
     return env.template_class.from_code(env, code, env.make_globals(None), None), generator.undeclared
 
@@ -171,6 +180,11 @@ def _tracking_generator():
         def __init__(self, *args, **kwargs) -> None:
             super().__init__(*args, **kwargs)
             self.undeclared: set[str] = set()
+            self.line: int | None = None  # of the node being generated, for errors
+
+        def visit(self, node, *args, **kwargs):
+            self.line = getattr(node, "lineno", None) or self.line
+            return super().visit(node, *args, **kwargs)
 
         def enter_frame(self, frame) -> None:
             super().enter_frame(frame)

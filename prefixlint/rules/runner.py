@@ -257,7 +257,14 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
         except PrefixlintError as exc:
             results.append(FileResult(path, error=exc.located(path)))
             continue
-        results += check_path(path, settings, skip_non_templates=path in walked, chat_templates=chat_templates)
+        try:
+            results += check_path(path, settings, skip_non_templates=path in walked, chat_templates=chat_templates)
+        except Exception as exc:  # a bug: this file's error, the other files are still checked
+            if os.environ.get("PREFIXLINT_DEBUG"):
+                raise
+            results.append(FileResult(path, error=PrefixlintError(
+                f"internal error: {type(exc).__name__}: {exc}", path=path,
+                hint="run again with PREFIXLINT_DEBUG=1 for the traceback, and report it")))
     # A chat template also checked on its own (named, or found by the walk) is reported once.
     checked = {os.path.abspath(result.path) for result in results}
     return results + [r for r in chat_templates.results() if os.path.abspath(r.path) not in checked]

@@ -1,0 +1,177 @@
+"""Every bound prefixlint puts on untrusted input, in one place (docs/reliability.md lists them).
+
+Templates, configuration, request logs and model configs come from pull requests: a value
+Python refuses (an impossible date, an integer of 5,000 digits, nesting 100,000 deep), a
+device or a FIFO named as a file, or a template built to run away must end as one located
+diagnostic (`PrefixlintError`, exit 2), never as a crash of the whole run or a hang.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from typing import Any
+
+from prefixlint.errors import PrefixlintError
+
+#: Input files larger than this are refused: a prompt of 10 MiB is roughly 2.5 million tokens.
+MAX_FILE_BYTES = 10 * 1024 * 1024
+#: One request-log line longer than this is a bad line (skipped, counted), never read whole.
+MAX_LINE_BYTES = 16 * 1024 * 1024
+#: A render (template, chat template) may produce at most this many characters.
+MAX_OUTPUT_CHARS = 10 * 1024 * 1024
+#: Seconds one render may take.
+RENDER_SECONDS = 10.0
+#: Seconds all the renders of one file may take together (a file renders once per volatile value).
+FILE_RENDER_SECONDS = 30.0
+#: Largest cache block (page) size in tokens an engine profile takes (`--block-size`).
+MAX_BLOCK_TOKENS = 1 << 20
+#: Most cache blocks `replay --cache-tokens/--memory` models (the pool is allocated up front).
+MAX_CACHE_BLOCKS = 1 << 24
+#: Digits an integer in a file or an option may have (Python's own limit is 4,300).
+MAX_INT_DIGITS = 100
+#: Seconds a user's regular expression (configuration `pattern`) may take on one text.
+REGEX_SECONDS = 1.0
+
+
+def read_bytes(source: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the regular file `source`, read at most `max_bytes` + 1 at a time.
+
+    The file is opened without blocking and checked after opening (through any symlink):
+    a FIFO, a socket or a device (`/dev/zero`) is refused instead of blocking or being read
+    until memory runs out, and a file that grows while it is read stops at the limit.
+    """
+    from prefixlint.load.files import open_error
+
+    try:
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        raise open_error(exc, source) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise PrefixlintError("is a directory, not a file", path=source)
+        if not stat.S_ISREG(mode):
+            raise PrefixlintError("not a regular file (a device, FIFO or socket); refused", path=source)
+        if os.fstat(fd).st_size > max_bytes:
+            raise too_large(source, os.fstat(fd).st_size, max_bytes)
+        chunks, size = [], 0
+        while size <= max_bytes:
+            chunk = os.read(fd, max_bytes + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise open_error(exc, source) from None
+    finally:
+        os.close(fd)
+    if size > max_bytes:
+        raise too_large(source, size, max_bytes)
+    return b"".join(chunks)
+
+
+def too_large(source: str, size: int, max_bytes: int) -> PrefixlintError:
+    return PrefixlintError(f"file is too large ({size / 1048576:.1f} MiB; the limit is"
+                           f" {max_bytes / 1048576:.0f} MiB)", path=source)
+
+
+def read_utf8(source: str, max_bytes: int = MAX_FILE_BYTES) -> str:
+    """`read_bytes`, decoded (a bad byte is a located error)."""
+    from prefixlint.load.files import decode_text
+
+    return decode_text(read_bytes(source, max_bytes), source, allow_empty=True)
+
+
+def bounded_int(text: str) -> int:
+    """`int(text)` for a digit string from a file or an option, refused past MAX_INT_DIGITS."""
+    digits = text.strip().lstrip("+-").replace("_", "")
+    if len(digits) > MAX_INT_DIGITS:
+        raise PrefixlintError(f"a number of {len(digits):,} digits is too large (the limit is {MAX_INT_DIGITS})")
+    return int(text)
+
+
+def loads_json(text: str, path: str | None = None) -> Any:
+    """`json.loads` with the failures Python raises outside JSONDecodeError made diagnostics:
+    integers too long to convert, nesting deeper than the interpreter's recursion limit,
+    `NaN` and `Infinity` (not JSON). JSONDecodeError itself is left to the caller."""
+    try:
+        return json.loads(text, parse_int=_json_int, parse_constant=_json_constant)
+    except RecursionError:
+        raise too_deep(path) from None
+    except PrefixlintError as exc:
+        raise exc.located(path) from None
+
+
+def too_deep(path: str | None, line: int | None = None) -> PrefixlintError:
+    return PrefixlintError("nested too deeply (more than about 1,000 levels of lists or mappings)",
+                           path=path, line=line)
+
+
+def _json_int(text: str) -> int:
+    return bounded_int(text)
+
+
+def _json_constant(name: str) -> float:
+    raise PrefixlintError(f"{name} is not a JSON number")
+
+
+def finite(value: Any, what: str) -> float:
+    """A float that is a real number (not NaN, not infinite), else a diagnostic naming `what`."""
+    import math
+
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise PrefixlintError(f"{what} is not a number: {str(value)[:40]!r}") from None
+    if not math.isfinite(number):
+        raise PrefixlintError(f"{what} is not a finite number: {value!r}")
+    return number
+
+
+#: `--allow-outside-paths`: files a template refers to (LangChain `template_path`, promptfoo
+#: `file://`) and symlinks found by a walk may lead outside the repository. Off by default: a
+#: pull request must not make the linter read and report `/etc/passwd` or `~/.ssh`.
+_outside_paths = {"allowed": False}
+
+
+def allow_outside_paths(allowed: bool = True) -> None:
+    _outside_paths["allowed"] = allowed
+
+
+def containing_root(path: str | os.PathLike) -> str:
+    """The repository `path` is in (the nearest folder above it with a `.git`), else the working
+    directory when `path` is inside it, else the folder of `path` itself."""
+    start = os.path.dirname(os.path.abspath(path))
+    directory = start
+    while True:
+        if os.path.exists(os.path.join(directory, ".git")):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    cwd = os.getcwd()
+    return cwd if _is_within(start, cwd) else start
+
+
+def inside_root(target: str | os.PathLike, root: str) -> bool:
+    """Whether `target`, every symlink resolved, is inside `root` (or outside paths are allowed)."""
+    return _outside_paths["allowed"] or _is_within(os.path.realpath(target), os.path.realpath(root))
+
+
+def _is_within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def confined(referrer: str, target: str | os.PathLike, shown: str) -> str:
+    """`target` (named in the file `referrer` as `shown`) if it resolves inside the referrer's
+    repository, else a PrefixlintError the caller places at the reference's line."""
+    root = containing_root(referrer)
+    if not inside_root(target, root):
+        raise PrefixlintError(
+            f"{shown} resolves outside the repository ({root}); refused",
+            hint="pass --allow-outside-paths to read files outside the repository",
+        )
+    return str(target)
