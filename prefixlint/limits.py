@@ -143,7 +143,12 @@ def allow_outside_paths(allowed: bool = True) -> None:
 def containing_root(path: str | os.PathLike) -> str:
     """The repository `path` is in (the nearest folder above it with a `.git`), else the working
     directory when `path` is inside it, else the folder of `path` itself."""
-    start = os.path.dirname(os.path.abspath(path))
+    return directory_root(os.path.dirname(os.path.abspath(path)))
+
+
+def directory_root(start: str) -> str:
+    """`containing_root` of a directory."""
+    start = os.path.abspath(start)
     directory = start
     while True:
         if os.path.exists(os.path.join(directory, ".git")):
@@ -175,3 +180,35 @@ def confined(referrer: str, target: str | os.PathLike, shown: str) -> str:
             hint="pass --allow-outside-paths to read files outside the repository",
         )
     return str(target)
+
+
+#: A tokenizer file (tokenizer.json, tekken.json) larger than this is refused; the largest
+#: published ones are a few tens of MiB.
+MAX_TOKENIZER_BYTES = 256 * 1024 * 1024
+
+
+def regular_file(source: str | os.PathLike, max_bytes: int = MAX_TOKENIZER_BYTES) -> str:
+    """`source` if it is a regular file (through symlinks) no larger than `max_bytes`: for files
+    a library reads itself (a tokenizer), which would block on a FIFO or read /dev/zero forever."""
+    try:
+        info = os.stat(source)
+    except OSError as exc:
+        from prefixlint.load.files import open_error
+
+        raise open_error(exc, str(source)) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise PrefixlintError("not a regular file (a device, FIFO or socket); refused", path=str(source))
+    if info.st_size > max_bytes:
+        raise too_large(str(source), info.st_size, max_bytes)
+    return str(source)
+
+
+def template_tokenizer_offline(name: str | None, template_path: str) -> bool:
+    """Whether the tokenizer a template file names (`tokenizer:` in it) is loaded offline: under
+    GitHub Actions (`GITHUB_ACTIONS`, which the Action runs in), always. A name that is an
+    existing path must resolve inside the template's repository (PrefixlintError otherwise)."""
+    if not name:
+        return False
+    if os.path.exists(name):
+        confined(template_path, name, f"tokenizer {name}")
+    return os.environ.get("GITHUB_ACTIONS") == "true"

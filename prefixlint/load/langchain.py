@@ -216,7 +216,15 @@ def _fill(template: str, example, syntax: str, reader: _Reader) -> str:
         return re.sub(r"\{\{|\}\}|\{(\w+)\}", lambda m: str(example.get(m.group(1), "")) if m.group(1) else m.group(0)[0],
                       template)
     if syntax == "jinja":
-        return _jinja_example(template).render(example)
+        from jinja2 import TemplateError
+
+        from prefixlint.render.sandbox import RenderTimeout, time_limit
+
+        try:
+            with time_limit():
+                return _jinja_example(template).render(example)
+        except (TemplateError, RenderTimeout, TypeError, ValueError, ArithmeticError, LookupError) as exc:
+            raise reader.error(f"cannot format an example: {type(exc).__name__}: {exc}") from None
     import pystache
 
     return pystache.Renderer(escape=lambda text: text, missing_tags="ignore", partials={}).render(template, example)
@@ -228,11 +236,10 @@ def _jinja_example(template: str):
     return _example_environment().from_string(template)
 
 
-@lru_cache(maxsize=1)
 def _example_environment():
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from prefixlint.render.sandbox import environment
 
-    return ImmutableSandboxedEnvironment(keep_trailing_newline=True)
+    return environment(strict=False)
 
 
 def _escape(text: str, syntax: str) -> str:

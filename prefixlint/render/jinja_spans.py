@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Message, Template, line_starts, source_location
-from prefixlint.render.sandbox import MAX_OUTPUT_CHARS, RenderTimeout, environment, time_limit
+from prefixlint.render.sandbox import MAX_OUTPUT_CHARS, RenderTimeout, environment, output_limit, time_limit
 from prefixlint.render.spans import Placeholder, RenderedMessage, Span
 
 OPEN, SEP, CLOSE = "\ue000", "\ue001", "\ue002"
@@ -130,6 +130,9 @@ class JinjaTemplate:
             except RenderTimeout as exc:
                 raise self._error(message, f"cannot render: {exc}", _template_line(exc),
                                   "a loop in the template runs too long") from None
+            except output_limit() as exc:
+                raise self._error(message, f"cannot render: {exc}", _template_line(exc),
+                                  "a prompt template does not need outputs this large") from None
             except SecurityError as exc:
                 raise self._error(message, f"template tries to reach Python internals, refused by the sandbox: {exc}",
                                   _template_line(exc)) from None
@@ -174,9 +177,9 @@ def _generate(env, ast, name: str):
 def _tracking_generator():
     """jinja2's code generator, recording every name a frame resolves from the context (the
     class is made once, on first use: jinja2 is imported only when a template is compiled)."""
-    from jinja2.compiler import CodeGenerator
+    from prefixlint.render.sandbox import environment
 
-    class TrackingGenerator(CodeGenerator):
+    class TrackingGenerator(environment().code_generator_class):  # type: ignore[name-defined, misc]
         def __init__(self, *args, **kwargs) -> None:
             super().__init__(*args, **kwargs)
             self.undeclared: set[str] = set()
