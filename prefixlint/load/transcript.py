@@ -193,10 +193,13 @@ def _check_calls(calls, node, path, where, line) -> None:
             raise PrefixlintError(f"{where}: tool call {i} needs `function: {{name, arguments}}`", path=path, line=call_line)
         arguments = function.get("arguments")
         if isinstance(arguments, str) and arguments.strip():
+            from prefixlint.limits import loads_json
+
             try:
-                json.loads(arguments)
-            except json.JSONDecodeError as exc:
-                raise PrefixlintError(f"{where}: tool call {i} arguments are not JSON: {exc.msg}",
+                loads_json(arguments)
+            except (json.JSONDecodeError, PrefixlintError) as exc:
+                raise PrefixlintError(f"{where}: tool call {i} arguments are not JSON:"
+                                      f" {getattr(exc, 'msg', None) or exc.message}",  # type: ignore[union-attr]
                                       path=path, line=call_line) from None
 
 
