@@ -15,24 +15,36 @@ from typing import Any
 
 from prefixlint.errors import PrefixlintError
 
+
+def _setting(name: str, default: float, kind: type = int):
+    """A limit, overridable by the environment variable PREFIXLINT_<NAME> (the workflow's
+    environment, not a file a pull request can edit); a malformed value keeps the default."""
+    raw = os.environ.get(f"PREFIXLINT_{name}")
+    try:
+        value = kind(raw) if raw else default
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
 #: Input files larger than this are refused: a prompt of 10 MiB is roughly 2.5 million tokens.
-MAX_FILE_BYTES = 10 * 1024 * 1024
+MAX_FILE_BYTES = _setting("MAX_FILE_BYTES", 10 * 1024 * 1024)
 #: One request-log line longer than this is a bad line (skipped, counted), never read whole.
-MAX_LINE_BYTES = 16 * 1024 * 1024
+MAX_LINE_BYTES = _setting("MAX_LINE_BYTES", 16 * 1024 * 1024)
 #: A render (template, chat template) may produce at most this many characters.
-MAX_OUTPUT_CHARS = 10 * 1024 * 1024
+MAX_OUTPUT_CHARS = _setting("MAX_OUTPUT_CHARS", 10 * 1024 * 1024)
 #: Seconds one render may take.
-RENDER_SECONDS = 10.0
+RENDER_SECONDS = _setting("RENDER_SECONDS", 10.0, float)
 #: Seconds all the renders of one file may take together (a file renders once per volatile value).
-FILE_RENDER_SECONDS = 30.0
+FILE_RENDER_SECONDS = _setting("FILE_RENDER_SECONDS", 30.0, float)
 #: Largest cache block (page) size in tokens an engine profile takes (`--block-size`).
 MAX_BLOCK_TOKENS = 1 << 20
 #: Most cache blocks `replay --cache-tokens/--memory` models (the pool is allocated up front).
 MAX_CACHE_BLOCKS = 1 << 24
 #: Digits an integer in a file or an option may have (Python's own limit is 4,300).
 MAX_INT_DIGITS = 100
-#: Seconds a user's regular expression (configuration `pattern`) may take on one text.
-REGEX_SECONDS = 1.0
+#: Seconds a user's regular expression (configuration `extend-volatile` samples) may take on one text.
+REGEX_SECONDS = _setting("REGEX_SECONDS", 1.0, float)
 
 
 def read_bytes(source: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from prefixlint.cli import cli
-from tests.test_check_bad_input import GOOD
+from tests.test_check_bad_input import GOOD, good, write  # noqa: F401 - `good` is a fixture
 
 EXAMPLE_CONFIG = Path(__file__).parent.parent / "docs" / "examples" / "gpt-oss-120b-config.json"
 HUGE = "9" * 5000
@@ -40,15 +40,6 @@ CLASSES = [
 ]
 
 
-def write(tmp_path: Path, name: str, content: str) -> Path:
-    path = tmp_path / name
-    path.write_text(content, encoding="utf-8")
-    return path
-
-
-@pytest.fixture
-def good(tmp_path):
-    return write(tmp_path, "good.md", GOOD)
 
 
 def run(*args: str):
@@ -204,3 +195,12 @@ def test_an_unexpected_failure_in_one_file_is_that_files_error(tmp_path, good, m
     assert result.exit_code == 2
     assert f"prefixlint: error: {bad}: internal error: KeyError: 'boom'" in result.stderr
     assert f"{good}:1:7: PFX003" in result.stdout
+
+
+def test_a_promptfoo_prompt_entry_without_raw_or_id(tmp_path, good):
+    """Found by tests/fuzz: the error for the entry used the entry it had just lost."""
+    config = write(tmp_path, "promptfooconfig.yaml",
+                   "prompts:\n  - label: greeting\n    prompts: 3\nproviders: [openai:gpt-4o]\n")
+    result = run("check", "--isolated", str(config), str(good))
+    assert result.exit_code == 2 and f"{good}:1:7: PFX003" in result.stdout
+    assert f"prefixlint: error: {config}:2: a prompt entry needs `raw` or `id`" in result.stderr

@@ -7,7 +7,6 @@ the limits are lowered for them."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -16,7 +15,7 @@ from prefixlint.cli import cli
 from prefixlint.errors import PrefixlintError
 from prefixlint.load import plain_text
 from prefixlint.render.compile import compile_template
-from tests.test_check_bad_input import GOOD
+from tests.test_check_bad_input import GOOD, good, write  # noqa: F401 - `good` is a fixture
 
 LIMIT = 10 * 1024 * 1024  # MAX_OUTPUT_CHARS
 
@@ -71,15 +70,6 @@ def test_ordinary_padding_and_joins_still_render():
     assert out[0].text == "  ab  |   7|  5|a-b|xy|a_b|<1>"
 
 
-def write(tmp_path: Path, name: str, content: str) -> Path:
-    path = tmp_path / name
-    path.write_text(content, encoding="utf-8")
-    return path
-
-
-@pytest.fixture
-def good(tmp_path):
-    return write(tmp_path, "good.md", GOOD)
 
 
 def test_a_langchain_format_width_is_refused(tmp_path, good):

@@ -77,9 +77,10 @@ def load_all(path: str, text: str) -> list[Template]:
     templates: list[Template] = []
     for entry in entries:
         if entry.id == "mapping":
-            entry = mapping_get(entry, "raw") or mapping_get(entry, "id")
-            if entry is None:
+            found = mapping_get(entry, "raw") or mapping_get(entry, "id")
+            if found is None:
                 raise PrefixlintError("a prompt entry needs `raw` or `id`", path=path, line=line_of(entry))
+            entry = found
         if entry.id != "scalar" or not entry.tag.endswith(":str"):
             raise PrefixlintError("a prompt is text or a `file://` path", path=path, line=line_of(entry))
         value = str(entry.value)
