@@ -85,6 +85,8 @@ def read_bytes(source: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
 
 
 def too_large(source: str, size: int, max_bytes: int) -> PrefixlintError:
+    if max_bytes < 1048576:
+        return PrefixlintError(f"file is too large ({size:,} bytes; the limit is {max_bytes:,})", path=source)
     return PrefixlintError(f"file is too large ({size / 1048576:.1f} MiB; the limit is"
                            f" {max_bytes / 1048576:.0f} MiB)", path=source)
 

@@ -7,6 +7,7 @@ the limits are lowered for them."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -173,3 +174,23 @@ def test_transcript_yaml_has_the_alias_limits_of_templates(tmp_path):
                     + ["messages:", "  - {role: user, content: hi}", "tools: [*a7]", ""])
     result = CliRunner().invoke(cli, ["transcript", str(write(tmp_path, "bomb.yaml", lol))])
     assert result.exit_code == 2 and "alias bomb" in result.stderr
+
+
+def test_limits_come_from_the_environment_and_the_docs_name_them_all(tmp_path):
+    import re
+    import subprocess
+    import sys
+
+    from prefixlint import limits
+
+    documented = re.findall(r"`PREFIXLINT_([A-Z_]+)`", (Path(__file__).parent.parent / "docs" /
+                                                         "reliability.md").read_text())
+    assert sorted(documented) == ["FILE_RENDER_SECONDS", "MAX_FILE_BYTES", "MAX_LINE_BYTES", "MAX_OUTPUT_CHARS",
+                                  "REGEX_SECONDS", "RENDER_SECONDS"]
+    assert all(hasattr(limits, name) for name in documented)
+    prompt = write(tmp_path, "p.md", GOOD)  # 209 bytes
+    done = subprocess.run([sys.executable, "-m", "prefixlint", "check", "--isolated", str(prompt)],
+                          capture_output=True, text=True, env={**os.environ, "PREFIXLINT_MAX_FILE_BYTES": "100"})
+    assert done.returncode == 2
+    assert f"prefixlint: error: {prompt}: file is too large ({len(GOOD.encode()):,} bytes; the limit is 100)" \
+        in done.stderr
