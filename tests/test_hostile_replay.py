@@ -19,6 +19,8 @@ BAD = [
      "message 1: a text part's `text` must be a string"),
     ("arguments", '{"messages": [' + CALL + '{"name": "f", "arguments": "{not json"}}]}]}',
      "message 1: tool call arguments are not JSON"),
+    ("null call", '{"messages": [{"role": "system", "tool_calls": [null]}]}',  # found by tests/fuzz
+     "message 1: each tool call needs `function: {name, arguments}`"),
 ]
 
 

@@ -87,10 +87,17 @@ def _check_messages(messages: Any) -> None:
 
 
 def _check_tool_calls(number: int, calls: Any) -> None:
-    """Tool-call `arguments` are rendered parsed (as vLLM does): a string must be JSON."""
-    for call in calls if isinstance(calls, list) else ():
+    """Tool calls as the chat template renders them: objects with `function: {name, arguments}`,
+    whose `arguments` string (parsed, as vLLM does) is JSON."""
+    if calls is None:
+        return
+    if not isinstance(calls, list):
+        raise LogError(f"message {number}: `tool_calls` must be a list")
+    for call in calls:
         function = call.get("function") if isinstance(call, Mapping) else None
-        arguments = function.get("arguments") if isinstance(function, Mapping) else None
+        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+            raise LogError(f"message {number}: each tool call needs `function: {{name, arguments}}`")
+        arguments = function.get("arguments")
         if isinstance(arguments, str) and arguments.strip():
             try:
                 loads_json(arguments)

@@ -177,14 +177,15 @@ class RenderTimeout(Exception):
 
 class FileBudget:
     """The render seconds one file has left: renders per file grow with its volatile values
-    (two per value, and more for the fixed variants), so each is also bounded together."""
+    (two per value, and more for the fixed variants), so they are also bounded together.
+    Only time spent rendering counts (not loading a tokenizer or tokenizing)."""
 
     def __init__(self, seconds: float | None = None) -> None:
         self.seconds = FILE_RENDER_SECONDS if seconds is None else seconds
-        self.deadline = time.monotonic() + self.seconds
+        self.spent = 0.0
 
     def left(self) -> float:
-        left = self.deadline - time.monotonic()
+        left = self.seconds - self.spent
         if left <= 0:
             raise RenderTimeout(f"rendering this file took longer than {self.seconds:g} s in all")
         return left
@@ -214,9 +215,21 @@ def time_limit(seconds: float | None = None) -> Iterator[None]:
     if budget is not None and budget.left() < seconds:
         seconds, message = budget.left(), f"rendering this file took longer than {budget.seconds:g} s in all"
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    if not usable:
-        yield
-        return
+    started = time.monotonic()
+    try:
+        if not usable:
+            yield
+        else:
+            with _alarm(seconds, message):
+                yield
+    finally:
+        if budget is not None:
+            budget.spent += time.monotonic() - started
+
+
+@contextmanager
+def _alarm(seconds: float, message: str) -> Iterator[None]:
+    """SIGALRM after `seconds`, raising RenderTimeout(message) wherever the render is."""
 
     def expire(signum, frame):
         raise RenderTimeout(message)
