@@ -194,3 +194,16 @@ def test_limits_come_from_the_environment_and_the_docs_name_them_all(tmp_path):
     assert done.returncode == 2
     assert f"prefixlint: error: {prompt}: file is too large ({len(GOOD.encode()):,} bytes; the limit is 100)" \
         in done.stderr
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("{% set ns = namespace(s='ab') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}",
+     "OutputLimit: the output is too large: it grows past 10,485,760 characters"),
+    ("{{ 'x'|center(10**9) }}", "OutputLimit: the filter center is too large: 1,000,000,000 characters"),
+])
+def test_chat_templates_have_the_size_bounds_of_templates(tmp_path, good, body, message):
+    template = write(tmp_path, "big.jinja", body + HANG.replace("{% for i in range(99999) %}{% for j in range(99999) %}"
+                                                                "{% endfor %}{% endfor %}", ""))
+    result = CliRunner().invoke(cli, ["check", "--isolated", str(template), str(good)])
+    assert result.exit_code == 2 and f"{good}:1:7: PFX003" in result.stdout
+    assert f"prefixlint: error: {template}: the chat template failed (template line 1): {message}" in result.stderr

@@ -45,18 +45,24 @@ def _transformers_utils():
 
 def compiled_template(source: str):
     """transformers' compiled (sandboxed, cached) template for `source`."""
-    from prefixlint.render.sandbox import bounded_concat
+    from prefixlint.render.sandbox import bounded_sandbox
 
     utils = _transformers_utils()
+    # transformers builds its environment from the ImmutableSandboxedEnvironment its module
+    # imported: for this compile (cached per source), that name is prefixlint's bounded
+    # subclass, so chat templates get the same size bounds as templates (widths, `~`, output).
+    unbounded = getattr(utils, "ImmutableSandboxedEnvironment", None)
+    if unbounded is not None:
+        utils.ImmutableSandboxedEnvironment = bounded_sandbox()
     try:
-        template = utils._compile_jinja_template(source)
+        return utils._compile_jinja_template(source)
     except PrefixlintError:
         raise
     except Exception as exc:  # TemplateSyntaxError and friends
         raise template_error(exc, "the chat template does not compile") from None
-    # The output of the render, of each macro and `{% set %}` block stops at MAX_OUTPUT_CHARS.
-    template.environment.concat = bounded_concat
-    return template
+    finally:
+        if unbounded is not None:
+            utils.ImmutableSandboxedEnvironment = unbounded
 
 
 def template_line(exc: BaseException) -> int | None:

@@ -76,6 +76,15 @@ def output_limit() -> type:
 def environment(strict: bool = True):
     """The bounded sandbox; `strict=False` renders a missing name as nothing (LangChain examples)."""
     from jinja2 import StrictUndefined, Undefined
+
+    return bounded_sandbox()(undefined=StrictUndefined if strict else Undefined, keep_trailing_newline=True,
+                             autoescape=False)
+
+
+@lru_cache(maxsize=1)
+def bounded_sandbox() -> type:
+    """The class of the bounded sandbox: an `ImmutableSandboxedEnvironment` (transformers builds
+    its chat-template environment from it too, `prefixlint.render.jinja.compiled_template`)."""
     from jinja2.compiler import CodeGenerator
     from jinja2.exceptions import SecurityError
     from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedFormatter
@@ -167,8 +176,7 @@ def environment(strict: bool = True):
 
         return update_wrapper(bounded, function)
 
-    return BoundedSandbox(undefined=StrictUndefined if strict else Undefined, keep_trailing_newline=True,
-                          autoescape=False)
+    return BoundedSandbox
 
 
 class RenderTimeout(Exception):
