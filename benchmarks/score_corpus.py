@@ -124,6 +124,10 @@ def summarize(cases: list[Case], outcomes: list[Outcome]) -> dict:
         c.verdict == "FIRE" and o.result == "FIRE" and bool(set(c.codes) & set(o.codes))
         for c, o in zip(cases, outcomes)
     )
+    first_hits = sum(
+        c.verdict == "FIRE" and o.result == "FIRE" and c.variable in o.variables[:1]
+        for c, o in zip(cases, outcomes)
+    )
     refusals: dict[str, Counter] = defaultdict(Counter)
     for case, out in zip(cases, outcomes):
         refusals[case.kind]["files"] += 1
@@ -136,7 +140,7 @@ def summarize(cases: list[Case], outcomes: list[Outcome]) -> dict:
         "precision": tp / (tp + fp) if tp + fp else None,
         "recall": tp / (tp + fn) if tp + fn else None,
         "right": right, "right_share": right / len(cases) if cases else None,
-        "expected_code_found": code_hits,
+        "expected_code_found": code_hits, "expected_variable_first": first_hits,
         "refused": sum(o.result == "REFUSED" for o in outcomes),
         "refusals_by_kind": {k: dict(v) for k, v in sorted(refusals.items())},
     }
@@ -153,7 +157,8 @@ def print_summary(s: dict) -> None:
     print(f"FIRE: precision {pct(s['precision'])} ({s['true_positives']} of "
           f"{s['true_positives'] + s['false_positives']} reported files), recall "
           f"{pct(s['recall'])} ({s['true_positives']} of {s['fire']}); expected code among the "
-          f"findings in {s['expected_code_found']} of {s['true_positives']}")
+          f"findings in {s['expected_code_found']} of {s['true_positives']}, expected value "
+          f"reported first in {s['expected_variable_first']}")
     print("refusals per kind:")
     for kind, counts in s["refusals_by_kind"].items():
         print(f"  {kind:<22} {counts.get('refused', 0)} of {counts['files']}")
@@ -168,11 +173,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, help="fixtures folder (default tests/corpus/fixtures)")
     parser.add_argument("--command", default=None,
                         help="the prefixlint command (default: the one beside this Python)")
+    parser.add_argument("--kind", action="append", help="only files of this source kind (repeatable)")
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--json", type=Path, help="also write the per-file results and summary here")
     args = parser.parse_args(argv)
     command = args.command.split() if args.command else [default_command()]
-    cases = load_cases(args)
+    cases = [c for c in load_cases(args) if not args.kind or c.kind in args.kind]
     outcomes = [run_check(command, case, args.timeout) for case in cases]
     print_table(cases, outcomes)
     summary = summarize(cases, outcomes)
