@@ -1,0 +1,320 @@
+"""Prompts found in program source (Python, TypeScript, JavaScript) become ordinary Templates.
+
+A source loader (`python_source`, `ts_source`) finds the strings that are prompts and turns
+each into pieces: `Text` (characters, each with its file offset) and `Field` (one placeholder:
+an f-string field, a `${...}` substitution, a `{name}` / `%(name)s` / `$name` template field, or
+a value the code passes in). This module turns those pieces into a `Template` the existing
+pipeline measures unchanged: the text is written in str.format syntax (literal braces doubled),
+each field becomes `{variable}`, and the placeholder's text as written in the file is kept for
+messages (`SourceTemplate.placeholder_texts`).
+
+Variables are named by the words of the expression (`{self.user.name}` -> `user_name`,
+`${requestHints.city}` -> `city`, `{state['date']}` -> `state_date`): the longest run of
+trailing words the volatility catalog recognises, else all of them. A value the code computes
+from the clock, a UUID or a random generator (`datetime.now()`, `new Date()`, `uuid4()`) is
+declared volatile by construction: a `Variable` with its kind and two realistic samples.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+from prefixlint.load.template import SLOT_ROLE, Message, Template, Variable
+
+#: Names that hold prompts: `*PROMPT*`, `SYSTEM*`, `*instruction*`, `*template*` (any case).
+PROMPT_NAME = re.compile(r"prompt|^_*system|instruction|template", re.IGNORECASE)
+#: Receivers that say nothing about a value (`self.user.name` is the user's name).
+RECEIVERS = frozenset({"self", "cls", "this", "props"})
+#: Single trailing words too generic to classify a longer name by (`config.model_name`).
+GENERIC_WORDS = frozenset({"name", "title", "type", "kind", "value", "text", "label", "id", "key", "data",
+                           "prompt", "prompts", "instructions", "template", "message", "content"})
+#: Calls whose value changes by construction, by their last two dotted names (`name()`: the last
+#: one alone) -> (variable name, how often it changes, how to generate two samples).
+CLOCK_CALLS: dict[str, tuple[str, str, str]] = {
+    "datetime.now": ("now", "per_request", "iso_datetime"), "datetime.utcnow": ("now", "per_request", "iso_datetime"),
+    "datetime.today": ("now", "per_request", "iso_datetime"), "timezone.now": ("now", "per_request", "iso_datetime"),
+    "pendulum.now": ("now", "per_request", "iso_datetime"), "arrow.now": ("now", "per_request", "iso_datetime"),
+    "arrow.utcnow": ("now", "per_request", "iso_datetime"), "date.today": ("today", "per_day", "iso_date"),
+    "time.time": ("time", "per_request", "epoch"), "time.time_ns": ("time", "per_request", "epoch"),
+    "time.ctime": ("time", "per_request", "rfc2822"), "time.localtime": ("time", "per_request", "strftime"),
+    "time.gmtime": ("time", "per_request", "strftime"), "time.strftime": ("time", "per_request", "strftime"),
+    "uuid.uuid4": ("uuid", "per_request", "uuid"), "uuid.uuid1": ("uuid", "per_request", "uuid"),
+    "uuid4()": ("uuid", "per_request", "uuid"), "uuid1()": ("uuid", "per_request", "uuid"),
+    "secrets.token_hex": ("nonce", "per_request", "hex"), "secrets.token_urlsafe": ("nonce", "per_request", "hex"),
+    "random.random": ("random", "per_request", "random"), "random.randint": ("random", "per_request", "integer"),
+    "random.choice": ("random", "per_request", "random"),
+    # JavaScript and TypeScript
+    "new Date()": ("now", "per_request", "iso_datetime"), "Date.now": ("now", "per_request", "epoch"),
+    "performance.now": ("now", "per_request", "epoch"), "crypto.randomUUID": ("uuid", "per_request", "uuid"),
+    "randomUUID()": ("uuid", "per_request", "uuid"), "uuidv4()": ("uuid", "per_request", "uuid"),
+    "nanoid()": ("uuid", "per_request", "uuid"), "Math.random": ("random", "per_request", "random"),
+}
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+@dataclass(frozen=True)
+class Text:
+    chars: str
+    offsets: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Field:
+    """One placeholder: where it starts in the file, its text there, and its variable."""
+
+    offset: int
+    text: str
+    name: str
+    variable: Variable | None = None
+
+
+@dataclass
+class PromptMessage:
+    role: str | None
+    pieces: list
+    start: int
+    slot: str | None = None  # the conversation slot's variable (a MessagesPlaceholder)
+
+
+@dataclass
+class SourcePrompt:
+    name: str | None
+    messages: list[PromptMessage]
+    is_chat: bool = False
+    syntax: str = "format"  # "jinja" / "mustache" for LangChain templates in those formats
+
+
+@dataclass(frozen=True)
+class SourceTemplate(Template):
+    #: The variable or call the prompt is (`SYSTEM_PROMPT`, `ChatPromptTemplate.from_messages`).
+    prompt_name: str | None = None
+    #: file offset of a placeholder -> its text as written (`{datetime.now():%Y-%m-%d}`)
+    placeholder_texts: dict[int, str] = field(default_factory=dict)
+
+
+def words(*segments: str) -> list[str]:
+    """The lower-case words of identifiers: camelCase, PascalCase, snake, kebab, dotted."""
+    return [w.lower() for segment in segments for w in _WORD.findall(segment)]
+
+
+def variable_name(segments: list[str], keyed: bool = False) -> str:
+    """A variable name for a value reached by `segments` (`self`, `user`, `name`), classified by
+    its words: the longest run of trailing words the catalog knows, else all the words."""
+    from prefixlint.rules.classify import builtin_catalog, classify_variable
+
+    kept = [s for s in segments if s.lower() not in RECEIVERS] or list(segments)
+    found = words(*kept) or ["value"]
+    if "system" in found[:-1]:  # systemMessage, system_instructions: a fixed text
+        return "_".join(found)
+    catalog = builtin_catalog()
+    for start in range(len(found)):
+        candidate = "_".join(found[start:])
+        if start == len(found) - 1 and (candidate in GENERIC_WORDS and not (keyed and len(kept) == 1)):
+            continue
+        if classify_variable(catalog, candidate, None, ()).cls is not None:
+            return candidate
+    return "_".join(found)
+
+
+def clock_variable(name: str, frequency: str, generate: str, strftime: str | None = None) -> Variable:
+    """A value the code computes from the clock, a UUID or a random source."""
+    from prefixlint.render.values import GENERATED, MOMENTS
+
+    if strftime:
+        samples = tuple(moment.strftime(strftime) for moment in MOMENTS)
+    else:
+        samples = GENERATED.get(generate, GENERATED["text"])
+    if frequency == "per_deployment":
+        return Variable(name, "stable", samples[:1])
+    return Variable(name, frequency, samples)
+
+
+def stable_variable(name: str, value: str) -> Variable:
+    return Variable(name, "stable", (value,))
+
+
+# -- template fields inside a text: str.format, printf-style %, string.Template -----------------
+
+_STYLES = {
+    "format": re.compile(r"(?P<escape>\{\{|\}\})|\{(?P<name>[A-Za-z_]\w*(?:\.\w+|\[[^\]{}]*\])*|\d*)"
+                         r"(?:![rsa])?(?::[^{}]*)?\}"),
+    "percent": re.compile(r"(?P<escape>%%)|%(?:\((?P<name>\w+)\))?[#0\- +]*\d*(?:\.\d+)?[sdifrxXeEgGc]"),
+    "dollar": re.compile(r"(?P<escape>\$\$)|\$(?:\{(?P<braced>[A-Za-z_]\w*)\}|(?P<name>[A-Za-z_]\w*))"),
+}
+_PATH = re.compile(r"\w+")
+
+
+def template_fields(pieces: list, style: str, source: str, positional: Callable[[int], Field | None] | None = None,
+                    named: Callable[[str], Variable | None] | None = None) -> list:
+    """`pieces` with the fields of a `style` template text (format, percent, dollar) made Fields.
+    `named(variable)` gives a declared variable (a `.format(date=datetime.now())` argument);
+    `positional(i)` the Field for the i-th positional field (`{}`, `{0}`, `%s`)."""
+    pattern = _STYLES.get(style)
+    if pattern is None:
+        return pieces
+    out: list = []
+    count = 0
+    for piece in pieces:
+        if not isinstance(piece, Text):
+            out.append(piece)
+            continue
+        last = 0
+        for match in pattern.finditer(piece.chars):
+            _append_text(out, piece, last, match.start())
+            last = match.end()
+            if match.group("escape"):
+                out.append(Text(match.group("escape")[0], (piece.offsets[match.start()],)))
+                continue
+            path = match.groupdict().get("braced") or match.group("name") or ""
+            start, end = piece.offsets[match.start()], piece.offsets[match.end() - 1] + 1
+            if not path or path.isdigit():
+                index = int(path) if path else count
+                count += 1
+                given = positional(index) if positional else None
+                out.append(replace(given, offset=start, text=source[start:end]) if given else
+                           Field(start, source[start:end], f"arg{index}"))
+                continue
+            segments = _PATH.findall(path)
+            name = variable_name(segments, keyed="[" in path) if len(segments) > 1 else segments[0]
+            out.append(Field(start, source[start:end], name, named(segments[0]) if named else None))
+        _append_text(out, piece, last, len(piece.chars))
+    return out
+
+
+def _append_text(out: list, piece: Text, start: int, end: int) -> None:
+    if end > start:
+        out.append(Text(piece.chars[start:end], piece.offsets[start:end]))
+
+
+# -- what Python's textwrap.dedent and str.strip do, on pieces ---------------------------------
+
+def strip_pieces(pieces: list, left: bool = True, right: bool = True) -> list:
+    pieces = list(pieces)
+    if left:
+        while pieces and isinstance(pieces[0], Text):
+            kept = pieces[0].chars.lstrip()
+            cut = len(pieces[0].chars) - len(kept)
+            if kept:
+                pieces[0] = Text(kept, pieces[0].offsets[cut:])
+                break
+            pieces.pop(0)
+    if right:
+        while pieces and isinstance(pieces[-1], Text):
+            kept = pieces[-1].chars.rstrip()
+            if kept:
+                pieces[-1] = Text(kept, pieces[-1].offsets[: len(kept)])
+                break
+            pieces.pop()
+    return pieces
+
+
+def dedent_pieces(pieces: list) -> list:
+    """textwrap.dedent: the margin common to the lines with content is removed from each line,
+    and lines of only blanks become empty (a field counts as content)."""
+    lines: list[list] = [[]]  # each: (char, offset) pairs or a Field
+    for piece in pieces:
+        if isinstance(piece, Field):
+            lines[-1].append(piece)
+            continue
+        for char, offset in zip(piece.chars, piece.offsets):
+            lines[-1].append((char, offset))
+            if char == "\n":
+                lines.append([])
+    margins = [_margin(line) for line in lines if not _blank(line[len(_margin(line)):])]
+    margin = _common_prefix(margins)
+    out: list = []
+    for line in lines:
+        line = line[len(_margin(line)):] if _blank(line[len(_margin(line)):]) else line[len(margin):]
+        for item in line:
+            if isinstance(item, Field):
+                out.append(item)
+            elif out and isinstance(out[-1], Text):
+                out[-1] = Text(out[-1].chars + item[0], out[-1].offsets + (item[1],))
+            else:
+                out.append(Text(item[0], (item[1],)))
+    return out
+
+
+def _margin(line: list) -> str:
+    indent = 0
+    while indent < len(line) and not isinstance(line[indent], Field) and line[indent][0] in " \t":
+        indent += 1
+    return "".join(item[0] for item in line[:indent])
+
+
+def _blank(rest: list) -> bool:
+    return not rest or (len(rest) == 1 and not isinstance(rest[0], Field) and rest[0][0] == "\n")
+
+
+def _common_prefix(margins: list[str]) -> str:
+    if not margins:
+        return ""
+    first, last = min(margins), max(margins)
+    size = 0
+    while size < len(first) and first[size] == last[size]:
+        size += 1
+    return first[:size]
+
+
+# -- the Template -------------------------------------------------------------------------------
+
+def to_template(path: str, source: str, fmt: str, prompt: SourcePrompt) -> SourceTemplate:
+    messages: list[Message] = []
+    variables: dict[str, Variable] = {}
+    texts: dict[int, str] = {}
+    slot = None
+    for message in prompt.messages:
+        if message.slot:
+            slot = slot or message.slot
+            variables[message.slot] = Variable(message.slot, "conversation")
+            raw = message.pieces[0].text if message.pieces else message.slot
+            messages.append(Message(SLOT_ROLE, raw, (message.start,) * len(raw), message.start))
+            continue
+        chars: list[str] = []
+        offsets: list[int] = []
+        for piece in message.pieces:
+            if isinstance(piece, Text):
+                if prompt.syntax == "format":
+                    for char, offset in zip(piece.chars, piece.offsets):
+                        chars.append(char * 2 if char in "{}" else char)
+                        offsets.extend([offset] * (2 if char in "{}" else 1))
+                else:
+                    chars.append(piece.chars)
+                    offsets.extend(piece.offsets)
+                continue
+            name = _unique(piece, variables)
+            written = "{" + name + "}"
+            chars.append(written)
+            offsets.extend([piece.offset] * len(written))
+            texts[piece.offset] = piece.text
+            if piece.variable is not None:
+                variables[name] = replace(piece.variable, name=name)
+        messages.append(Message(message.role, "".join(chars), tuple(offsets), message.start))
+    return SourceTemplate(path=path, format=fmt, source=source, messages=tuple(messages), syntax=prompt.syntax,
+                          variables=variables, slot=slot, is_chat=prompt.is_chat, prompt_name=prompt.name,
+                          placeholder_texts=texts)
+
+
+def _unique(piece: Field, variables: dict[str, Variable]) -> str:
+    """The piece's variable name, suffixed when the same name is declared as another value."""
+    name, number = piece.name, 1
+    while (piece.variable is not None and name in variables
+           and variables[name] != replace(piece.variable, name=name)):
+        number += 1
+        name = f"{piece.name}_{number}"
+    return name
+
+
+def has_content(prompt: SourcePrompt) -> bool:
+    """Whether a prompt is worth measuring: some text with a blank in it (not a path or a key)."""
+    text = "".join(p.chars for m in prompt.messages for p in m.pieces if isinstance(p, Text))
+    return any(char.isspace() for char in text.strip()) or any(
+        isinstance(p, Field) for m in prompt.messages for p in m.pieces)
+
+
+def finding_tags(template: Template) -> dict[str, str]:
+    """The keys `--format json` findings gain: the prompt's source kind and, where known, its name."""
+    name = getattr(template, "prompt_name", None)
+    return {"source": template.format, **({"prompt": name} if name else {})}
