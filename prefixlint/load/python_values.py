@@ -176,9 +176,9 @@ class Resolver:
         clock = self.clock(node, spec)
         if clock is None and isinstance(node, ast.Name) and self.bound(node) is not None:
             clock = self.clock(self.bound(node))
-        if clock is not None:
-            return Field(offset, written, clock.name, clock)
         segments, keyed = self.segments(node)
+        if clock is not None:  # named by the code's own name for it (`today`), else by the call
+            return Field(offset, written, variable_name(segments) if isinstance(node, ast.Name) else clock.name, clock)
         return Field(offset, written, variable_name(segments, keyed))
 
     def declared(self, node: ast.AST):
