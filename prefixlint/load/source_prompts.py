@@ -23,8 +23,10 @@ from typing import Callable
 
 from prefixlint.load.template import SLOT_ROLE, Message, Template, Variable
 
-#: Names that hold prompts: `*PROMPT*`, `SYSTEM*`, `*instruction*`, `*template*` (any case).
-PROMPT_NAME = re.compile(r"prompt|^_*system|instruction|template", re.IGNORECASE)
+#: Names that hold prompts: `*PROMPT*`, `SYSTEM*`, `*instruction*`, `*template*` (any case), and
+#: LangChain's agent parts `*_PREFIX` / `*_SUFFIX` (`SQL_PREFIX`); a text without a blank in it
+#: (a key, a path, a URL) is never a prompt (`has_content`).
+PROMPT_NAME = re.compile(r"prompt|^_*system|instruction|template|(^|_)(prefix|suffix)$", re.IGNORECASE)
 #: Receivers that say nothing about a value (`self.user.name` is the user's name).
 RECEIVERS = frozenset({"self", "cls", "this", "props"})
 #: Single trailing words too generic to classify a longer name by (`config.model_name`).
