@@ -128,4 +128,3 @@ def test_suppression_comments_in_source(tmp_path):
     python.write_text('import uuid\nAGENT_PROMPT = (f"Session {uuid.uuid4()}. "  # prefixlint: disable-line PFX002\n'
                       '    "' + "Follow the support policy closely. " * 12 + '")\n')
     assert findings(python) == []
-    assert [f["code"] for f in findings(python, "--isolated")] == []

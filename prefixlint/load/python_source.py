@@ -70,15 +70,14 @@ class _Finder:
         self.done: set[int] = set()  # ids of calls already read as part of another prompt
 
     def prompts(self) -> list[SourcePrompt]:
-        calls = sorted((n for n in ast.walk(self.tree) if isinstance(n, ast.Call)),
-                       key=lambda n: (n.lineno, n.col_offset))
+        calls = self.resolve.calls
         for call in calls:  # chats first: their messages are not prompts of their own
             if id(call) not in self.done:
                 self.chat_call(call)
         for call in calls:
             if id(call) not in self.done:
                 self.single_call(call)
-        for node in ast.walk(self.tree):
+        for node in self.resolve.statements:
             self.assignment(node)
         self.found.sort(key=lambda item: item[0])
         return [prompt for _, prompt in self.found if has_content(prompt)]

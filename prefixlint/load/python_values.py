@@ -11,9 +11,12 @@ clock (`datetime.now()`, `date.today()`, `time.time()`), `uuid4()` or `random`.
 from __future__ import annotations
 
 import ast
+import re
+from bisect import bisect_left, bisect_right
 from typing import Any
 
 from prefixlint.load.source_literals import RawField, scan
+from prefixlint.load.template import line_starts
 from prefixlint.load.source_prompts import (CLOCK_CALLS, Field, Text, clock_variable, dedent_pieces,
                                             stable_variable, strip_pieces, template_fields, variable_name)
 
@@ -31,25 +34,65 @@ def dotted(node: ast.AST) -> str:
     return "?"
 
 
+#: Lines that may hold a call where a prompt goes, or a `.format(...)` of one: only statements
+#: spanning such a line have their expressions walked (a module is mostly other code).
+_CALL_HINT = re.compile(r"from_messages|PromptTemplate|from_template|Message|\.format\(|substitute"
+                        r"|\b(?:system|instructions|messages|prompt|input|content)\s*=")
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def statements(tree: ast.Module):
+    """Every statement of the module, in every body (functions, classes, branches, loops)."""
+    stack = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in _BODIES:
+            children = getattr(node, name, None)
+            if children:
+                stack.extend(reversed(children))
+
+
+def calls(text: str, tree: ast.Module) -> list[ast.Call]:
+    """The calls of the statements that span a line naming a prompt call (see _CALL_HINT)."""
+    starts = line_starts(text)
+    lines = sorted({bisect_right(starts, m.start()) for m in _CALL_HINT.finditer(text)})
+    found: list[ast.Call] = []
+    for statement in statements(tree):
+        end = getattr(statement, "end_lineno", statement.lineno)
+        at = bisect_left(lines, statement.lineno)
+        if at == len(lines) or lines[at] > end:
+            continue
+        own = [value for name, value in ast.iter_fields(statement) if name not in _BODIES]
+        for value in own:
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, ast.AST):
+                    found += [n for n in ast.walk(item) if isinstance(n, ast.Call)]
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+
 class Resolver:
     def __init__(self, text: str, tree: ast.Module) -> None:
         self.source = text
-        self._line_starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+        self._line_starts = line_starts(text)
         self.bindings: dict[str, ast.expr] = {}
         self.used: set[int] = set()  # ids of the string nodes already in a prompt
         self.touched: list[int] = []  # ids of the string nodes the last texts read
         #: `X.format(...)` calls by the lower-case last name of X (`prompts.SYSTEM_PROMPT.format`)
         self.format_calls: dict[str, ast.Call] = {}
-        for node in ast.walk(tree):
+        self.statements = list(statements(tree))
+        self.calls = calls(text, tree)
+        for node in self.calls:
+            if (isinstance(node.func, ast.Attribute) and node.func.attr == "format"
+                    and isinstance(node.func.value, (ast.Name, ast.Attribute))):
+                self.format_calls.setdefault(dotted(node.func.value).rsplit(".", 1)[-1].lower(), node)
+        for node in self.statements:
             target, value = None, None
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
                 target, value = node.targets[0], node.value
             elif isinstance(node, ast.AnnAssign) and node.value is not None:
                 target, value = node.target, node.value
             name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
-                    and isinstance(node.func.value, (ast.Name, ast.Attribute))):
-                self.format_calls.setdefault(dotted(node.func.value).rsplit(".", 1)[-1].lower(), node)
             if name is not None and not (name in self.bindings and self._is_text(self.bindings[name])):
                 self.bindings[name] = value
         self._lowered = {name.lower(): value for name, value in self.bindings.items()}

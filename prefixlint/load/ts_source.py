@@ -70,13 +70,28 @@ def _parser(grammar: str):
     return tree_sitter.Parser(tree_sitter.Language(language))
 
 
+_QUERY = """
+(variable_declarator name: (identifier) @name) @decl
+(function_declaration name: (identifier) @name) @decl
+(pair key: [(property_identifier) (string)] @key) @pair
+(shorthand_property_identifier) @short
+"""
+
+
+@lru_cache(maxsize=None)
+def _cursor(grammar: str):
+    import tree_sitter
+
+    return tree_sitter.QueryCursor(tree_sitter.Query(_parser(grammar).language, _QUERY))
+
+
 def load(path: str, text: str) -> Template:
     return load_all(path, text)[0]
 
 
 def load_all(path: str, text: str) -> list[Template]:
     fmt, grammar = source_kind(path)
-    source = _Source(text, _parser(grammar).parse(text.encode("utf-8")).root_node)
+    source = _Source(text, _parser(grammar).parse(text.encode("utf-8")).root_node, _cursor(grammar))
     prompts = source.prompts()
     if not prompts:
         raise NotATemplate(f"no prompt found in this {fmt.title()} module", path=path, line=1, hint=HINT)
@@ -88,7 +103,7 @@ def _key(node) -> tuple[int, int, str]:
 
 
 class _Source:
-    def __init__(self, text: str, root) -> None:
+    def __init__(self, text: str, root, cursor) -> None:
         self.text, self.root = text, root
         data = text.encode("utf-8")
         self._chars: list[int] | None = None
@@ -102,12 +117,22 @@ class _Source:
                 at += width
             self._chars[at] = len(text)
         self.bindings: dict[str, object] = {}
-        self.nodes = list(self._walk(root))
-        for node in self.nodes:
-            if node.type in ("variable_declarator", "function_declaration"):
-                name, value = node.child_by_field_name("name"), node.child_by_field_name("value") or node
-                if name is not None and name.type == "identifier":
-                    self.bindings.setdefault(name.text.decode(), value)
+        self.candidates: dict[tuple, object] = {}  # declarations, objects, arrays: where prompts may be
+        captures = cursor.captures(root)
+        for node in captures.get("decl", ()):
+            name = node.child_by_field_name("name")
+            value = node.child_by_field_name("value") or node
+            self.bindings.setdefault(name.text.decode(), value)
+            if PROMPT_NAME.search(name.text.decode()):
+                self.candidates[_key(node)] = node
+        for node in [*captures.get("pair", ()), *captures.get("short", ())]:
+            key = node.child_by_field_name("key") if node.type == "pair" else node
+            name = key.text.decode().strip("'\"`")
+            holder = node.parent
+            if name == "role" and holder.parent is not None and holder.parent.type == "array":
+                self.candidates[_key(holder.parent)] = holder.parent
+            elif name in TEXT_KEYS or name == "messages":
+                self.candidates[_key(holder)] = holder
         self.touched: list[tuple] = []
 
     @staticmethod
@@ -128,7 +153,7 @@ class _Source:
     def prompts(self) -> list[SourcePrompt]:
         found: list[tuple[int, frozenset, SourcePrompt]] = []
         consumed: set[tuple] = set()
-        for node in self.nodes:
+        for node in sorted(self.candidates.values(), key=lambda n: n.start_byte):
             prompt = None
             self.touched = []
             if node.type == "object" and _key(node) not in consumed:
@@ -138,13 +163,12 @@ class _Source:
                 prompt = SourcePrompt(None, messages, is_chat=True) if messages else None
             elif node.type in ("variable_declarator", "function_declaration"):
                 name = node.child_by_field_name("name")
-                if name is not None and PROMPT_NAME.search(name.text.decode()):
-                    pieces = self.text_of(node.child_by_field_name("value") or node, 0, function=True)
-                    if pieces is not None:
-                        label = name.text.decode()
-                        role = "system" if label.lstrip("_").lower().startswith("system") else None
-                        prompt = SourcePrompt(label, [PromptMessage(role, pieces, self.at(node.start_byte))],
-                                              is_chat=role is not None)
+                pieces = self.text_of(node.child_by_field_name("value") or node, 0, function=True)
+                if pieces is not None:
+                    label = name.text.decode()
+                    role = "system" if label.lstrip("_").lower().startswith("system") else None
+                    prompt = SourcePrompt(label, [PromptMessage(role, pieces, self.at(node.start_byte))],
+                                          is_chat=role is not None)
             if prompt is not None and has_content(prompt) and any(
                     any(isinstance(p, Text) for p in m.pieces) for m in prompt.messages):
                 found.append((self.at(node.start_byte), frozenset(self.touched), prompt))
