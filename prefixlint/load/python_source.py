@@ -24,7 +24,7 @@ from prefixlint.load.python_values import Resolver, dotted
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import (PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content,
                                             to_template)
-from prefixlint.load.template import SLOT_NAMES, Template
+from prefixlint.load.template import Template
 
 FORMAT = "python"
 HINT = ("prefixlint reads strings assigned to prompt-like names (*PROMPT*, SYSTEM*, *instructions*, *template*)"
@@ -245,5 +245,3 @@ def _has_fields(node: ast.AST) -> bool:
     return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and re.search(r"\{[A-Za-z_][\w.\[\]']*\}", n.value)
                for n in ast.walk(node))
 
-
-__all__ = ["FORMAT", "SLOT_NAMES", "load", "load_all", "sniff", "sniff_walked"]

@@ -17,8 +17,8 @@ from typing import Any
 
 from prefixlint.load.source_literals import RawField, scan
 from prefixlint.load.template import line_starts
-from prefixlint.load.source_prompts import (CLOCK_CALLS, Field, Text, clock_variable, dedent_pieces,
-                                            stable_variable, strip_pieces, template_fields, variable_name)
+from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, stable_variable, variable_name
+from prefixlint.load.source_text import dedent_pieces, strip_pieces, template_fields
 
 _DEPTH = 8
 
