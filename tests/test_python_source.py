@@ -197,3 +197,31 @@ def test_literal_values_are_what_python_reads(value, prefix, quote):
     for char, offset in zip(chars, offsets):
         if source[offset] != "\\":
             assert source[offset] == char
+
+
+def test_openai_and_anthropic_calls_and_other_template_styles():
+    path = FIXTURES / "sdk_calls.py"
+    templates = {t.prompt_name: t for t in load_templates(str(path))}
+    assert list(templates) == ["PERCENT_TEMPLATE", "client.responses.create", "client.messages.create",
+                               "client.chat.completions.create"]
+    placeholders = {name: [(p.text, p.line, p.column) for p in compile_template(t).placeholders]
+                    for name, t in templates.items()}
+    assert placeholders["PERCENT_TEMPLATE"] == [
+        ("%(request_id)s", *where(path, "%(request_id)s")), ("%(when)s", *where(path, "%(when)s"))]
+    # instructions= is the system message, input= the user's turn; RULES is inlined, then dedented
+    responses = templates["client.responses.create"]
+    assert [m.role for m in responses.messages] == ["system", "user"]
+    assert placeholders["client.responses.create"] == [
+        ("{user.first_name}", *where(path, "{user.first_name}")), ("question", *where(path, "input=question")[:1],
+                                                                   where(path, "input=question")[1] + 6)]
+    assert "Answer in English.\nCite the order number.\n" in responses.messages[0].content
+    # string.Template(...).substitute(stamp=time.time()): a per-request epoch, whatever its name
+    claude = templates["client.messages.create"]
+    assert placeholders["client.messages.create"][0] == ("$stamp", *where(path, "$stamp"))
+    assert (claude.variables["stamp"].kind, claude.variables["stamp"].samples) == ("per_request", GENERATED["epoch"])
+    # "...{}...".format(datetime.now().strftime("%H:%M")) and a content block list
+    chat = templates["client.chat.completions.create"]
+    assert placeholders["client.chat.completions.create"][0] == ("{}", *where(path, "Time: {}")[:1],
+                                                                 where(path, "Time: {}")[1] + 6)
+    assert chat.variables["now"].samples == ("09:26", "17:42")
+    assert [m.role for m in chat.messages] == ["system", "user"]

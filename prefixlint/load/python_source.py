@@ -210,7 +210,7 @@ class _Finder:
         if call is not None and _is_text_literal(value):
             pieces = self.resolve.formatted(value, "format", call, 0)
         else:
-            pieces = self.resolve.text(value, "format" if _has_fields(value) else "plain")
+            pieces = self.resolve.text(value, _style(value))
         if pieces is None or all(touched in before for touched in self.resolve.touched):
             return  # not a text, or one already read as part of another prompt
         role = "system" if name.lstrip("_").lower().startswith("system") else None
@@ -238,10 +238,14 @@ def _is_text_literal(node: ast.AST) -> bool:
         isinstance(node, ast.Call) and dotted(node.func).rsplit(".", 1)[-1] in ("dedent", "strip"))
 
 
-def _has_fields(node: ast.AST) -> bool:
-    """A plain string with `{name}` fields: a str.format template (LangChain's default)."""
-    if not isinstance(node, ast.Constant) and not (isinstance(node, ast.Call) and dotted(node.func).endswith("dedent")):
-        return False
-    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and re.search(r"\{[A-Za-z_][\w.\[\]']*\}", n.value)
-               for n in ast.walk(node))
-
+def _style(node: ast.AST) -> str:
+    """How a text assigned to a prompt-like name is filled in later, from its fields: `{name}`
+    (str.format, LangChain's default), `%(name)s` (printf-style), else used as it is."""
+    texts = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    if isinstance(node, ast.JoinedStr) or not texts:
+        return "plain"
+    if any(re.search(r"(?<!\{)\{[A-Za-z_][\w.\[\]']*\}", text) for text in texts):
+        return "format"
+    if any(re.search(r"%\(\w+\)[sdifr]", text) for text in texts):
+        return "percent"
+    return "plain"

@@ -206,8 +206,8 @@ class Resolver:
             node = ast.parse("(" + raw.expression.strip() + "\n)", mode="eval").body
         except SyntaxError:
             return [Field(raw.start, written, variable_name([raw.expression]))]
-        if isinstance(node, (ast.Name, ast.Attribute)) and self._is_text(self.bound(node) or ast.Pass()):
-            inlined = self.text(node, "plain", depth + 1)
+        if isinstance(node, (ast.Name, ast.Attribute)) and self.bound(node) is not None:
+            inlined = self.text(node, "plain", depth + 1)  # another text of the module: its words
             if inlined is not None:
                 return inlined
         return [self.field(node, raw.start, written, raw.spec)]
