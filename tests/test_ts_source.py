@@ -128,3 +128,16 @@ def test_suppression_comments_in_source(tmp_path):
     python.write_text('import uuid\nAGENT_PROMPT = (f"Session {uuid.uuid4()}. "  # prefixlint: disable-line PFX002\n'
                       '    "' + "Follow the support policy closely. " * 12 + '")\n')
     assert findings(python) == []
+
+
+def test_tagged_dedent_template(tmp_path):
+    module = tmp_path / "planner.ts"
+    module.write_text('import dedent from "dedent";\nexport const SYSTEM_PROMPT = dedent`\n'
+                      "    You are a planner. The current time is ${new Date().toLocaleTimeString()}.\n"
+                      "    Plan the user's trip step by step, and list the bookings to make in order.\n"
+                      "    Prefer trains to flights under 600 km, and hotels near the station.\n`;\n")
+    (template,) = load_templates(str(module))
+    assert template.messages[0].content.startswith("\nYou are a planner. The current time is {now}.\nPlan")
+    (finding,) = findings(module)
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(module, "${new Date()"))
+    assert finding["frequency"] == "per_request"

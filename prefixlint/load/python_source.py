@@ -56,6 +56,8 @@ def load_all(path: str, text: str) -> list[Template]:
         tree = ast.parse(text)
     except SyntaxError as exc:
         raise NotATemplate(f"not valid Python: {exc.msg}", path=path, line=exc.lineno, column=exc.offset) from None
+    except ValueError as exc:  # a NUL byte, on older Pythons
+        raise NotATemplate(f"not valid Python: {exc}", path=path, line=1) from None
     prompts = _Finder(text, tree).prompts()
     if not prompts:
         raise NotATemplate("no prompt found in this Python module", path=path, line=1, hint=HINT)

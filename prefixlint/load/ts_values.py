@@ -11,7 +11,7 @@ construction when it reads the clock (`new Date()`, `Date.now()`), `crypto.rando
 from __future__ import annotations
 
 from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, variable_name
-from prefixlint.load.source_text import strip_pieces
+from prefixlint.load.source_text import dedent_pieces, strip_pieces
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0", "\n": "", "\r\n": ""}
 DAY_METHODS = {"toLocaleDateString", "toDateString"}
@@ -104,6 +104,10 @@ class Values:
                 for number, item in enumerate(target.named_children):
                     out += ((separator or []) if number else []) + (self.text_of(item, depth + 1) or [self.field(item)])
                 return out
+        if arguments is not None and arguments.type == "template_string" and callee is not None:
+            pieces = self.text_of(arguments, depth + 1)  # a tagged template: dedent`...`
+            return dedent_pieces(pieces) if callee.text.decode().lower().endswith(("dedent", "outdent", "stripindent")) \
+                else None
         if callee is not None and callee.type == "identifier":
             bound = self.bindings.get(callee.text.decode())
             if bound is not None and bound.type in ("arrow_function", "function_expression", "function_declaration"):
