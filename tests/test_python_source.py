@@ -88,9 +88,11 @@ def test_react_agent_time_filled_by_datetime_now_is_volatile_by_construction(tok
     path = FIXTURES / "react_agent.py"
     (finding,) = findings(path)
     assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(path, "{system_time}"))
-    assert finding["prompt"] == "SYSTEM_PROMPT" and finding["frequency"] == "per_request"
+    # model.ainvoke([{"role": "system", "content": system_message}, *state.messages]): the
+    # system prompt, then the conversation so far
+    assert finding["prompt"] == "model.ainvoke" and finding["frequency"] == "per_request"
     template = assigned(path, "SYSTEM_PROMPT")
-    requests = [chatml([("system", template.format(system_time=moment))]) + "<|im_start|>assistant\n"
+    requests = [chatml([("system", template.format(system_time=moment))]) + chatml(TURNS) + "<|im_start|>assistant\n"
                 for moment in GENERATED["iso_datetime"]]
     a, b = tok.encode(requests[0]), tok.encode(requests[1])
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))

@@ -103,15 +103,14 @@ class _Finder:
                 self.add(call, SourcePrompt(name, messages, is_chat=True))
             return
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
-        if not ({"system", "instructions", "messages"} & set(keywords)):
+        listed = self.message_list(call.args[0] if call.args else None)  # model.invoke([...]) and the like
+        if not ({"system", "instructions", "messages"} & set(keywords)) and listed is None:
             return
         messages: list[PromptMessage] = []
         for key in ("system", "instructions"):
             if key in keywords:
                 messages += self.sdk_content(keywords[key], "system")
-        if isinstance(keywords.get("messages"), (ast.List, ast.Tuple)):
-            for item in keywords["messages"].elts:
-                messages += self.sdk_message(item)
+        messages += self.message_list(keywords.get("messages")) or listed or []
         for key in ("prompt", "input"):
             if key in keywords:
                 messages += self.sdk_content(keywords[key], "user" if messages else None)
@@ -120,6 +119,26 @@ class _Finder:
             named = len(messages) == 1 and isinstance(_value(keywords, "system", "instructions"), (ast.Name, ast.Attribute))
             prompt_name = dotted(_value(keywords, "system", "instructions")) if named else name
             self.add(call, SourcePrompt(prompt_name, messages, is_chat=any(m.role for m in messages)))
+
+    def message_list(self, items: ast.AST | None) -> list[PromptMessage] | None:
+        """A list of `{"role", "content"}` dicts or message objects; `*state.messages` in it is
+        the conversation so far (the slot). None when it is not such a list."""
+        if isinstance(items, (ast.Name, ast.Attribute)):
+            items = self.resolve.bound(items)
+        if not isinstance(items, (ast.List, ast.Tuple)) or not any(
+                isinstance(e, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "role" for k in e.keys)
+                or isinstance(e, ast.Call) and dotted(e.func).rsplit(".", 1)[-1] in MESSAGE_CLASSES for e in items.elts):
+            return None
+        messages: list[PromptMessage] = []
+        for item in items.elts:
+            if isinstance(item, ast.Starred):
+                messages.append(self.slot(item, dotted(item.value).rsplit(".", 1)[-1].replace("?", "history")))
+            elif isinstance(item, ast.Dict):
+                messages += self.sdk_message(item)
+            else:
+                message = self.langchain_message(item)
+                messages += [message] if message is not None else []
+        return messages
 
     def langchain_message(self, item: ast.AST) -> PromptMessage | None:
         if isinstance(item, (ast.Name, ast.Attribute)) and isinstance(self.resolve.bound(item), (ast.Tuple, ast.Call)):
