@@ -9,10 +9,13 @@ question last). Renders are spelled out here and tokenized with o200k_base.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from prefixlint.load.registry import load_templates
 from prefixlint.match.prefix import shared_prefix
@@ -141,3 +144,17 @@ def test_tagged_dedent_template(tmp_path):
     (finding,) = findings(module)
     assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(module, "${new Date()"))
     assert finding["frequency"] == "per_request"
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab {}$`\\'\"\n\té😀\u2028")), max_size=30))
+def test_string_literal_values_and_offsets(value):
+    """Any JavaScript string literal (as JSON writes it): the prompt's text is its value, and each
+    character written as itself points at itself."""
+    value += " tail text"
+    source = f"const PROMPT = {json.dumps(value, ensure_ascii=False)};\n"
+    (template,) = load_templates("prompt.ts", source)
+    (message,) = template.messages
+    assert message.content == value.replace("{", "{{").replace("}", "}}")
+    for char, offset in zip(message.content, message.offsets):
+        if source[offset] != "\\":
+            assert source[offset] == char

@@ -107,6 +107,8 @@ def variable_name(segments: list[str], keyed: bool = False) -> str:
 
     kept = [s for s in segments if s.lower() not in RECEIVERS] or list(segments)
     found = words(*kept) or ["value"]
+    if found[0].isdigit():
+        found.insert(0, "value")  # a placeholder name is an identifier
     if "system" in found[:-1]:  # systemMessage, system_instructions: a fixed text
         return "_".join(found)
     catalog = builtin_catalog()
