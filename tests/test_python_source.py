@@ -227,3 +227,14 @@ def test_openai_and_anthropic_calls_and_other_template_styles():
                                                                  where(path, "Time: {}")[1] + 6)
     assert chat.variables["now"].samples == ("09:26", "17:42")
     assert [m.role for m in chat.messages] == ["system", "user"]
+
+
+def test_agent_framework_system_prompt_keyword(tmp_path):
+    module = tmp_path / "planner.py"
+    module.write_text('from datetime import date\nfrom pydantic_ai import Agent\n\nagent = Agent(\n    "openai:gpt-4o",\n'
+                      '    system_prompt=f"Today is {date.today():%A %d %B %Y}. You plan weekend trips: suggest two"\n'
+                      '    " options with travel times, costs and one rainy-day alternative, and ask before booking.",\n)\n')
+    (finding,) = findings(module)
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(module, "{date.today()"))
+    # the format spec decides: %A %d %B %Y changes once a day
+    assert (finding["prompt"], finding["frequency"], finding["variable"]) == ("Agent", "per_day", "today")

@@ -35,6 +35,9 @@ ROLES = {"system": "system", "developer": "system", "human": "user", "user": "us
 MESSAGE_CLASSES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant",
                    "SystemMessagePromptTemplate": "system", "HumanMessagePromptTemplate": "user",
                    "AIMessagePromptTemplate": "assistant"}
+#: Keyword arguments that take the system prompt: OpenAI (`instructions`), Anthropic (`system`),
+#: pydantic-ai and other agent frameworks (`system_prompt`, `system_message`).
+SYSTEM_KEYWORDS = ("system", "instructions", "system_prompt", "system_message")
 LANGCHAIN_SYNTAX = {"f-string": "format", "jinja2": "jinja", "mustache": "mustache"}
 
 
@@ -104,10 +107,10 @@ class _Finder:
             return
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
         listed = self.message_list(call.args[0] if call.args else None)  # model.invoke([...]) and the like
-        if not ({"system", "instructions", "messages"} & set(keywords)) and listed is None:
+        if not {*SYSTEM_KEYWORDS, "messages"} & set(keywords) and listed is None:
             return
         messages: list[PromptMessage] = []
-        for key in ("system", "instructions"):
+        for key in SYSTEM_KEYWORDS:
             if key in keywords:
                 messages += self.sdk_content(keywords[key], "system")
         messages += self.message_list(keywords.get("messages")) or listed or []
@@ -116,8 +119,8 @@ class _Finder:
                 messages += self.sdk_content(keywords[key], "user" if messages else None)
         if messages:
             self.done.add(id(call))
-            named = len(messages) == 1 and isinstance(_value(keywords, "system", "instructions"), (ast.Name, ast.Attribute))
-            prompt_name = dotted(_value(keywords, "system", "instructions")) if named else name
+            named = len(messages) == 1 and isinstance(_value(keywords, *SYSTEM_KEYWORDS), (ast.Name, ast.Attribute))
+            prompt_name = dotted(_value(keywords, *SYSTEM_KEYWORDS)) if named else name
             self.add(call, SourcePrompt(prompt_name, messages, is_chat=any(m.role for m in messages)))
 
     def message_list(self, items: ast.AST | None) -> list[PromptMessage] | None:

@@ -37,7 +37,7 @@ def dotted(node: ast.AST) -> str:
 #: Lines that may hold a call where a prompt goes, or a `.format(...)` of one: only statements
 #: spanning such a line have their expressions walked (a module is mostly other code).
 _CALL_HINT = re.compile(r"from_messages|PromptTemplate|from_template|Message|\.format\(|substitute"
-                        r"|\b(?:system|instructions|messages|prompt|input|content)\s*=|[\"']role[\"']")
+                        r"|\b(?:system|instructions|system_prompt|system_message|messages|prompt|input|content)\s*=|[\"']role[\"']")
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
