@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 
 ROOT = Path(__file__).parent.parent.parent
 #: Every sample and format fixture, mutated by `mutated_files`.
-SEEDS = sorted(p for folder in (ROOT / "samples", ROOT / "tests" / "fixtures" / "formats")
-               for p in folder.rglob("*") if p.is_file() and p.suffix in
-               {".yaml", ".yml", ".json", ".j2", ".jinja", ".jinja2", ".md", ".txt", ".prompt", ".prompty"})
+SEEDS = sorted(p for folder in ("samples", "tests/fixtures/formats", "tests/fixtures/sources")
+               for p in (ROOT / folder).rglob("*") if p.is_file() and p.suffix in
+               {".yaml", ".yml", ".json", ".j2", ".jinja", ".jinja2", ".md", ".txt", ".prompt", ".prompty",
+                ".py", ".ts"})
 
 #: What an attacker inserts: syntax of every format, values Python refuses, runaway constructs.
 HOSTILE = [
