@@ -175,3 +175,18 @@ def test_tokenizers_are_never_loaded_with_remote_code():
     sources = "\n".join(path.read_text() for path in package.rglob("*.py"))
     for needle in ("trust_remote_code", "AutoTokenizer", "from_pretrained"):
         assert needle not in sources
+
+
+def test_report_does_not_read_a_symlink_out_of_the_repository(tmp_path, monkeypatch):
+    from tests.gitrepo import commit, init_repo
+
+    root = init_repo(tmp_path / "repo", {"prompts/welcome.md": GOOD})
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    (root / "prompts" / "passwd.txt").symlink_to(secret)
+    commit(root, "a pull request adds a link")
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    result = CliRunner().invoke(cli, ["report", "--base", "HEAD~1", "prompts"])
+    assert result.exit_code == 0 and "passwd" not in result.output, result.output
+    assert "| `prompts/welcome.md` | 43 |" in result.output
