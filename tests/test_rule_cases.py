@@ -12,7 +12,8 @@ import pytest
 
 from prefixlint.rules import checks
 from prefixlint.rules.catalog import load_catalog
-from prefixlint.rules.runner import Settings, check_file
+from prefixlint.check.runner import check_file
+from prefixlint.check.settings import Settings
 
 CATALOG = load_catalog()
 CASES = [

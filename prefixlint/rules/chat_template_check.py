@@ -16,7 +16,7 @@ from typing import Iterator
 
 from prefixlint.load.template import Template, source_location
 from prefixlint.rules.catalog import Rule
-from prefixlint.rules.finding import Finding
+from prefixlint.results import Finding
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from prefixlint.match.kv import DTYPE_BYTES, KVLayout, format_bytes, format_tokens
+from prefixlint.kv.layout import DTYPE_BYTES, KVLayout, format_bytes, format_tokens
 
 _KIND_NAMES = {
     "full": "full attention", "sliding": "sliding window", "latent": "latent attention (MLA)",

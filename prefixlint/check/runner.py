@@ -8,29 +8,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from dataclasses import replace
+from typing import Callable, Iterable
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.report.results import FileResult
-from prefixlint.rules.finding import Finding
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What `check` needs to know for one file (the merged configuration and flags)."""
-
-    tokenizer: str = "o200k_base"
-    engine: str = "vllm"
-    block_size: int | None = None
-    #: Whether a rule code is reported (`Config.is_enabled`: select/ignore); None: every rule.
-    enabled: Callable[[str], bool] | None = None
-    min_stable_tokens: int = 16
-    extend_volatile: Any = None
-    offline: bool = False
-    #: `--chat-template` / `chat-template`: the file a chat file's messages are rendered with.
-    chat_template: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+from prefixlint.check.settings import Settings
+from prefixlint.results import FileResult, Finding
 
 
 def check_path(path: str, settings: Settings, *, skip_non_templates: bool = False,
@@ -41,7 +24,7 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
     `chat_templates` (a `ChatTemplateRuns`) collects the findings of the chat templates the
     file's messages are rendered with; without it, they come after the file's own results."""
     from prefixlint.load.registry import NotATemplate, load_templates
-    from prefixlint.rules.chat_template_runs import ChatTemplateRuns
+    from prefixlint.check.chat_template_runs import ChatTemplateRuns
 
     if chat_templates is None:
         runs = ChatTemplateRuns()
@@ -70,15 +53,17 @@ def merge_by_path(results: list[FileResult]) -> list[FileResult]:
         good = [r for r in group if r.error is None]
         if good:
             findings = tuple(sorted(dict.fromkeys(f for r in good for f in r.findings), key=Finding.sort_key))
-            out.append(FileResult(path, sum(r.tokens for r in good), sum(r.reusable_tokens for r in good),
-                                  sum(r.fixed_reusable_tokens for r in good), findings,
-                                  extra={**good[0].extra, "prompts": len(good), **_summed(good)}))
+            out.append(replace(good[0], tokens=sum(r.tokens for r in good),
+                               reusable_tokens=sum(r.reusable_tokens for r in good),
+                               fixed_reusable_tokens=sum(r.fixed_reusable_tokens for r in good), findings=findings,
+                               prompts=len(good), **_summed(good)))
     return out
 
 
 def _summed(results: list[FileResult]) -> dict[str, int]:
     keys = ("shared_prefix_tokens", "fixed_tokens", "fixed_shared_prefix_tokens")
-    return {key: sum(r.extra.get(key, 0) for r in results) for key in keys if key in results[0].extra}
+    return {key: sum(getattr(r, key) or 0 for r in results) for key in keys
+            if getattr(results[0], key) is not None}
 
 
 def check_file(path: str, settings: Settings, template=None, *, skip_non_templates: bool = False,
@@ -107,10 +92,11 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     from prefixlint.render.compile import compile_template
     from prefixlint.render.framing import framing_for
     from prefixlint.rules.catalog import load_catalog
-    from prefixlint.rules.chat_template_runs import CHAT_TEMPLATE_CODES, let_through
-    from prefixlint.rules.checks import Measured, check_function
+    from prefixlint.check.chat_template_runs import CHAT_TEMPLATE_CODES, let_through
+    from prefixlint.rules.checks import check_function
+    from prefixlint.rules.measured import Measured
     from prefixlint.rules.classify import builtin_catalog, load_catalog_extension
-    from prefixlint.rules.measure import Measurer
+    from prefixlint.check.measure import Measurer
     from prefixlint.rules.suppress import Suppressions
     from prefixlint.tokenize import load_tokenizer
 
@@ -157,14 +143,12 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     findings.sort(key=Finding.sort_key)
     return FileResult(
         path, overall.tokens, overall.reusable_tokens, overall.fixed_reusable_tokens, tuple(findings),
-        extra={"format": template.format, **({"model": template.model} if template.model else {}),
-               "tokenizer": tokenizer.name, "engine": profile.name, **_chat_format(framing),
-               "block_size": profile.unit, "shared_prefix_tokens": overall.shared_prefix_tokens,
-               "fixed_tokens": overall.fixed_tokens,
-               "fixed_shared_prefix_tokens": overall.fixed_shared_prefix_tokens,
-               "volatile": {m.volatility.name: {"class": m.volatility.cls, "frequency": m.volatility.frequency,
-                                                "stable_tokens_after": m.stable_tokens_after}
-                            for m in measured}},
+        format=template.format, model=template.model or None, tokenizer=tokenizer.name, engine=profile.name,
+        **_chat_format(framing), block_size=profile.unit, shared_prefix_tokens=overall.shared_prefix_tokens,
+        fixed_tokens=overall.fixed_tokens, fixed_shared_prefix_tokens=overall.fixed_shared_prefix_tokens,
+        volatile={m.volatility.name: {"class": m.volatility.cls, "frequency": m.volatility.frequency,
+                                      "stable_tokens_after": m.stable_tokens_after}
+                  for m in measured},
     )
 
 
@@ -193,7 +177,7 @@ def _check_chat_template(path, template, settings: Settings, profile, suppressio
     """A chat template on its own: PFX101/PFX102 from probe renders with the run's tokenizer."""
     from prefixlint.rules.catalog import load_catalog
     from prefixlint.rules.chat_template_check import CHAT_TEMPLATE_CHECKS, detect, prompt_tokens
-    from prefixlint.rules.checks import Measured
+    from prefixlint.rules.measured import Measured
     from prefixlint.rules.classify import builtin_catalog
     from prefixlint.tokenize import load_tokenizer
 
@@ -213,10 +197,9 @@ def _check_chat_template(path, template, settings: Settings, profile, suppressio
     tokens = date.prompt_tokens if date is not None else prompt_tokens(tokenizer, template)
     stable = date.stable_prefix_tokens if date is not None else tokens
     return FileResult(path, tokens, profile.reusable_tokens(stable, tokens), profile.reusable_tokens(tokens, tokens),
-                      tuple(findings),
-                      extra={"format": template.format, **({"model": template.model} if template.model else {}),
-               "tokenizer": tokenizer.name, "engine": profile.name,
-                             "block_size": profile.unit})
+                      tuple(findings), format=template.format, model=template.model or None,
+                      tokenizer=tokenizer.name, engine=profile.name, block_size=profile.unit,
+                      shared_prefix_tokens=stable)
 
 
 def _check_declared(template, compiled) -> None:
@@ -247,7 +230,7 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
                 walked: frozenset[str] = frozenset()) -> list[FileResult]:
     """Results in order; files in `walked` (found by a directory walk) that are not templates
     are left out."""
-    from prefixlint.rules.chat_template_runs import ChatTemplateRuns
+    from prefixlint.check.chat_template_runs import ChatTemplateRuns
 
     results = []
     chat_templates = ChatTemplateRuns()

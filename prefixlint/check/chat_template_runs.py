@@ -20,8 +20,7 @@ from dataclasses import replace
 from typing import Callable
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.report.results import FileResult
-from prefixlint.rules.finding import Finding
+from prefixlint.results import FileResult, Finding
 
 
 class ChatTemplateRuns:
@@ -58,7 +57,7 @@ class ChatTemplateRuns:
 
 
 def _check_template(chat_template, tokenizer_spec: str, tokenizer, settings, profile) -> FileResult:
-    from prefixlint.rules.runner import check_file
+    from prefixlint.check.runner import check_file
 
     every_rule = replace(settings, tokenizer=tokenizer_spec, enabled=_chat_template_rules, engine=profile.name)
     if chat_template.path is not None:  # a file: checked as a standalone chat template is
@@ -98,7 +97,7 @@ def _check_unfiled(chat_template, tokenizer, profile) -> FileResult:
     from prefixlint.rules.catalog import load_catalog
     from prefixlint.rules.chat_template import detect_date_injection, detect_history_rewrite
     from prefixlint.rules.chat_template_check import CHAT_TEMPLATE_CHECKS, ChatTemplateDetections
-    from prefixlint.rules.checks import Measured
+    from prefixlint.rules.measured import Measured
     from prefixlint.rules.classify import builtin_catalog
 
     date = detect_date_injection(tokenizer, chat_template)
@@ -113,8 +112,8 @@ def _check_unfiled(chat_template, tokenizer, profile) -> FileResult:
     tokens = date.prompt_tokens if date else 0
     return FileResult(chat_template.origin, tokens, profile.reusable_tokens(date.stable_prefix_tokens, tokens)
                       if date else 0, profile.reusable_tokens(tokens, tokens), tuple(findings),
-                      extra={"format": chat_template.format, "tokenizer": tokenizer.name, "engine": profile.name,
-                             "block_size": profile.unit})
+                      format=chat_template.format, tokenizer=tokenizer.name, engine=profile.name,
+                      block_size=profile.unit, shared_prefix_tokens=date.stable_prefix_tokens if date else 0)
 
 
 def let_through(findings: list[Finding], enabled: Callable[[str], bool] | None) -> list[Finding]:
