@@ -21,6 +21,7 @@ from typing import Callable
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.results import FileResult, Finding
+from prefixlint.rules.registry import CHAT_TEMPLATE_CODES
 
 
 class ChatTemplateRuns:
@@ -74,10 +75,6 @@ def _check_template(chat_template, tokenizer_spec: str, tokenizer, settings, pro
         return FileResult(chat_template.origin, error=exc.located(chat_template.origin))
 
 
-#: The rules of the chat template itself (rules/PFX101.yaml, rules/PFX102.yaml).
-CHAT_TEMPLATE_CODES = ("PFX101", "PFX102")
-
-
 def _chat_template_rules(code: str) -> bool:
     return code in CHAT_TEMPLATE_CODES
 
@@ -94,21 +91,18 @@ def _load(path: str):
 
 def _check_unfiled(chat_template, tokenizer, profile) -> FileResult:
     """A template with no file (harmony): the detections, reported at line 1 of its origin."""
-    from prefixlint.rules.catalog import load_catalog
     from prefixlint.rules.chat_template import detect_date_injection, detect_history_rewrite
-    from prefixlint.rules.chat_template_check import CHAT_TEMPLATE_CHECKS, ChatTemplateDetections
-    from prefixlint.rules.measured import Measured
+    from prefixlint.rules.chat_template_check import ChatTemplateDetections
     from prefixlint.rules.classify import builtin_catalog
+    from prefixlint.rules.measured import Measured
+    from prefixlint.rules.registry import run_checks
 
     date = detect_date_injection(tokenizer, chat_template)
     history = detect_history_rewrite(tokenizer, chat_template)
     detections = ChatTemplateDetections(date, (date.line or 1, 1) if date else None,
                                         history, (history.line or 1, 1) if history else None)
     data = Measured(chat_template.origin, True, profile, builtin_catalog(), 0, [], chat_template=detections)
-    catalog = load_catalog()
-    findings: list[Finding] = []
-    for code, check in CHAT_TEMPLATE_CHECKS.items():
-        findings += check(catalog[code], data)
+    findings = list(run_checks(data))
     tokens = date.prompt_tokens if date else 0
     return FileResult(chat_template.origin, tokens, profile.reusable_tokens(date.stable_prefix_tokens, tokens)
                       if date else 0, profile.reusable_tokens(tokens, tokens), tuple(findings),

@@ -87,16 +87,15 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
 
 def _check(path: str, settings: Settings, template=None, chat_templates=None,
            text: str | None = None) -> FileResult:
+    from prefixlint.check.chat_template_runs import let_through
+    from prefixlint.check.measure import Measurer
     from prefixlint.load.registry import load_template
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
     from prefixlint.render.framing import framing_for
-    from prefixlint.rules.catalog import load_catalog
-    from prefixlint.check.chat_template_runs import CHAT_TEMPLATE_CODES, let_through
-    from prefixlint.rules.checks import check_function
-    from prefixlint.rules.measured import Measured
     from prefixlint.rules.classify import builtin_catalog, load_catalog_extension
-    from prefixlint.check.measure import Measurer
+    from prefixlint.rules.measured import Measured
+    from prefixlint.rules.registry import CHAT_TEMPLATE_CODES, run_checks
     from prefixlint.rules.suppress import Suppressions
     from prefixlint.tokenize import load_tokenizer
 
@@ -126,11 +125,8 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
         raise
     data = Measured(path, template.is_chat, profile, catalog, settings.min_stable_tokens, measured, overall,
                     {m.volatility.name for m in flagged}, best, template, tokenizer, measurer)
-    findings: list[Finding] = []
+    findings = list(run_checks(data, settings.enabled))  # PFX000 comes from the suppressions
     enabled = settings.enabled or (lambda code: True)
-    for rule in load_catalog().values():
-        if rule.check and enabled(rule.code):  # PFX000 comes from the suppressions, not a check
-            findings += check_function(rule)(rule, data)
     shown: list[Finding] = []
     if (framing.chat_template is not None and chat_templates is not None
             and any(enabled(code) for code in CHAT_TEMPLATE_CODES)):
@@ -175,10 +171,10 @@ def _chat_format(framing) -> dict[str, str]:
 
 def _check_chat_template(path, template, settings: Settings, profile, suppressions) -> FileResult:
     """A chat template on its own: PFX101/PFX102 from probe renders with the run's tokenizer."""
-    from prefixlint.rules.catalog import load_catalog
-    from prefixlint.rules.chat_template_check import CHAT_TEMPLATE_CHECKS, detect, prompt_tokens
-    from prefixlint.rules.measured import Measured
+    from prefixlint.rules.chat_template_check import detect, prompt_tokens
     from prefixlint.rules.classify import builtin_catalog
+    from prefixlint.rules.measured import Measured
+    from prefixlint.rules.registry import run_checks
     from prefixlint.tokenize import load_tokenizer
 
     enabled = settings.enabled or (lambda code: True)
@@ -186,11 +182,7 @@ def _check_chat_template(path, template, settings: Settings, profile, suppressio
     detections = detect(template, tokenizer, enabled)
     data = Measured(path, True, profile, builtin_catalog(), settings.min_stable_tokens, [],
                     chat_template=detections)
-    findings: list[Finding] = []
-    catalog = load_catalog()
-    for code, check in CHAT_TEMPLATE_CHECKS.items():
-        if code in catalog and enabled(code):
-            findings += check(catalog[code], data)
+    findings = list(run_checks(data, enabled))
     kept, unused = suppressions.apply(findings, path, enabled=settings.enabled)
     findings = sorted(kept + unused, key=Finding.sort_key)
     date = detections.date

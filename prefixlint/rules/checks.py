@@ -3,7 +3,8 @@
 Each check receives its catalog `Rule` and the file's `Measured` data and yields Findings.
 PFX001-PFX005 share `volatile_before_stable` (the rule's class decides which values it
 reports). The chat-template rules PFX101/PFX102 are `prefixlint.rules.chat_template_check`'s
-(they look at the model's chat template, not at the file's values).
+(they look at the model's chat template, not at the file's values). `prefixlint.rules.registry`
+maps the names rule files give to these functions.
 """
 
 from __future__ import annotations
@@ -120,15 +121,3 @@ def stable_prefix_below_minimum(rule: Rule, data: Measured) -> Iterator[Finding]
         extra={"placeholder": first.placeholder.text, "minimum_tokens": minimum,
                "fixed_shared_prefix_tokens": overall.fixed_shared_prefix_tokens},
     )
-
-
-def check_function(rule: Rule):
-    """The function a rule file names in `check:`."""
-    function = globals().get(rule.check)
-    if not callable(function) or rule.check.startswith("_"):
-        raise LookupError(f"{rule.source}: no check function named {rule.check!r}")
-    return function
-
-
-#: The functions rule files may name; a test checks that each is named by some rule.
-CHECKS = ("volatile_before_stable", "boundary_merge", "stable_prefix_below_minimum")
