@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-from prefixlint.errors import PrefixlintError
+from prefixlint.errors import PrefixlintError, TemplateRenderError
 from prefixlint.results import FileResult, Finding
 from prefixlint.rules.registry import CHAT_TEMPLATE_CODES
 
@@ -66,7 +66,7 @@ def _check_template(chat_template, tokenizer_spec: str, tokenizer, settings, pro
         error = result.error
         if error is not None:
             error.message = f"the chat template of {tokenizer.name} fails on prefixlint's probe messages: {error.message}"
-            if error.line is None and getattr(error, "template_line", None):
+            if error.line is None and isinstance(error, TemplateRenderError) and error.template_line:
                 error.line = chat_template.file_location(error.template_line)[1]
         return result
     try:

@@ -68,8 +68,7 @@ class Measurer:
         if ids is None:
             # tiktoken encodings reuse the ids of lines already tokenized (exact: see
             # `prefixlint.tokenize.tiktoken_family.LINE_START`); other tokenizers take the text whole.
-            encode_lines = getattr(self.tokenizer, "encode_lines", None)
-            ids = encode_lines(text, self._lines) if encode_lines else self.tokenizer.encode(text)
+            ids = self.tokenizer.encode_lines(text, self._lines)
             self._encoded[text] = ids
         return ids
 

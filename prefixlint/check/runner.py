@@ -11,7 +11,7 @@ import re
 from dataclasses import replace
 from typing import Callable, Iterable
 
-from prefixlint.errors import PrefixlintError
+from prefixlint.errors import ChatTemplateFailure, PrefixlintError
 from prefixlint.check.settings import Settings
 from prefixlint.results import FileResult, Finding
 
@@ -119,9 +119,8 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
         overall = measurer.measure_all(moved)
         # Only when the suggested fixes leave nothing reusable: would any order help at all?
         best = measurer.measure_all() if measured and overall.fixed_reusable_tokens == 0 else overall
-    except PrefixlintError as exc:
-        if getattr(exc, "chat_template_failure", False):  # at the file's first message
-            exc.located(path, template.position(template.messages[0].file_offset(0))[0])
+    except ChatTemplateFailure as exc:  # at the file's first message
+        exc.located(path, template.position(template.messages[0].file_offset(0))[0])
         raise
     data = Measured(path, template.is_chat, profile, catalog, settings.min_stable_tokens, measured, overall,
                     {m.volatility.name for m in flagged}, best, template, tokenizer, measurer)
