@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from prefixlint.cli import cli
 from prefixlint.config import clear_cache
 from tests.realfiles import model_dir, real_file
-from tests.test_check_chat_template import (
+from tests.check.test_check_chat_template import (
     NOW_AT, QUESTION, SAMPLES, by_path, llama32_text, shared, system, user, vllm_reusable, vocabulary, write_chat,
 )
 
