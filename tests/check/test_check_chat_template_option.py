@@ -34,14 +34,6 @@ def llama(tmp_path_factory):
     return tokenizer, template
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    clear_cache()
-    yield
-    clear_cache()
-
-
 def run(*args: str):
     result = CliRunner().invoke(cli, ["check", "--offline", "--format", "json", *args])
     return result.exit_code, result.stdout, result.stderr

@@ -16,7 +16,6 @@ import pytest
 from click.testing import CliRunner
 
 from prefixlint.cli import cli
-from prefixlint.config import clear_cache
 from prefixlint.prreport.rows import build_rows
 from tests.check.test_check_chat_template import (
     CHAT, QUESTION, SAMPLES, llama32_text, shared, system, vllm_reusable, vocabulary,
@@ -31,14 +30,6 @@ POLICY = "".join(
 )
 PROMPT = ("You are the support assistant of {{ tenant_slug }}.\nCurrent time: {{ now }}\n" + POLICY
           + "Réponds en français si on te le demande: «Très bien», 東京の天気は？\n")
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    clear_cache()
-    yield
-    clear_cache()
 
 
 def project(root, config: str, files: dict[str, str]):
