@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from prefixlint.limits import user_pattern
+
 #: A rule code (`PFX001`) or a prefix of one (`PFX`, `PFX0`, `PFX00`), as select/ignore take them.
 CODE_SELECTOR = re.compile(r"PFX\d{0,3}")
 CODE_HINT = "rule codes look like PFX001; a prefix such as PFX0 stands for all codes it starts"
@@ -108,7 +110,7 @@ def _signal_problem(item: Any) -> str | None:
             return f"{key}: {item[key]!r} is not one of {', '.join(known)}"
     for pattern in item.get("samples", []):
         try:
-            user_pattern(pattern)
+            user_pattern(pattern)  # compiled as the run will: a user's pattern, time-bounded
         except ValueError as exc:
             return f"samples: {pattern!r} is not a regular expression ({exc})"
     if not any(item.get(key) for key in SIGNAL_LISTS):
@@ -122,37 +124,6 @@ def _catalog_values() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
     catalog = builtin_catalog()
     return tuple(catalog.classes), tuple(catalog.frequencies)
-
-
-class TimedPattern:
-    """A user's regular expression, searched with a time limit (the `regex` package), so that
-    `^(a+)+$` on a long sample cannot hang the run: past REGEX_SECONDS it is an error."""
-
-    def __init__(self, pattern: str) -> None:
-        import regex
-
-        try:
-            re.compile(pattern)  # Python's syntax and messages: what the documentation promises
-            self.compiled = regex.compile(pattern)
-        except (re.error, regex.error) as exc:
-            raise ValueError(str(exc)) from None
-        self.pattern = pattern
-
-    def search(self, text: str):
-        from prefixlint.errors import PrefixlintError
-        from prefixlint.limits import REGEX_SECONDS
-
-        try:
-            return self.compiled.search(text, timeout=REGEX_SECONDS)
-        except TimeoutError:
-            raise PrefixlintError(
-                f"the regular expression {self.pattern!r} of `extend-volatile` took longer than"
-                f" {REGEX_SECONDS:g} s on a sample value", hint="avoid nested repetition such as (a+)+") from None
-
-
-def user_pattern(pattern: str) -> TimedPattern:
-    """A configuration's regular expression (ValueError if it does not compile)."""
-    return TimedPattern(pattern)
 
 
 def _describe(value: Any) -> str:

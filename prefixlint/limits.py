@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from typing import Any
 
@@ -54,8 +55,6 @@ def read_bytes(source: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
     a FIFO, a socket or a device (`/dev/zero`) is refused instead of blocking or being read
     until memory runs out, and a file that grows while it is read stops at the limit.
     """
-    from prefixlint.load.files import open_error
-
     try:
         fd = os.open(source, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as exc:
@@ -92,10 +91,22 @@ def too_large(source: str, size: int, max_bytes: int) -> PrefixlintError:
 
 
 def read_utf8(source: str, max_bytes: int = MAX_FILE_BYTES) -> str:
-    """`read_bytes`, decoded (a bad byte is a located error)."""
-    from prefixlint.load.files import decode_text
+    """`read_bytes`, decoded as UTF-8."""
+    try:
+        return read_bytes(source, max_bytes).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PrefixlintError(f"not valid UTF-8 at byte offset {exc.start}", path=source) from None
 
-    return decode_text(read_bytes(source, max_bytes), source, allow_empty=True)
+
+def open_error(exc: OSError, source: str) -> PrefixlintError:
+    """Why a file could not be opened, in a user's words."""
+    if isinstance(exc, FileNotFoundError):
+        return PrefixlintError("no such file", path=source)
+    if isinstance(exc, IsADirectoryError):
+        return PrefixlintError("is a directory, not a file", path=source)
+    if isinstance(exc, PermissionError):
+        return PrefixlintError("permission denied", path=source)
+    return PrefixlintError(f"cannot read: {exc.strerror or exc}", path=source)
 
 
 def bounded_int(text: str) -> int:
@@ -207,8 +218,6 @@ def regular_file(source: str | os.PathLike, max_bytes: int = MAX_TOKENIZER_BYTES
     try:
         info = os.stat(source)
     except OSError as exc:
-        from prefixlint.load.files import open_error
-
         raise open_error(exc, str(source)) from None
     if not stat.S_ISREG(info.st_mode):
         raise PrefixlintError("not a regular file (a device, FIFO or socket); refused", path=str(source))
@@ -226,3 +235,31 @@ def template_tokenizer_offline(name: str | None, template_path: str) -> bool:
     if os.path.exists(name):
         confined(template_path, name, f"tokenizer {name}")
     return os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+class TimedPattern:
+    """A user's regular expression, searched with a time limit (the `regex` package), so that
+    `^(a|aa)+$` on a long sample cannot hang the run: past REGEX_SECONDS it is an error."""
+
+    def __init__(self, pattern: str) -> None:
+        import regex
+
+        try:
+            re.compile(pattern)  # Python's syntax and messages: what the documentation promises
+            self.compiled = regex.compile(pattern)
+        except (re.error, regex.error) as exc:
+            raise ValueError(str(exc)) from None
+        self.pattern = pattern
+
+    def search(self, text: str):
+        try:
+            return self.compiled.search(text, timeout=REGEX_SECONDS)
+        except TimeoutError:
+            raise PrefixlintError(
+                f"the regular expression {self.pattern!r} of `extend-volatile` took longer than"
+                f" {REGEX_SECONDS:g} s on a sample value", hint="avoid nested repetition such as (a+)+") from None
+
+
+def user_pattern(pattern: str) -> TimedPattern:
+    """A configuration's regular expression (ValueError if it does not compile)."""
+    return TimedPattern(pattern)

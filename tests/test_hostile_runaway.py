@@ -89,7 +89,7 @@ CHAT = ("messages:\n  - role: system\n    content: You are the assistant of Nort
 
 @pytest.fixture
 def short_renders(monkeypatch):
-    from prefixlint.render import sandbox
+    from prefixlint import sandbox
 
     monkeypatch.setattr(sandbox, "RENDER_SECONDS", 0.3)
 
@@ -117,7 +117,7 @@ def test_a_chat_template_option_that_loops_is_stopped(tmp_path, good, short_rend
 def test_renders_of_one_file_share_a_budget(tmp_path, good, monkeypatch):
     """Six volatile values, each rendered twice and more: the file stops at its budget."""
     from prefixlint.limits import RENDER_SECONDS
-    from prefixlint.render import sandbox
+    from prefixlint import sandbox
 
     monkeypatch.setattr(sandbox, "FILE_RENDER_SECONDS", 0.5)
     loop = "{% for i in range(99999) %}{% for j in range(300) %}{% endfor %}{% endfor %}"

@@ -3,22 +3,13 @@
 from __future__ import annotations
 
 import sys
+
 from prefixlint.errors import PrefixlintError
 from prefixlint.limits import MAX_FILE_BYTES as MAX_BYTES
-from prefixlint.limits import read_bytes
+from prefixlint.limits import open_error, read_bytes  # noqa: F401 - open_error: its home was here
+
 STDIN = "-"
 STDIN_NAME = "<stdin>"  # how standard input is named in diagnostics
-
-
-def open_error(exc: OSError, source: str) -> PrefixlintError:
-    """Why a file could not be opened, in a user's words."""
-    if isinstance(exc, FileNotFoundError):
-        return PrefixlintError("no such file", path=source)
-    if isinstance(exc, IsADirectoryError):
-        return PrefixlintError("is a directory, not a file", path=source)
-    if isinstance(exc, PermissionError):
-        return PrefixlintError("permission denied", path=source)
-    return PrefixlintError(f"cannot read: {exc.strerror or exc}", path=source)
 
 
 def decode_text(data: bytes, source: str, *, allow_empty: bool = False) -> str:

@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Message, Template
 from prefixlint.render.jinja_spans import CLOSE, OPEN, SEP, unmark
-from prefixlint.render.sandbox import time_limit
+from prefixlint.sandbox import time_limit
 from prefixlint.render.spans import Placeholder, RenderedMessage
 
 #: One tag: a comment, a triple-stash, or any double-brace tag (blocks, closers, outputs).

@@ -21,9 +21,9 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Iterator, Mapping, Sequence
 
-from prefixlint.errors import PrefixlintError
+from prefixlint.errors import PrefixlintError, TemplateRenderError
 from prefixlint.limits import MAX_OUTPUT_CHARS
-from prefixlint.render.sandbox import time_limit
+from prefixlint.sandbox import time_limit
 
 CHAT_EXTRA_HINT = 'reinstall prefixlint, which depends on it: pip install --force-reinstall prefixlint'
 
@@ -45,7 +45,7 @@ def _transformers_utils():
 
 def compiled_template(source: str):
     """transformers' compiled (sandboxed, cached) template for `source`."""
-    from prefixlint.render.sandbox import bounded_sandbox
+    from prefixlint.sandbox import bounded_sandbox
 
     utils = _transformers_utils()
     # transformers builds its environment from the ImmutableSandboxedEnvironment its module
@@ -81,12 +81,10 @@ def template_line(exc: BaseException) -> int | None:
     return line
 
 
-def template_error(exc: BaseException, what: str) -> PrefixlintError:
+def template_error(exc: BaseException, what: str) -> TemplateRenderError:
     line = template_line(exc)
     where = f" (template line {line})" if line else ""
-    error = PrefixlintError(f"{what}{where}: {type(exc).__name__}: {exc}")
-    error.template_line = line  # type: ignore[attr-defined]
-    return error
+    return TemplateRenderError(f"{what}{where}: {type(exc).__name__}: {exc}", template_line=line)
 
 
 def _caller_template_line() -> int | None:

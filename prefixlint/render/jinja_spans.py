@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Message, Template, line_starts, source_location
-from prefixlint.render.sandbox import MAX_OUTPUT_CHARS, RenderTimeout, environment, output_limit, time_limit
+from prefixlint.sandbox import MAX_OUTPUT_CHARS, RenderTimeout, environment, output_limit, time_limit
 from prefixlint.render.spans import Placeholder, RenderedMessage, Span
 
 OPEN, SEP, CLOSE = "\ue000", "\ue001", "\ue002"
@@ -177,7 +177,7 @@ def _generate(env, ast, name: str):
 def _tracking_generator():
     """jinja2's code generator, recording every name a frame resolves from the context (the
     class is made once, on first use: jinja2 is imported only when a template is compiled)."""
-    from prefixlint.render.sandbox import environment
+    from prefixlint.sandbox import environment
 
     class TrackingGenerator(environment().code_generator_class):  # type: ignore[name-defined, misc]
         def __init__(self, *args, **kwargs) -> None:

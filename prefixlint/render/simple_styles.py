@@ -106,7 +106,7 @@ class SimpleTemplate:
                                       column=placeholder.column) from None
         spec = match.groupdict().get("spec")
         if spec:
-            from prefixlint.render.bounds import TooLarge, refuse_over, spec_width
+            from prefixlint.sandbox.bounds import TooLarge, refuse_over, spec_width
 
             try:
                 refuse_over(spec_width(spec), "the format width")

@@ -101,7 +101,7 @@ def _pattern(pattern: str, source: str):
     """The built-in catalog's patterns are ours (`re`); a configuration's are time-bounded."""
     if source == BUILTIN_SOURCE:
         return re.compile(pattern)
-    from prefixlint.config_keys import user_pattern
+    from prefixlint.limits import user_pattern
 
     return user_pattern(pattern)
 
