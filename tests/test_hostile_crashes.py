@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from prefixlint.cli import cli
-from tests.test_check_bad_input import GOOD, good, write  # noqa: F401 - `good` is a fixture
+from tests.check.test_check_bad_input import GOOD, good, write  # noqa: F401 - `good` is a fixture
 
 EXAMPLE_CONFIG = Path(__file__).parent.parent / "docs" / "examples" / "gpt-oss-120b-config.json"
 HUGE = "9" * 5000
@@ -180,17 +180,19 @@ def test_transcript_timestamps_and_nesting(tmp_path, name, content, fragment):
 
 def test_an_unexpected_failure_in_one_file_is_that_files_error(tmp_path, good, monkeypatch):
     """The last line of defence: a bug in one loader is reported against its file only."""
+    from dataclasses import replace
+
     from prefixlint.load import plain_text
 
     bad = write(tmp_path, "bad.txt", "Hello {{ name }}\n")
-    real = plain_text.load
+    real = plain_text.LOADER
 
     def broken(path, text):
         if path.endswith("bad.txt"):
             raise KeyError("boom")
-        return real(path, text)
+        return real.load(path, text)
 
-    monkeypatch.setattr(plain_text, "load", broken)
+    monkeypatch.setattr(plain_text, "LOADER", replace(real, load=broken))
     result = run("check", "--isolated", str(bad), str(good))
     assert result.exit_code == 2
     assert f"prefixlint: error: {bad}: internal error: KeyError: 'boom'" in result.stderr

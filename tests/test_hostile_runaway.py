@@ -16,7 +16,7 @@ from prefixlint.cli import cli
 from prefixlint.errors import PrefixlintError
 from prefixlint.load import plain_text
 from prefixlint.render.compile import compile_template
-from tests.test_check_bad_input import GOOD, good, write  # noqa: F401 - `good` is a fixture
+from tests.check.test_check_bad_input import GOOD, good, write  # noqa: F401 - `good` is a fixture
 
 LIMIT = 10 * 1024 * 1024  # MAX_OUTPUT_CHARS
 

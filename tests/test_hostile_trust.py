@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from prefixlint.cli import cli
 from tests.realfiles import hub_cache, real_file
-from tests.test_check_bad_input import GOOD
+from tests.check.test_check_bad_input import GOOD
 
 RECORD = """
 import sys

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, settings
 
 from prefixlint.cli import cli
-from tests.test_check_bad_input import GOOD
+from tests.check.test_check_bad_input import GOOD
 
 LONG = int(os.environ.get("PREFIXLINT_FUZZ_EXAMPLES", "0") or 0)
 #: Seconds one input may take, with the render limits lowered as `limits` below does.
