@@ -20,6 +20,7 @@ from pathlib import PurePath
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Message, Template, identity_message
+from prefixlint.tokenize.huggingface import config_chat_template
 
 FORMAT = "hf-chat-template"
 _CHAT = re.compile(r"\{%-?\s*for\s+\w+\s+in\s+(?:loop_)?messages\b|\badd_generation_prompt\b")
@@ -37,12 +38,7 @@ def _config_template(text: str):
         data = json.loads(text)
     except ValueError:
         return None
-    if not isinstance(data, dict):
-        return None
-    template = data.get("chat_template")
-    if isinstance(template, list):  # named templates: [{"name": "default", "template": ...}]
-        template = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}.get("default")
-    return template if isinstance(template, str) else None
+    return config_chat_template(data)
 
 
 def load(path: str, text: str) -> Template:

@@ -55,6 +55,16 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data
 
 
+def config_chat_template(config: Any) -> str | None:
+    """The chat template of a tokenizer_config.json mapping: its `chat_template` string, or the
+    `default` one of named templates (`[{"name": "default", "template": ...}]`)."""
+    template = config.get("chat_template") if isinstance(config, dict) else None
+    if isinstance(template, list):
+        named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
+        template = named.get("default")
+    return template if isinstance(template, str) else None
+
+
 def _token_content(value: Any) -> str | None:
     """bos/eos entries are either strings or AddedToken dicts."""
     if isinstance(value, dict):
@@ -85,12 +95,7 @@ class HuggingFaceTokenizer:
         config_path = directory / CONFIG_FILE
         if config_path.is_file():
             self.config = _read_json(config_path)
-            template = self.config.get("chat_template")
-            if isinstance(template, list):  # named templates: [{"name": "default", "template": ...}]
-                named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
-                template = named.get("default")
-            if isinstance(template, str):
-                self.chat_template = template
+            self.chat_template = config_chat_template(self.config)
         template_path = directory / TEMPLATE_FILE
         if template_path.is_file():
             self.chat_template = template_path.read_text(encoding="utf-8")
