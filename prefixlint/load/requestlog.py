@@ -14,10 +14,12 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import IO, Any, Iterator, Mapping
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.load import timestamps
+from prefixlint.load.timestamps import naive_utc
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 TEXT_PART_TYPES = ("text", "input_text", "output_text")
@@ -104,17 +106,9 @@ def _template(*sources: Any) -> str | None:
 
 
 def parse_timestamp(value: Any) -> datetime | None:
-    """ISO 8601 text or epoch seconds (milliseconds when that large); None if neither."""
-    try:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            seconds = value / 1000 if value > 1e11 else value
-            return datetime.fromtimestamp(seconds, tz=timezone.utc).replace(tzinfo=None)
-        if isinstance(value, str):
-            parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-            return parsed.astimezone(timezone.utc).replace(tzinfo=None) if parsed.tzinfo else parsed
-    except (ValueError, OverflowError, OSError):
-        return None
-    return None
+    """ISO 8601 text or epoch seconds (milliseconds when that large), in UTC without an offset;
+    None if neither."""
+    return naive_utc(timestamps.parse_timestamp(value))
 
 
 def _response(response: Any) -> tuple[str | None, str | None, int | None, dict | None]:

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.load.timestamps import parse_timestamp
 ROLES = ("system", "developer", "user", "assistant", "tool")
 REASONING_KEYS = ("reasoning_content", "reasoning", "thinking")
 CLOCK_KEYS = ("timestamp",)
@@ -174,7 +175,7 @@ def _message(item, node, path, index) -> dict[str, Any]:
         raise PrefixlintError(f"{where} ({role}) has no `content`", path=path, line=line,
                               hint="every message needs `content` (an assistant message may have `tool_calls` instead)")
     for key in CLOCK_KEYS:
-        if key in item and _time(item[key]) is None:
+        if key in item and parse_timestamp(item[key]) is None:
             raise PrefixlintError(f"{where}: `{key}` is not an ISO 8601 date-time or epoch seconds",
                                   path=path, line=_line(_child(node, key)) or line)
     calls = item.get("tool_calls")
@@ -208,26 +209,13 @@ def _tools(value, node, path) -> list[dict[str, Any]] | None:
     return value
 
 
-def _time(value) -> datetime | None:
-    if isinstance(value, datetime):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(value, tz=timezone.utc)
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    return None
-
-
 def _clock(messages) -> datetime | None:
     """The latest `timestamp` among `messages`: when the request was sent."""
     found = None
     for message in messages:
         for key in CLOCK_KEYS:
             if key in message:
-                found = _time(message[key]) or found
+                found = parse_timestamp(message[key]) or found
     return found
 
 
