@@ -7,14 +7,12 @@ Hub ids are resolved through huggingface_hub's own cache exactly as tokenizers a
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from prefixlint.errors import PrefixlintError
 
 CONFIG_FILE = "config.json"
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
 
 
 def load_model_config(spec: str, *, offline: bool = False) -> tuple[str, dict[str, Any]]:
@@ -25,7 +23,9 @@ def load_model_config(spec: str, *, offline: bool = False) -> tuple[str, dict[st
         if not path.is_file():
             raise PrefixlintError(f"no {CONFIG_FILE} in this directory", path=spec)
     elif not path.exists():
-        if not _HUB_ID.match(spec):
+        from prefixlint.tokenize.huggingface import is_hub_id
+
+        if not is_hub_id(spec):
             raise PrefixlintError(
                 "no such file, and not a Hugging Face hub id (org/name)", path=spec,
                 hint="pass a config.json, the model directory, or a hub id such as meta-llama/Llama-3.1-8B",

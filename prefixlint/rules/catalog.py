@@ -14,7 +14,13 @@ from typing import Any
 from prefixlint.errors import PrefixlintError
 
 RULE_FILE = re.compile(r"^[A-Z]{3}\d{3}\.yaml$")
-DOC_PARTS = ("what_it_does", "why_is_this_bad", "example", "use_instead")
+#: The four parts of a rule's documentation, with the headings ruff uses, in this order.
+HEADINGS = {
+    "what_it_does": "What it does",
+    "why_is_this_bad": "Why is this bad?",
+    "example": "Example",
+    "use_instead": "Use instead",
+}
 
 
 @dataclass(frozen=True)
@@ -46,7 +52,7 @@ def load_catalog() -> dict[str, Rule]:
             data = yaml.load(entry.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
             rule = Rule(
                 code=data["code"], name=data["name"], severity=data["severity"],
-                summary=data["summary"], docs={part: data["docs"][part] for part in DOC_PARTS},
+                summary=data["summary"], docs={part: data["docs"][part] for part in HEADINGS},
                 options=data.get("options") or {}, cases=data.get("cases") or {}, source=entry.name,
                 check=data.get("check", ""),
             )

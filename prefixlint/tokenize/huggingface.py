@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -17,6 +18,12 @@ from prefixlint.errors import PrefixlintError
 TOKENIZER_FILE = "tokenizer.json"
 CONFIG_FILE = "tokenizer_config.json"
 TEMPLATE_FILE = "chat_template.jinja"
+#: A hub id: `org/name`, optionally `@revision`.
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
+
+
+def is_hub_id(spec: str) -> bool:
+    return HUB_ID.match(spec) is not None
 
 
 def hub_offline(offline: bool) -> bool:
