@@ -72,13 +72,6 @@ def config_chat_template(config: Any) -> str | None:
     return template if isinstance(template, str) else None
 
 
-def _token_content(value: Any) -> str | None:
-    """bos/eos entries are either strings or AddedToken dicts."""
-    if isinstance(value, dict):
-        value = value.get("content")
-    return value if isinstance(value, str) else None
-
-
 class HuggingFaceTokenizer:
     family = "huggingface"
 
@@ -106,14 +99,6 @@ class HuggingFaceTokenizer:
         template_path = directory / TEMPLATE_FILE
         if template_path.is_file():
             self.chat_template = template_path.read_text(encoding="utf-8")
-
-    @property
-    def bos_token(self) -> str | None:
-        return _token_content(self.config.get("bos_token"))
-
-    @property
-    def eos_token(self) -> str | None:
-        return _token_content(self.config.get("eos_token"))
 
     def encode(self, text: str, *, add_special_tokens: bool = False) -> list[int]:
         return self._tokenizer.encode(text, add_special_tokens=add_special_tokens).ids

@@ -145,7 +145,6 @@ class TiktokenTokenizer:
         with environment("TIKTOKEN_CACHE_DIR", cache_dir):
             self._encoding = tiktoken.get_encoding(encoding_name)
         self.name = encoding_name
-        self.eot_token = self._encoding.eot_token
 
     def encode(self, text: str, *, add_special_tokens: bool = False) -> list[int]:
         # Servers parse special-token text in a rendered prompt as the special token.
@@ -168,11 +167,3 @@ class TiktokenTokenizer:
 
     def token_text(self, token_id: int) -> str:
         return self._encoding.decode_single_token_bytes(token_id).decode("utf-8", errors="replace")
-
-    def special_token_id(self, text: str) -> int | None:
-        """The id of a special token given as text, or None."""
-        try:
-            ids = self._encoding.encode(text, allowed_special="all")
-        except ValueError:
-            return None
-        return ids[0] if len(ids) == 1 and text in self._encoding.special_tokens_set else None
