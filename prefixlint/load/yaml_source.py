@@ -1,6 +1,6 @@
 """Read YAML safely for the loaders: node positions, limits against alias bombs, clear errors.
 
-Shared by every YAML-based adapter (native, and later Prompty front matter, LangChain,
+Shared by every YAML-based adapter (native, Prompty and dotprompt front matter, LangChain,
 Semantic Kernel, promptfoo): `compose(text, path)` returns PyYAML's node tree (SafeLoader),
 whose scalar nodes carry start/end marks into the file; `to_python(node)` builds plain Python
 values from it after checking that aliases do not expand it beyond `MAX_NODES`.
