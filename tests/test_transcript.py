@@ -357,3 +357,26 @@ def test_a_hub_id_brings_its_chat_template_from_the_cache_offline(tmp_path, monk
     t1 = ("<|im_start|>system\nYou are terse.<|im_end|>\n<|im_start|>user\nCapital of France?<|im_end|>\n"
           "<|im_start|>assistant\n")
     assert report["turns"][0]["prompt_tokens"] == len(qwen3.encode(t1))
+
+
+def billion_laughs(levels: int = 9, width: int = 9) -> str:
+    """A transcript whose `content` expands to width**levels strings through nested aliases
+    (9**9 = 387,420,489): PyYAML's own `safe_load` would build all of them."""
+    lines = ["laughs:", '  l0: &l0 "lol"']
+    for level in range(1, levels + 1):
+        lines.append(f"  l{level}: &l{level} [{', '.join([f'*l{level - 1}'] * width)}]")
+    lines += ["messages:", f"  - {{role: user, content: *l{levels}}}"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("name", ["bomb.yaml", "bomb.yml"])
+def test_an_alias_bomb_transcript_is_refused_without_expanding_it(tmp_path, name):
+    path = tmp_path / name
+    path.write_text(billion_laughs())
+    result = CliRunner().invoke(cli, ["transcript", str(path), "--tokenizer", "o200k_base"])
+    assert result.exit_code == 2
+    # one diagnostic, at the line of the document's root: the same limit templates get
+    (diagnostic,) = [line for line in result.stderr.splitlines() if line.startswith("prefixlint: error:")]
+    assert diagnostic.startswith(f"prefixlint: error: {path}:1:")
+    assert "expands to more than 100,000 nodes through its aliases" in diagnostic
+    assert "Traceback" not in result.output + result.stderr

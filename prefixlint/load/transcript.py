@@ -50,7 +50,9 @@ class Transcript:
 
 
 def _compose(text: str, path: str, is_json: bool):
-    import yaml
+    """(the data, its YAML node tree for line numbers), read by the one safe YAML reader."""
+    from prefixlint.load.json_source import compose_json
+    from prefixlint.load.yaml_source import compose, to_python
 
     if is_json:
         try:
@@ -58,17 +60,11 @@ def _compose(text: str, path: str, is_json: bool):
         except json.JSONDecodeError as exc:
             raise PrefixlintError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
         try:
-            return data, yaml.compose(text, Loader=yaml.SafeLoader)
-        except yaml.YAMLError:
+            return data, compose_json(text, path)
+        except PrefixlintError:
             return data, None  # valid JSON that YAML reads differently: no line numbers
-    try:
-        return yaml.safe_load(text), yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise PrefixlintError(
-            f"not valid YAML: {getattr(exc, 'problem', None) or exc}", path=path,
-            line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
-        ) from None
+    node = compose(text, path, "not valid YAML")
+    return (None if node is None else to_python(node, path, "not valid YAML")), node
 
 
 def _child(node, key):
