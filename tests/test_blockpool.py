@@ -12,7 +12,7 @@ BASE = list(range(1000, 3003))
 
 
 def test_worked_examples_of_engines_md():
-    # /work/shared/engines.md: each row checked against vLLM's own KVCacheManager, block 16.
+    # docs/engines.md: each row checked against vLLM's own KVCacheManager, block 16.
     for capacity in (None, 100_000):
         cache = VllmPrefixCache(16, capacity)
         served = [
