@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefixlint.match.blockpool import VllmPrefixCache
+from tests.oracles import naive_shared_prefix as _shared
 
 BASE = list(range(1000, 3003))
 
@@ -97,13 +98,6 @@ def test_divergence_is_located_inside_the_block():
 
 
 # --- properties --------------------------------------------------------------------------
-
-def _shared(a, b):
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
-
 
 requests = st.lists(
     st.tuples(

@@ -18,6 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from prefixlint.cli import cli
+from tests.oracles import naive_shared_prefix as shared
+from tests.oracles import vllm_reusable
 from tests.realfiles import model_dir, real_file
 
 SAMPLES = ("2025-03-14T09:26:53Z", "2025-03-14T09:27:41Z")
@@ -62,18 +64,6 @@ def llama32_text(system_text: str, user_text: str) -> str:
             "Cutting Knowledge Date: December 2023\nToday Date: 02 Jan 2025\n\n"
             f"{system_text.strip()}<|eot_id|><|start_header_id|>user<|end_header_id|>\n\n{user_text.strip()}"
             "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n")
-
-
-def shared(a: list[int], b: list[int]) -> int:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
-
-
-def vllm_reusable(shared_tokens: int, prompt_tokens: int) -> int:
-    """vLLM: whole 16-token blocks, and never the prompt's last token (it must be computed)."""
-    return min(shared_tokens, prompt_tokens - 1) // 16 * 16
 
 
 @pytest.fixture(scope="module")

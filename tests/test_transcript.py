@@ -13,6 +13,7 @@ from prefixlint.cli import cli
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.match.profiles import get_profile
 from prefixlint.tokenize import load_tokenizer
+from tests.oracles import vllm_reusable as reusable
 from tests.realfiles import model_dir, real_file
 
 VLLM = get_profile("vllm")
@@ -40,11 +41,6 @@ def run_json(tmp_path, transcript: str, *args: str) -> dict:
     result, _ = run(tmp_path, transcript, *args, "--format", "json")
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
-
-
-def reusable(shared: int, prompt: int) -> int:
-    """vLLM by hand: the last prompt token is recomputed, then whole 16-token blocks."""
-    return min(shared, prompt - 1) // 16 * 16
 
 
 QWEN3_CHAT = """\
