@@ -376,3 +376,12 @@ def test_an_alias_bomb_transcript_is_refused_without_expanding_it(tmp_path, name
     assert diagnostic.startswith(f"prefixlint: error: {path}:1:")
     assert "expands to more than 100,000 nodes through its aliases" in diagnostic
     assert "Traceback" not in result.output + result.stderr
+
+
+def test_a_json_transcript_nested_too_deeply_is_one_error(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text('{"messages": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    result = CliRunner().invoke(cli, ["transcript", str(path), "--tokenizer", "o200k_base"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"prefixlint: error: {path}:1: JSON nests too deeply")
+    assert "internal error" not in result.stderr

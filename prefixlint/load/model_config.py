@@ -6,7 +6,6 @@ Hub ids are resolved through huggingface_hub's own cache exactly as tokenizers a
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -58,12 +57,13 @@ def _from_hub(spec: str, *, offline: bool) -> Path:
 
 
 def _read(path: Path, shown: str) -> dict[str, Any]:
+    from prefixlint.load.json_source import load_json
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise PrefixlintError(f"cannot read: {exc}", path=shown) from None
-    except json.JSONDecodeError as exc:
-        raise PrefixlintError(f"not JSON: {exc.msg}", path=shown, line=exc.lineno, column=exc.colno) from None
+    data = load_json(text, shown, "not JSON")
     if not isinstance(data, dict):
         raise PrefixlintError("expected a JSON object (a model's config.json)", path=shown)
     return data

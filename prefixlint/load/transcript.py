@@ -51,14 +51,11 @@ class Transcript:
 
 def _compose(text: str, path: str, is_json: bool):
     """(the data, its YAML node tree for line numbers), read by the one safe YAML reader."""
-    from prefixlint.load.json_source import compose_json
+    from prefixlint.load.json_source import compose_json, load_json
     from prefixlint.load.yaml_source import compose, to_python
 
     if is_json:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise PrefixlintError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
+        data = load_json(text, path, "not valid JSON")
         try:
             return data, compose_json(text, path)
         except PrefixlintError:

@@ -11,7 +11,6 @@ In the order vLLM itself decides:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,15 +80,13 @@ class ChatTemplate:
 def read_chat_template(path: str) -> ChatTemplate:
     """`--chat-template PATH`: a Jinja file, or a tokenizer_config.json with `chat_template`."""
     from prefixlint.load.files import read_text
+    from prefixlint.load.json_source import load_json
     from prefixlint.tokenize.huggingface import config_chat_template
 
     text = read_text(path)
     if Path(path).suffix.lower() != ".json":
         return ChatTemplate(JINJA, text, path, path=path)
-    try:
-        config = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PrefixlintError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
+    config = load_json(text, path, "not valid JSON")
     template = config_chat_template(config)
     if template is None:
         raise PrefixlintError(
