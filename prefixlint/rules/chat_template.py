@@ -84,11 +84,7 @@ def changed_words(a: str, b: str) -> tuple[int, str, str]:
 
 
 def common_text(a: str, b: str) -> str:
-    n = 0
-    limit = min(len(a), len(b))
-    while n < limit and a[n] == b[n]:
-        n += 1
-    return a[:n]
+    return a[:shared_prefix(a, b)]
 
 
 def template_line_at(template: ChatTemplate, messages, tools, add_generation_prompt, tokenizer, now, offset):

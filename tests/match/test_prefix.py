@@ -86,3 +86,8 @@ def test_tuples_and_lists_match_each_other():
     assert cache.longest_match((1, 2, 3, 4, 9)).length == 4
     assert cache.longest_match([1, 2, 9]).length == 2
     assert shared_prefix((1, 2, 3), [1, 2, 4]) == 2
+
+
+@given(st.text(alphabet="ab\n", max_size=300), st.text(alphabet="ab\n", max_size=300))
+def test_strings_share_the_characters_a_naive_count_finds(a, b):
+    assert shared_prefix(a, b) == brute_shared(a, b)
