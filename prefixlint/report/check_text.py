@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Sequence
 
 from prefixlint.numbers import percent
-from prefixlint.report.results import FileResult
+from prefixlint.results import FileResult
 from prefixlint.report.style import paint
 
 _COLORS = {"error": "red", "warning": "yellow", "info": "blue"}
@@ -28,7 +28,8 @@ def format_text(results: Sequence[FileResult], *, color: bool | None = None, sta
             lines.append(f"{f.path}:{f.line}:{f.column}: {code} {f.message}")
     for result in results:
         if result.error is None:
-            after = percent(result.fixed_reusable_tokens, result.extra.get("fixed_tokens", result.tokens), bare_ends=True)
+            after = percent(result.fixed_reusable_tokens, result.tokens if result.fixed_tokens is None else result.fixed_tokens,
+                            bare_ends=True)
             lines.append(
                 f"{result.path}: {result.tokens:,} tokens · reusable now {percent(result.reusable_tokens, result.tokens, bare_ends=True)}"
                 f" · after the suggested fixes {after}"

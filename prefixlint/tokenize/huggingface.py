@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.tokenize.base import BaseTokenizer
 
 TOKENIZER_FILE = "tokenizer.json"
 CONFIG_FILE = "tokenizer_config.json"
@@ -72,7 +73,7 @@ def config_chat_template(config: Any) -> str | None:
     return template if isinstance(template, str) else None
 
 
-class HuggingFaceTokenizer:
+class HuggingFaceTokenizer(BaseTokenizer):
     family = "huggingface"
 
     def __init__(self, name: str, tokenizer_file: Path, directory: Path | None = None) -> None:
