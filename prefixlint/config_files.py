@@ -32,6 +32,12 @@ def read_toml(text: str, source: str) -> dict[str, Any] | None:
         raise PrefixlintError(
             f"invalid TOML: {_TOML_POSITION.sub('', message)}", path=source, line=line, column=column,
         ) from None
+    except RecursionError:
+        from prefixlint.limits import too_deep
+
+        raise too_deep(source) from None
+    except ValueError as exc:  # an integer Python refuses to convert (over 4,300 digits)
+        raise PrefixlintError(f"invalid TOML: {exc}", path=source) from None
     tool = data.get("tool")
     table = tool.get("prefixlint") if isinstance(tool, dict) else None
     if table is None:
@@ -100,7 +106,7 @@ def read_yaml(text: str, source: str) -> dict[str, Any]:
 
     from prefixlint.load.yaml_source import compose, to_python
 
-    root = compose(text, source, "invalid YAML")
+    root = compose(text, source, "invalid YAML", kind="configuration file")
     if root is None:
         return {}
     if not isinstance(root, yaml.MappingNode):

@@ -14,7 +14,6 @@ finding's template line maps to the line and column of the file.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import PurePath
 
@@ -29,17 +28,23 @@ HINT = "a tokenizer_config.json with a `chat_template`"
 
 
 def sniff(text: str) -> bool:
-    if re.match(r"\s*\{\s*\"", text):  # a JSON object
+    if re.match(r"\s*[\[{]\s*[\"\[{]", text) and _json(text) is not None:  # JSON: only a config with a template
         return '"chat_template"' in text and _config_template(text) is not None
     return bool(_CHAT.search(text))
 
 
-def _config_template(text: str):
+def _json(text: str):
+    """The JSON value of `text`, None when it is not JSON (or outside the reader's bounds)."""
+    from prefixlint.load.json_source import load_json
+
     try:
-        data = json.loads(text)
-    except ValueError:
+        return load_json(text, None)
+    except PrefixlintError:
         return None
-    return config_chat_template(data)
+
+
+def _config_template(text: str):
+    return config_chat_template(_json(text))
 
 
 def load(path: str, text: str) -> Template:

@@ -19,7 +19,6 @@ seconds) on a message sets the clock the template sees for the request it ends.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -187,11 +186,13 @@ def _check_calls(calls, node, path, where, line) -> None:
             raise PrefixlintError(f"{where}: tool call {i} needs `function: {{name, arguments}}`", path=path, line=call_line)
         arguments = function.get("arguments")
         if isinstance(arguments, str) and arguments.strip():
+            from prefixlint.load.json_source import load_json
+
             try:
-                json.loads(arguments)
-            except json.JSONDecodeError as exc:
-                raise PrefixlintError(f"{where}: tool call {i} arguments are not JSON: {exc.msg}",
-                                      path=path, line=call_line) from None
+                load_json(arguments, path, "not JSON")
+            except PrefixlintError as exc:
+                raise PrefixlintError(f"{where}: tool call {i} arguments are not JSON:"
+                                      f" {exc.message.removeprefix('not JSON: ')}", path=path, line=call_line) from None
 
 
 def _tools(value, node, path) -> list[dict[str, Any]] | None:

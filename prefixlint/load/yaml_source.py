@@ -12,6 +12,7 @@ input gets the same size and alias limits and the same located diagnostics.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from prefixlint.errors import PrefixlintError
@@ -32,21 +33,56 @@ def safe_loader():
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+@lru_cache(maxsize=2)
+def bounded_loader(base=None):
+    """`base` (default `safe_loader()`) whose integers and timestamps that Python refuses (5,000 digits,
+    `2024-13-45`) are YAML errors at their node instead of a ValueError from deep inside."""
+    import yaml
+
+    from prefixlint.limits import bounded_int
+
+    base = base or safe_loader()
+
+    def guarded(construct):
+        def constructor(loader, node):
+            try:
+                if node.tag.endswith(":int"):
+                    bounded_int(node.value.replace("_", "").lstrip("+-").removeprefix("0x").removeprefix("0o"))
+                return construct(loader, node)
+            except (ValueError, OverflowError, PrefixlintError) as exc:
+                message = getattr(exc, "message", None) or str(exc)
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"{node.value[:40]!r} is not a valid {node.tag.rsplit(':', 1)[-1]}: {message}"
+                    " (quote it to keep it as text)", node.start_mark) from None
+        return constructor
+
+    class BoundedLoader(base):  # type: ignore[misc, valid-type]
+        yaml_constructors = dict(base.yaml_constructors)
+
+    for tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:float"):
+        BoundedLoader.yaml_constructors[tag] = guarded(base.yaml_constructors[tag])
+    return BoundedLoader
+
+
 def load_yaml(text: str, path: str, what: str = "malformed YAML") -> Any:
     """The plain Python values of the single YAML document in `text`, within the limits."""
     node = compose(text, path, what)
     return None if node is None else to_python(node, path, what)
 
 
-def compose(text: str, path: str, what: str = "malformed YAML"):
+def compose(text: str, path: str, what: str = "malformed YAML", kind: str = "YAML file"):
     """The root node of the single YAML document in `text` (None for an empty document).
-    `what` begins the message of a syntax error (`malformed YAML: ...`)."""
+    `what` begins the message of a syntax error (`malformed YAML: ...`); `kind` names the file
+    in the other refusals (`a NUL byte is not allowed in a configuration file`)."""
     import yaml
 
     if len(text) > MAX_YAML_CHARS:
         raise PrefixlintError(
-            f"YAML file is too large ({len(text):,} characters; the limit is {MAX_YAML_CHARS:,})", path=path
+            f"{kind} is too large ({len(text):,} characters; the limit is {MAX_YAML_CHARS:,})", path=path
         )
+    if "\x00" in text:  # PyYAML refuses it with a reader error of no line
+        raise PrefixlintError(f"a NUL byte is not allowed in a {kind}", path=path,
+                              line=text[: text.index("\x00")].count("\n") + 1)
     aliases = text.count("*")
     loader = safe_loader()(text)
     try:
@@ -117,7 +153,7 @@ def to_python(node, path: str, what: str = "malformed YAML") -> Any:
     """Plain Python values (dicts, lists, str, int...) for a node checked by `compose`."""
     import yaml
 
-    loader = safe_loader()("")
+    loader = bounded_loader()("")
     try:
         return loader.construct_object(node, deep=True)
     except yaml.MarkedYAMLError as exc:
@@ -129,8 +165,10 @@ def to_python(node, path: str, what: str = "malformed YAML") -> Any:
 
 
 def mapping_get(node, key: str):
-    """The value node under `key` in a mapping node, or None."""
-    for key_node, value_node in getattr(node, "value", ()):
+    """The value node under `key` in a mapping node, or None (also for any other node)."""
+    if type(node).__name__ != "MappingNode":
+        return None
+    for key_node, value_node in node.value:
         if getattr(key_node, "value", None) == key:
             return value_node
     return None

@@ -23,6 +23,8 @@ from datetime import datetime
 from typing import Any, Iterator, Mapping, Sequence
 
 from prefixlint.errors import PrefixlintError, TemplateRenderError
+from prefixlint.limits import MAX_OUTPUT_CHARS
+from prefixlint.sandbox import time_limit
 
 CHAT_EXTRA_HINT = 'reinstall prefixlint, which depends on it: pip install --force-reinstall prefixlint'
 
@@ -44,13 +46,24 @@ def _transformers_utils():
 
 def compiled_template(source: str):
     """transformers' compiled (sandboxed, cached) template for `source`."""
+    from prefixlint.sandbox import bounded_sandbox
+
     utils = _transformers_utils()
+    # transformers builds its environment from the ImmutableSandboxedEnvironment its module
+    # imported: for this compile (cached per source), that name is prefixlint's bounded
+    # subclass, so chat templates get the same size bounds as templates (widths, `~`, output).
+    unbounded = getattr(utils, "ImmutableSandboxedEnvironment", None)
+    if unbounded is not None:
+        utils.ImmutableSandboxedEnvironment = bounded_sandbox()
     try:
         return utils._compile_jinja_template(source)
     except PrefixlintError:
         raise
     except Exception as exc:  # TemplateSyntaxError and friends
         raise template_error(exc, "the chat template does not compile") from None
+    finally:
+        if unbounded is not None:
+            utils.ImmutableSandboxedEnvironment = unbounded
 
 
 def template_line(exc: BaseException) -> int | None:
@@ -125,11 +138,12 @@ def render_template(render: JinjaRender) -> tuple[str, tuple[int, ...]]:
     calls: list[int | None] = []
     with fixed_clock(template, render.now, calls):
         try:
-            rendered, _ = utils.render_jinja_template(
-                conversations=[list(render.messages)], tools=list(render.tools) if render.tools else None,
-                chat_template=render.source, add_generation_prompt=render.add_generation_prompt,
-                **render.special_tokens,
-            )
+            with time_limit():
+                rendered, _ = utils.render_jinja_template(
+                    conversations=[list(render.messages)], tools=list(render.tools) if render.tools else None,
+                    chat_template=render.source, add_generation_prompt=render.add_generation_prompt,
+                    **render.special_tokens,
+                )
         except Exception as exc:  # raise_exception, undefined attributes, type errors in templates
             raise template_error(exc, "the chat template failed") from None
     return rendered[0], tuple(sorted({line for line in calls if line}))
@@ -158,12 +172,15 @@ def trace_template(render: JinjaRender) -> list[tuple[int, int]]:
     with fixed_clock(template, render.now, []):
         generator = template.root_render_func(template.new_context(context))
         try:
-            for chunk in generator:
-                frame = generator.gi_frame
-                line = template.get_corresponding_lineno(frame.f_lineno) if frame else 0
-                if chunk:
-                    origins.append((offset, line))
-                    offset += len(chunk)
+            with time_limit():
+                for chunk in generator:
+                    frame = generator.gi_frame
+                    line = template.get_corresponding_lineno(frame.f_lineno) if frame else 0
+                    if chunk:
+                        origins.append((offset, line))
+                        offset += len(chunk)
+                        if offset > MAX_OUTPUT_CHARS:
+                            raise OverflowError(f"the output grows past {MAX_OUTPUT_CHARS:,} characters")
         except Exception as exc:
             raise template_error(exc, "the chat template failed") from None
     return origins

@@ -383,5 +383,5 @@ def test_a_json_transcript_nested_too_deeply_is_one_error(tmp_path):
     path.write_text('{"messages": ' + "[" * 100_000 + "]" * 100_000 + "}")
     result = CliRunner().invoke(cli, ["transcript", str(path), "--tokenizer", "o200k_base"])
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"prefixlint: error: {path}:1: JSON nests too deeply")
+    assert result.stderr.startswith(f"prefixlint: error: {path}:1: nested too deeply")
     assert "internal error" not in result.stderr
