@@ -24,6 +24,7 @@ from prefixlint.load.python_values import Resolver, dotted
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import (PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content,
                                             to_template)
+from prefixlint.load.base import Loader
 from prefixlint.load.template import Template
 
 FORMAT = "python"
@@ -273,3 +274,6 @@ def _style(node: ast.AST) -> str:
     if any(re.search(r"%\(\w+\)[sdifr]", text) for text in texts):
         return "percent"
     return "plain"
+
+
+LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, many=load_all)
