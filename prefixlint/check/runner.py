@@ -117,7 +117,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
         measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
         flagged = [m for m in measured if m.stable_tokens_after >= settings.min_stable_tokens and m.moved]
         moved = set().union(*(m.moved for m in flagged)) if flagged else set()
-        overall = measurer.measure_all(moved)
+        overall = measurer.measure_all(moved, frozenset(m.volatility.name for m in flagged))
         # Only when the suggested fixes leave nothing reusable: would any order help at all?
         best = measurer.measure_all() if measured and overall.fixed_reusable_tokens == 0 else overall
     except ChatTemplateFailure as exc:  # at the file's first message

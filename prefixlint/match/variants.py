@@ -2,22 +2,30 @@
 
 `changed_placeholders` pairs the substitutions of two renders (same placeholder, same order)
 and returns the placeholders whose rendered value differs. `move_to_end` builds the fixed
-variant the rules suggest: each line holding one of those placeholders is cut from where it
-is and appended, in order, to the end of the last user message (of the prompt, for a
-single-prompt file), so the stable text ahead of it becomes a shared prefix. When a long text
-follows the value on its line (more than MAX_CARRIED_CHARS), only the value itself is moved.
+variant the rules suggest: the line (or sentence) holding each moved placeholder is cut from
+where it is and appended, in order, to the end of the last user message (of the prompt, for a
+single-prompt file), so the stable text ahead of it becomes a shared prefix.
+
+How a value moves is decided ONCE per placeholder, from the template as written
+(`placements`), and the same decision is applied to every render and to the file itself
+(`prefixlint.fix`): a value with at most MAX_CARRIED_CHARS of text after it on its line moves
+with its line ("line", a safe fix); otherwise the sentence holding it moves on its own
+("sentence", an unsafe fix: the line is split).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+import re
+from dataclasses import dataclass
+from typing import Mapping, Sequence
 
 from prefixlint.render.spans import RenderedMessage
 
-
 #: When more than this many characters follow the value on its line (a one-line prompt, a
-#: paragraph), the line is not moved whole: the value alone is.
+#: paragraph), the line is not moved whole: the sentence holding the value is.
 MAX_CARRIED_CHARS = 48
+LINE, SENTENCE = "line", "sentence"
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)[ \t]*")
 
 
 def first_difference(a: str, b: str) -> int:
@@ -52,44 +60,105 @@ def changed_placeholders(a: Sequence[RenderedMessage], b: Sequence[RenderedMessa
     return changed
 
 
+def placement(text: str, end: int) -> str:
+    """LINE or SENTENCE for a value ending at `end` in `text` (the template as written)."""
+    line_end = text.find("\n", end)
+    after = text[end : len(text) if line_end < 0 else line_end]
+    return LINE if len(after.strip()) <= MAX_CARRIED_CHARS else SENTENCE
+
+
+def region(text: str, start: int, end: int, mode: str) -> tuple[int, int]:
+    """The [start, end) of `text` that moves with the value at text[start:end]."""
+    line_start = text.rfind("\n", 0, start) + 1
+    newline = text.find("\n", end)
+    line_end = len(text) if newline < 0 else newline
+    if mode == LINE:
+        return line_start, (len(text) if newline < 0 else newline + 1)
+    before = [m.end() for m in _SENTENCE_END.finditer(text, line_start, start)]
+    cut_start = before[-1] if before else line_start
+    after = _SENTENCE_END.search(text, end, line_end)
+    cut_end = after.end() if after else line_end
+    if cut_end == line_end:  # the sentence ends its line: the spaces before it go with it
+        while cut_start > line_start and text[cut_start - 1] in " \t":
+            cut_start -= 1
+    return cut_start, cut_end
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What `move_to_end` does: the regions cut from each message, the pieces appended (in
+    order) to the target message, and that message's index."""
+
+    cuts: tuple[tuple[tuple[int, int], ...], ...]
+    pieces: tuple[str, ...]
+    target: int
+
+
 def target_message(messages: Sequence[RenderedMessage]) -> int:
     users = [i for i, m in enumerate(messages) if m.role == "user"]
     return users[-1] if users else len(messages) - 1
 
 
-def move_to_end(messages: Sequence[RenderedMessage], placeholders: set[int]) -> list[str]:
-    """Message texts with every line holding one of `placeholders` moved to the target message's end."""
-    target = target_message(messages)
-    texts: list[str] = []
-    moved: list[str] = []
+def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | set[int] | frozenset[int]) -> Plan:
+    """The regions to cut and the pieces to append; `moves` maps a placeholder to LINE or
+    SENTENCE (a set: decided from the first span of each placeholder in `messages`)."""
+    if not isinstance(moves, Mapping):
+        moves = decide(messages, moves)
+    cuts, pieces = [], []
     for message in messages:
         text = message.text
         regions: list[list[int]] = []
         for span in message.spans:
-            if span.placeholder not in placeholders:
+            mode = moves.get(span.placeholder)
+            if mode is None:
                 continue
-            start = text.rfind("\n", 0, span.start) + 1
-            end = text.find("\n", span.end)
-            end = len(text) if end < 0 else end + 1
-            if end - span.end > MAX_CARRIED_CHARS:
-                start, end = span.start, span.end  # more instructions follow on its line: move the value alone
+            start, end = region(text, span.start, span.end, mode)
             if regions and start <= regions[-1][1]:
                 regions[-1][1] = max(regions[-1][1], end)
             else:
                 regions.append([start, end])
-        kept, last = [], 0
+        kept = []
         for start, end in regions:
+            piece = text[start:end]
+            if end == len(text) and start > 0 and text[start - 1] == "\n" and not piece.endswith("\n"):
+                start -= 1  # the last line of its message: the newline before it goes too
+            piece = piece.strip(" \t") if not piece.endswith("\n") else piece
+            pieces.append(piece if piece.endswith("\n") else piece + "\n")
+            kept.append((start, end))
+        cuts.append(tuple(kept))
+    return Plan(tuple(cuts), tuple(pieces), target_message(messages))
+
+
+def decide(messages: Sequence[RenderedMessage], placeholders: set[int] | frozenset[int]) -> dict[int, str]:
+    modes: dict[int, str] = {}
+    for message in messages:
+        for span in message.spans:
+            if span.placeholder in placeholders and span.placeholder not in modes:
+                modes[span.placeholder] = placement(message.text, span.end)
+    return modes
+
+
+def apply_plan(texts: Sequence[str], plan: Plan) -> list[str]:
+    out = []
+    for text, cuts in zip(texts, plan.cuts):
+        kept, last = [], 0
+        for start, end in cuts:
             kept.append(text[last:start])
-            moved.append(text[start:end])
             last = end
         kept.append(text[last:])
-        texts.append("".join(kept))
-    if moved:
-        body = texts[target]
-        if body and not body.endswith("\n"):
-            body += "\n"
-        combined = body + "".join(moved)
-        if not messages[target].text.endswith("\n"):
-            combined = combined.rstrip("\n")
-        texts[target] = combined
-    return texts
+        out.append("".join(kept))
+    if plan.pieces:
+        out[plan.target] = append_pieces(out[plan.target], plan.pieces, texts[plan.target].endswith("\n"))
+    return out
+
+
+def append_pieces(body: str, pieces: Sequence[str], ends_with_newline: bool) -> str:
+    if body and not body.endswith("\n"):
+        body += "\n"
+    combined = body + "".join(pieces)
+    return combined if ends_with_newline else combined.rstrip("\n")
+
+
+def move_to_end(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | set[int] | frozenset[int]) -> list[str]:
+    """Message texts with the line (or sentence) of every moved placeholder at the target's end."""
+    return apply_plan([m.text for m in messages], plan_moves(messages, moves))
