@@ -56,7 +56,8 @@ def merge_by_path(results: list[FileResult]) -> list[FileResult]:
             out.append(replace(good[0], tokens=sum(r.tokens for r in good),
                                reusable_tokens=sum(r.reusable_tokens for r in good),
                                fixed_reusable_tokens=sum(r.fixed_reusable_tokens for r in good), findings=findings,
-                               prompts=len(good), **_summed(good)))
+                               prompts=len(good), fix_sources=tuple(x for r in good for x in r.fix_sources),
+                               **_summed(good)))
     return out
 
 
@@ -89,6 +90,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
            text: str | None = None) -> FileResult:
     from prefixlint.check.chat_template_runs import let_through
     from prefixlint.check.measure import Measurer
+    from prefixlint.fix.attach import attach
     from prefixlint.load.registry import load_template
     from prefixlint.load.source_prompts import finding_tags
     from prefixlint.match.profiles import get_profile
@@ -138,6 +140,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     tags = finding_tags(template)  # "source" (python, typescript, a format name) and "prompt"
     findings = [replace(f, extra={**tags, **f.extra}) for f in kept if f.path == path] + unused
     findings.sort(key=Finding.sort_key)
+    findings, fix_source = attach(findings, template, compiled.placeholders, measurer, measured)
     return FileResult(
         path, overall.tokens, overall.reusable_tokens, overall.fixed_reusable_tokens, tuple(findings),
         format=template.format, model=template.model or None, tokenizer=tokenizer.name, engine=profile.name,
@@ -146,6 +149,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
         volatile={m.volatility.name: {"class": m.volatility.cls, "frequency": m.volatility.frequency,
                                       "stable_tokens_after": m.stable_tokens_after}
                   for m in measured},
+        fix_sources=(fix_source,),
     )
 
 

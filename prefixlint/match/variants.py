@@ -92,6 +92,8 @@ class Plan:
     cuts: tuple[tuple[tuple[int, int], ...], ...]
     pieces: tuple[str, ...]
     target: int
+    #: For each piece: (message, start, end) of its text before the newline appended to it.
+    origins: tuple[tuple[int, int, int], ...] = ()
 
 
 def target_message(messages: Sequence[RenderedMessage]) -> int:
@@ -104,8 +106,8 @@ def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | s
     SENTENCE (a set: decided from the first span of each placeholder in `messages`)."""
     if not isinstance(moves, Mapping):
         moves = decide(messages, moves)
-    cuts, pieces = [], []
-    for message in messages:
+    cuts, pieces, origins = [], [], []
+    for number, message in enumerate(messages):
         text = message.text
         regions: list[list[int]] = []
         for span in message.spans:
@@ -119,14 +121,20 @@ def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | s
                 regions.append([start, end])
         kept = []
         for start, end in regions:
-            piece = text[start:end]
-            if end == len(text) and start > 0 and text[start - 1] == "\n" and not piece.endswith("\n"):
-                start -= 1  # the last line of its message: the newline before it goes too
-            piece = piece.strip(" \t") if not piece.endswith("\n") else piece
+            piece_start, piece_end = start, end
+            if not text[start:end].endswith("\n"):  # a sentence, or a last line: without its blanks
+                while piece_start < piece_end and text[piece_start] in " \t":
+                    piece_start += 1
+                while piece_end > piece_start and text[piece_end - 1] in " \t":
+                    piece_end -= 1
+                if end == len(text) and start > 0 and text[start - 1] == "\n":
+                    start -= 1  # the last line of its message: the newline before it goes too
+            piece = text[piece_start:piece_end]
             pieces.append(piece if piece.endswith("\n") else piece + "\n")
+            origins.append((number, piece_start, piece_end))
             kept.append((start, end))
         cuts.append(tuple(kept))
-    return Plan(tuple(cuts), tuple(pieces), target_message(messages))
+    return Plan(tuple(cuts), tuple(pieces), target_message(messages), tuple(origins))
 
 
 def decide(messages: Sequence[RenderedMessage], placeholders: set[int] | frozenset[int]) -> dict[int, str]:
