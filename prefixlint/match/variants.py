@@ -116,13 +116,17 @@ def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | s
                 continue
             start, end = region(text, span.start, span.end, mode)
             if regions and start <= regions[-1][1]:
-                regions[-1][1] = max(regions[-1][1], end)
+                regions[-1][1] = regions[-1][2] = max(regions[-1][1], end)
             else:
-                regions.append([start, end])
+                regions.append([start, end, end])
+        if regions and regions[0][0] == 0 and text[: regions[0][1]].endswith("\n"):
+            # the message's opening lines: the blank lines after them go too (no blank opening)
+            limit = regions[1][0] if len(regions) > 1 else len(text)
+            regions[0][1] = _past_blank_lines(text, regions[0][1], limit)
         kept = []
-        for start, end in regions:
-            piece_start, piece_end = start, end
-            if not text[start:end].endswith("\n"):  # a sentence, or a last line: without its blanks
+        for start, end, piece_end in regions:
+            piece_start = start
+            if not text[start:piece_end].endswith("\n"):  # a sentence, or a last line: without its blanks
                 while piece_start < piece_end and text[piece_start] in " \t":
                     piece_start += 1
                 while piece_end > piece_start and text[piece_end - 1] in " \t":
@@ -135,6 +139,14 @@ def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | s
             kept.append((start, end))
         cuts.append(tuple(kept))
     return Plan(tuple(cuts), tuple(pieces), target_message(messages), tuple(origins))
+
+
+def _past_blank_lines(text: str, at: int, limit: int) -> int:
+    while True:
+        newline = text.find("\n", at, limit)
+        if newline < 0 or text[at:newline].strip():
+            return at
+        at = newline + 1
 
 
 def decide(messages: Sequence[RenderedMessage], placeholders: set[int] | frozenset[int]) -> dict[int, str]:
