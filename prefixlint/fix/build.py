@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from prefixlint.fix.edits import Edit, apply_edits
+from prefixlint.load.template import SLOT_ROLE
 from prefixlint.fix.source import SourceMessage, source_messages
 from prefixlint.match.variants import SENTENCE, apply_plan, plan_moves
 
@@ -23,6 +24,10 @@ _ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|\r\n
 #: Block tags a moved line must not leave or enter (Jinja/Nunjucks, Handlebars sections).
 _BLOCK_OPEN = re.compile(r"\{%-?\s*(if|for|macro|call|filter|raw|block|with|set\s+\w+\s*-?%\})|\{\{[#^]")
 _BLOCK_CLOSE = re.compile(r"\{%-?\s*end\w*|\{\{/")
+
+
+CODE_FORMATS = frozenset({"python", "typescript", "javascript"})
+_QUOTE = re.compile(r"(?<!\\)[\"'`]")
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,8 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
             cut_start = _file_start(source, message, start, extend=line_cut)
             edits.append(Edit(cut_start, _file_end(source, message, end), ""))
     target = messages[plan.target]
+    if target.role == SLOT_ROLE:
+        raise NoFix("no user message to move it into (only the conversation follows)")
     _check_blocks(target.text, len(target.text), len(target.text))
     newline = _newline(source, target, template)
     indent = _indent(source, target)
@@ -75,10 +82,23 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
     edits = _merged(edits)
     if reload is not None:
         _verify(template, placeholders, reload(apply_edits(source, edits)), apply_plan([m.text for m in messages], plan))
-    unsafe = SENTENCE in modes.values()
+    # In program source a move from one string literal into another changes every prompt that
+    # uses the other literal too: unsafe. Within one literal (or between messages of a prompt
+    # file) the move only reorders lines.
+    unsafe = SENTENCE in modes.values() or any(
+        not _one_literal(source, messages[number], start, target, number == plan.target)
+        for number, start, _ in plan.origins) if template.format in CODE_FORMATS else SENTENCE in modes.values()
     where = "the last user message" if target.role == "user" else "the end"
     return Fix(tuple(edits), "unsafe" if unsafe else "safe",
                f"Move the {'sentence' if unsafe else 'line'} to {where}")
+
+
+def _one_literal(source: str, message: SourceMessage, start: int, target: SourceMessage, same: bool) -> bool:
+    """Is the text from the moved piece to the target's end in one string literal of the file?"""
+    if not same:
+        return False
+    first = message.files[start] if start < len(message.files) else message.end
+    return first <= target.end and not _QUOTE.search(source, first, target.end)
 
 
 def _merged(edits: list[Edit]) -> list[Edit]:
@@ -119,8 +139,6 @@ def _file_start(source: str, message: SourceMessage, index: int, *, extend: bool
 def _file_end(source: str, message: SourceMessage, end: int) -> int:
     if end <= 0:
         return message.end if not message.files else message.files[0]
-    for k in range(max(0, end - 64), end):  # every character of the region must be written as read
-        _char_length(source, message, k)
     return message.files[end - 1] + _char_length(source, message, end - 1)
 
 

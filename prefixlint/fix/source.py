@@ -34,10 +34,15 @@ def locate(message: Message, offset: int, length: int) -> tuple[int, int] | None
     if not offsets or length <= 0:
         return None
     start = _index(offsets, offset)
-    last = _index(offsets, offset + length - 1)
-    if start is None or last is None or last < start:
+    if start is None:
         return None
-    return start, last + 1
+    run = start
+    while run + 1 < len(offsets) and offsets[run + 1] == offset:
+        run += 1
+    if run > start:  # a placeholder rewritten in the template's syntax, every character at its offset
+        return start, run + 1
+    last = _index(offsets, offset + length - 1)
+    return (start, last + 1) if last is not None and last >= start else None
 
 
 def _index(offsets: tuple[int, ...], offset: int) -> int | None:
@@ -57,7 +62,7 @@ def source_messages(template: Template, placeholders) -> list[SourceMessage]:
         spans = []
         for p in placeholders:
             found = locate(message, p.offset, len(p.text))
-            if found is not None and message.content[found[0]:found[1]] == p.text:
+            if found is not None:
                 spans.append(Span(p.index, *found))
         spans.sort(key=lambda s: s.start)
         files = message.offsets
