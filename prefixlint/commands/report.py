@@ -53,7 +53,10 @@ def parse_fail_on(value: str) -> tuple[bool, float | None]:
               help="Pull request to post to (default: from the event payload).")
 @click.option("--annotate/--no-annotate", default=None,
               help="Also print a workflow command per new finding (default: when GITHUB_ACTIONS=true).")
-def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, post, repository, pr_number, annotate):
+@click.option("--suggest", is_flag=True, default=False,
+              help="Add the fix (`check --fix`) of each template whose reuse fell to the comment, as a diff.")
+def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, post, repository, pr_number, annotate,
+           suggest):
     """Measure each template at git revision REF and in the working tree, and write Markdown for a
     pull-request comment: tokens and reusable share before and after the engine's block
     rounding, at the base and now, and the findings the change introduces. Appended to
@@ -74,7 +77,7 @@ def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, pos
     from prefixlint.prreport.rows import build_rows, link_for_environment, new_findings
 
     fail_on_findings, max_drop = parse_fail_on(fail_on)
-    rows, setup = build_rows(paths or (".",), base_ref, tokenizer, offline, engine, block_size)
+    rows, setup = build_rows(paths or (".",), base_ref, tokenizer, offline, engine, block_size, suggest)
     setup = replace(setup, link=link_for_environment())
     body = markdown.to_markdown(rows, setup)
     click.echo(body, nl=False)
