@@ -102,5 +102,5 @@ def placements(template: Template, placeholders) -> dict[int, str]:
     modes: dict[int, str] = {}
     for message in source_messages(template, placeholders):
         for span in message.spans:
-            modes.setdefault(span.placeholder, placement(message.text, span.end))
+            modes.setdefault(span.placeholder, placement(message.text, span.start, span.end))
     return modes

@@ -60,11 +60,16 @@ def changed_placeholders(a: Sequence[RenderedMessage], b: Sequence[RenderedMessa
     return changed
 
 
-def placement(text: str, end: int) -> str:
-    """LINE or SENTENCE for a value ending at `end` in `text` (the template as written)."""
+def placement(text: str, start: int, end: int) -> str:
+    """LINE or SENTENCE for the value at text[start:end] (the template as written): its line
+    when little follows it there, or when its sentence is the whole line."""
     line_end = text.find("\n", end)
-    after = text[end : len(text) if line_end < 0 else line_end]
-    return LINE if len(after.strip()) <= MAX_CARRIED_CHARS else SENTENCE
+    line_end = len(text) if line_end < 0 else line_end
+    if len(text[end:line_end].strip()) <= MAX_CARRIED_CHARS:
+        return LINE
+    cut_start, cut_end = region(text, start, end, SENTENCE)
+    whole = not text[text.rfind("\n", 0, start) + 1 : cut_start].strip() and not text[cut_end:line_end].strip()
+    return LINE if whole else SENTENCE
 
 
 def region(text: str, start: int, end: int, mode: str) -> tuple[int, int]:
@@ -154,7 +159,7 @@ def decide(messages: Sequence[RenderedMessage], placeholders: set[int] | frozens
     for message in messages:
         for span in message.spans:
             if span.placeholder in placeholders and span.placeholder not in modes:
-                modes[span.placeholder] = placement(message.text, span.end)
+                modes[span.placeholder] = placement(message.text, span.start, span.end)
     return modes
 
 

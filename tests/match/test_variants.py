@@ -48,7 +48,7 @@ def test_a_value_inside_a_long_line_moves_with_its_sentence():
 def test_the_placement_is_decided_once_for_both_renders():
     # 40 characters after the value in one render, 60 in the other: one decision for both.
     short = message(None, [("Time: ", None), ("9", 0), (" " + "a" * 39 + "\nRules.\n", None)])
-    assert placement(short.text, 7) == LINE
+    assert placement(short.text, 6, 7) == LINE
     plan = plan_moves([short], {0: LINE})
     assert plan.cuts == (((0, 48),),) and plan.pieces == ("Time: 9 " + "a" * 39 + "\n",)
 
