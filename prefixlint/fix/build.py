@@ -12,6 +12,7 @@ message's content must be exactly the planned one; otherwise there is no fix (`r
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -56,18 +57,26 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
             _check_blocks(message.text, start, end)
             line_cut = message.text[start:end].endswith("\n") or end == len(message.text)
             cut_start = _file_start(source, message, start, extend=line_cut)
-            edits.append(Edit(cut_start, _file_end(source, message, end), ""))
+            cut_end = _file_end(source, message, end)
+            if line_cut and end < len(message.files) and source[cut_start - 1 : cut_start] not in ("", "\n"):
+                cut_end = message.files[end]  # cut from inside a file line: the next line's indentation too
+            edits.append(Edit(cut_start, cut_end, ""))
     target = messages[plan.target]
     if target.role == SLOT_ROLE:
         raise NoFix("no user message to move it into (only the conversation follows)")
     _check_blocks(target.text, len(target.text), len(target.text))
     newline = _newline(source, target, template)
-    indent = _indent(source, target)
+    indent = _indent(source, target) if newline != "\\n" else ""
     moved = []
     for number, start, end in plan.origins:
         message = messages[number]
-        raw = source[_file_start(source, message, start, extend=True) : _file_end(source, message, end)]
-        own = _indent(source, message, start)
+        if _newline(source, message, template) == newline:  # the same spelling: the text as written
+            raw = source[_file_start(source, message, start, extend=True) : _file_end(source, message, end)]
+            own = _indent(source, message, start) if newline != "\\n" else ""
+        elif newline == "\\n":  # from a block into a quoted string: escaped as JSON/YAML/JS strings are
+            raw, own = json.dumps(message.text[start:end], ensure_ascii=False)[1:-1], ""
+        else:  # from a quoted string into a block: the text itself
+            raw, own = message.text[start:end], ""
         lines = raw.splitlines(keepends=True)
         raw = "".join(indent + line.removeprefix(own) if line.strip() else line for line in lines)
         if not raw.endswith(("\n", "\\n")):
@@ -152,7 +161,7 @@ def _indent(source: str, message: SourceMessage, index: int | None = None) -> st
     at = message.files[index]
     line_start = source.rfind("\n", 0, at) + 1
     prefix = source[line_start:at]
-    return prefix if not prefix.strip(" \t") else ""
+    return prefix[: len(prefix) - len(prefix.lstrip(" \t"))]  # a block's indentation, also after `<message>`
 
 
 def _newline(source: str, target: SourceMessage, template) -> str:
