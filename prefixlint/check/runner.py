@@ -92,6 +92,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     from prefixlint.check.measure import Measurer
     from prefixlint.fix.attach import attach
     from prefixlint.load.registry import load_template
+    from prefixlint.load.template import SLOT_NAMES
     from prefixlint.load.source_prompts import finding_tags
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
@@ -119,7 +120,10 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
         measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
         flagged = [m for m in measured if m.stable_tokens_after >= settings.min_stable_tokens and m.moved]
         moved = set().union(*(m.moved for m in flagged)) if flagged else set()
-        overall = measurer.measure_all(moved, frozenset(m.volatility.name for m in flagged))
+        # After the fixes, an undeclared conversation loop (`chat_history`) is the earlier turns,
+        # the same in both requests, not per-request content (issue 11 item 8).
+        history = {n for n in SLOT_NAMES if n not in template.variables}
+        overall = measurer.measure_all(moved, frozenset(v.name for v in measurer.volatiles if v.name not in history))
         # Only when the suggested fixes leave nothing reusable: would any order help at all?
         best = measurer.measure_all() if measured and overall.fixed_reusable_tokens == 0 else overall
     except ChatTemplateFailure as exc:  # at the file's first message
