@@ -21,6 +21,7 @@ import ast
 import re
 
 from prefixlint.load.python_values import Resolver, dotted
+from prefixlint.load.base import Loader
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import (PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content,
                                             to_template)

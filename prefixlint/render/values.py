@@ -7,10 +7,9 @@ values in the two, a stable one the same. Generated values look like the real th
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Any, Callable
 
-from prefixlint.load.generated import GENERATED, MOMENTS  # noqa: F401 (re-exported)
+from prefixlint.load.sample_values import GENERATED, MOMENTS
 
 
 class Sample(str):

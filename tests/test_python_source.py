@@ -28,7 +28,7 @@ from prefixlint.render.values import GENERATED
 from prefixlint.tokenize import load_tokenizer
 from tests.load.test_formats import chatml, vllm_reusable
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sources"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sources"
 
 
 def run(*args: str):

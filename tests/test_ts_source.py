@@ -22,7 +22,7 @@ from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.values import GENERATED
 from prefixlint.tokenize import load_tokenizer
 from tests.load.test_formats import chatml, vllm_reusable
-from tests.load.test_python_source import FIXTURES, findings, run, where
+from tests.test_python_source import FIXTURES, findings, run, where
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,8 @@
-"""Realistic generated values (two requests' dates, UUIDs, names ...): data shared by the loaders
-that describe clock values (`source_prompts`) and the renderer (`prefixlint.render.values`)."""
+"""The realistic values two requests carry: two moments and two generated values of each kind.
+
+Data only, so that loaders (which declare a value the code computes from the clock) and the
+renderer (which fills undeclared placeholders) share it without a load <-> render dependency.
+"""
 
 from __future__ import annotations
 
