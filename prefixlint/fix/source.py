@@ -9,12 +9,12 @@ Prompt flow) is split into its role sections the way the renderer splits it.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from prefixlint.load.template import ROLE_LINE, Message, Template
+from prefixlint.load.template import Message, Template
 from prefixlint.match.variants import placement
+from prefixlint.render.conversation import role_sections
 from prefixlint.render.spans import Span
 
 
@@ -75,20 +75,8 @@ def source_messages(template: Template, placeholders) -> list[SourceMessage]:
 def _split(message: SourceMessage, role_line: str | None) -> list[SourceMessage]:
     """Role sections as `prefixlint.render.conversation.split_roles` cuts a rendered text."""
     text = message.text
-    pattern = re.compile(role_line, re.MULTILINE | re.IGNORECASE) if role_line else ROLE_LINE
-    marks = list(pattern.finditer(text))
-    pieces: list[tuple[str, int, int]] = []
-    if marks and text[: marks[0].start()].strip():
-        pieces.append(("system", 0, marks[0].start()))
-    for number, mark in enumerate(marks):
-        end = marks[number + 1].start() if number + 1 < len(marks) else len(text)
-        pieces.append((mark.group(1).lower(), mark.end(), end))
     out = []
-    for role, start, end in pieces:
-        while start < end and text[start] in "\r\n":
-            start += 1
-        while end > start and text[end - 1] in "\r\n \t":
-            end -= 1
+    for role, start, end in role_sections(text, role_line):
         spans = tuple(Span(s.placeholder, s.start - start, s.end - start)
                       for s in message.spans if s.start >= start and s.end <= end)
         files = message.files[start:end]
