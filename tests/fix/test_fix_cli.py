@@ -113,3 +113,13 @@ def test_bom_and_line_endings_are_kept(tmp_path):
     assert run(tmp_path, "--fix", "prompt.txt").exit_code == 0
     assert path.read_bytes() == b"\xef\xbb\xbf" + (RULES + "Question: {{ question }}\nRequest {{ request_id }}\n"
                                                    ).replace("\n", "\r\n").encode("utf-8")
+
+
+def test_a_value_inside_a_for_block_has_no_fix(tmp_path):
+    write(tmp_path, "{% for doc in documents %}\nSource: {{ doc }}\n{% endfor %}\n" + RULES + RULES
+          + "Question: {{ question }}\n")
+    result = run(tmp_path, "--format", "json", "prompt.txt")
+    findings = json.loads(result.stdout)["files"][0]["findings"]
+    (moving,) = [f for f in findings if f["code"] == "PFX005"]
+    assert moving["fix"] is None and "block" in moving["fix_unavailable"]
+    assert run(tmp_path, "--diff", "prompt.txt").exit_code == 0  # nothing to change
