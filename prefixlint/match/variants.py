@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.spans import RenderedMessage
 
 #: When more than this many characters follow the value on its line (a one-line prompt, a
@@ -30,16 +31,7 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s|$)[ \t]*")
 
 def first_difference(a: str, b: str) -> int:
     """Index of the first character where `a` and `b` differ (len of the shorter if one is a prefix)."""
-    lo, hi = 0, min(len(a), len(b))
-    if a[:hi] == b[:hi]:
-        return hi
-    while hi - lo > 1:  # invariant: a[:lo] == b[:lo], a[:hi] != b[:hi]
-        mid = (lo + hi) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return shared_prefix(a, b)
 
 
 def changed_placeholders(a: Sequence[RenderedMessage], b: Sequence[RenderedMessage]) -> set[int]:

@@ -11,7 +11,7 @@ from prefixlint.load.registry import load_templates
 from prefixlint.match.profiles import get_profile
 from prefixlint.render.compile import compile_template
 from prefixlint.render.framing import framing_for
-from prefixlint.rules.classify import builtin_catalog
+from prefixlint.load.classify import builtin_catalog
 from prefixlint.tokenize import load_tokenizer
 
 SETTINGS = Settings(offline=True)
