@@ -19,7 +19,7 @@ from prefixlint.load.template import Template
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.match.profiles import EngineProfile
 from prefixlint.fix.source import placements
-from prefixlint.match.variants import changed_placeholders, decide, first_difference, move_to_end
+from prefixlint.match.variants import CODE_FORMATS, changed_placeholders, decide, first_difference, move_to_end
 from prefixlint.render.conversation import split_roles
 from prefixlint.render.framing import ApproximateFraming
 from prefixlint.render.history import History
@@ -126,7 +126,7 @@ class Measurer:
     def _fixed(self, request: Request, modes: dict[int, str]) -> list[int]:
         if not modes:
             return request.ids
-        texts = move_to_end(request.messages, modes)
+        texts = move_to_end(request.messages, modes, self.template.format in CODE_FORMATS)
         renamed = tuple(RenderedMessage(m.role, t, ()) for m, t in zip(request.messages, texts))
         return self.framing.frame(renamed, self.encode).ids
 

@@ -18,17 +18,14 @@ from dataclasses import dataclass
 
 from prefixlint.fix.edits import Edit, apply_edits
 from prefixlint.load.template import SLOT_ROLE
-from prefixlint.fix.source import SourceMessage, source_messages
-from prefixlint.match.variants import SENTENCE, apply_plan, plan_moves
+from prefixlint.fix.source import SourceMessage, _doubled_brace, source_messages
+from prefixlint.match.variants import CODE_FORMATS, SENTENCE, apply_plan, plan_moves
 
 _ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|\r\n|.)", re.DOTALL)
 #: Block tags a moved line must not leave or enter (Jinja/Nunjucks, Handlebars sections).
 _BLOCK_OPEN = re.compile(r"\{%-?\s*(if|for|macro|call|filter|raw|block|with|set\s+\w+\s*-?%\})|\{\{[#^]")
 _BLOCK_CLOSE = re.compile(r"\{%-?\s*end\w*|\{\{/")
 
-
-CODE_FORMATS = frozenset({"python", "typescript", "javascript"})
-_QUOTE = re.compile(r"(?<!\\)[\"'`]")
 
 
 @dataclass(frozen=True)
@@ -49,7 +46,7 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
     found = {s.placeholder for m in messages for s in m.spans}
     if set(modes) - found:
         raise NoFix("the value is not written verbatim in a message of the file")
-    plan = plan_moves(messages, modes)
+    plan = plan_moves(messages, modes, template.format in CODE_FORMATS)
     source = template.source
     edits: list[Edit] = []
     for number, (message, cuts) in enumerate(zip(messages, plan.cuts)):
@@ -103,11 +100,16 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
 
 
 def _one_literal(source: str, message: SourceMessage, start: int, target: SourceMessage, same: bool) -> bool:
-    """Is the text from the moved piece to the target's end in one string literal of the file?"""
+    """Is the text from the moved piece to the target's end in one string literal of the file?
+    (No unescaped closing delimiter of the target's literal in between.)"""
     if not same:
         return False
     first = message.files[start] if start < len(message.files) else message.end
-    return first <= target.end and not _QUOTE.search(source, first, target.end)
+    closing = source[target.end : target.end + 3]
+    delimiter = closing if closing in ('"""', "'''") else closing[:1]
+    if not delimiter or first > target.end:
+        return False
+    return not re.search(r"(?<!\\)" + re.escape(delimiter), source[first : target.end])
 
 
 def _merged(edits: list[Edit]) -> list[Edit]:
@@ -124,6 +126,8 @@ def _merged(edits: list[Edit]) -> list[Edit]:
 def _char_length(source: str, message: SourceMessage, index: int) -> int:
     at = message.files[index]
     char = message.text[index]
+    if _doubled_brace(source, message.files, message.text, index):
+        return 2
     if source[at : at + 1] == char:
         return 1
     escape = _ESCAPE.match(source, at)

@@ -66,10 +66,20 @@ def source_messages(template: Template, placeholders) -> list[SourceMessage]:
                 spans.append(Span(p.index, *found))
         spans.sort(key=lambda s: s.start)
         files = message.offsets
-        whole = SourceMessage(message.role, message.content, tuple(spans), files,
-                              message.file_offset(len(message.content)))
+        end = message.file_offset(len(message.content))
+        if _doubled_brace(template.source, files, message.content, len(files) - 1):
+            end += 1
+        whole = SourceMessage(message.role, message.content, tuple(spans), files, end)
         out += _split(whole, template.role_line) if template.role_markers else [whole]
     return out
+
+
+def _doubled_brace(source: str, files, text: str, index: int) -> bool:
+    """Is text[index] the second of a `{{`/`}}` that the loader mapped, both characters, to
+    the one offset of a brace the file writes doubled (a `.format` template's escape)?"""
+    if index < 1 or files[index - 1] != files[index] or text[index] not in "{}":
+        return False
+    return source.startswith(text[index] * 2, files[index])
 
 
 def _split(message: SourceMessage, role_line: str | None) -> list[SourceMessage]:

@@ -39,12 +39,17 @@ def fixed_text(result, unsafe: bool = False) -> tuple[str, str, int] | None:
             except NoFix:
                 continue
             combined, fixed = trial, fixed + 1
-        if taken is not None:
-            edits += taken.edits
+        if taken is not None and not _overlaps(edits, taken.edits):  # two prompts of one literal
+            edits += [e for e in taken.edits if e not in edits]
             before = source.template.source
     if before is None:
         return None
     return before, apply_edits(before, edits), fixed
+
+
+def _overlaps(edits, more) -> bool:
+    return any(a != b and a.start < b.end and b.start < a.end or a != b and a.start == b.start
+               for a in edits for b in more)
 
 
 def unified_diff(path: str, before: str, after: str) -> str:

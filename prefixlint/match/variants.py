@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from prefixlint.load.template import SLOT_ROLE
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.spans import RenderedMessage
 
@@ -26,6 +27,9 @@ from prefixlint.render.spans import RenderedMessage
 #: paragraph), the line is not moved whole: the sentence holding the value is.
 MAX_CARRIED_CHARS = 48
 LINE, SENTENCE = "line", "sentence"
+#: Prompts in program source: a moved line stays in its string literal (`in_place`), since the
+#: user message is usually not a literal of the file.
+CODE_FORMATS = frozenset({"python", "typescript", "javascript"})
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)[ \t]*")
 
 
@@ -98,9 +102,12 @@ def target_message(messages: Sequence[RenderedMessage]) -> int:
     return users[-1] if users else len(messages) - 1
 
 
-def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | set[int] | frozenset[int]) -> Plan:
+def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | set[int] | frozenset[int],
+               in_place: bool = False) -> Plan:
     """The regions to cut and the pieces to append; `moves` maps a placeholder to LINE or
-    SENTENCE (a set: decided from the first span of each placeholder in `messages`)."""
+    SENTENCE (a set: decided from the first span of each placeholder in `messages`). With
+    `in_place` (prompts in program source), pieces all cut from one message that still has
+    stable text after them go to the end of that message (`in_place_target`)."""
     if not isinstance(moves, Mapping):
         moves = decide(messages, moves)
     cuts, pieces, origins = [], [], []
@@ -120,6 +127,13 @@ def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | s
             # the message's opening lines: the blank lines after them go too (no blank opening)
             limit = regions[1][0] if len(regions) > 1 else len(text)
             regions[0][1] = _past_blank_lines(text, regions[0][1], limit)
+        for k, region_ in enumerate(regions):  # lines between blank lines: one blank line stays
+            start, end = region_[0], region_[1]
+            if start >= 2 and text[start - 2 : start] == "\n\n" and text[start:end].endswith("\n"):
+                limit = regions[k + 1][0] if k + 1 < len(regions) else len(text)
+                after = _past_blank_lines(text, end, limit)
+                if after < limit:
+                    region_[1] = after
         kept = []
         for start, end, piece_end in regions:
             piece_start = start
@@ -135,7 +149,21 @@ def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | s
             origins.append((number, piece_start, piece_end))
             kept.append((start, end))
         cuts.append(tuple(kept))
-    return Plan(tuple(cuts), tuple(pieces), target_message(messages), tuple(origins))
+    target = in_place_target(messages, cuts, origins) if in_place else None
+    return Plan(tuple(cuts), tuple(pieces), target_message(messages) if target is None else target, tuple(origins))
+
+
+def in_place_target(messages: Sequence[RenderedMessage], cuts, origins) -> int | None:
+    """The message every piece comes from, when text other than blanks follows its last cut
+    and no conversation follows the message (its end would still be ahead of the history)."""
+    numbers = {number for number, _, _ in origins}
+    if len(numbers) != 1:
+        return None
+    (number,) = numbers
+    if any(m.role == SLOT_ROLE for m in messages[number + 1 :]):
+        return None
+    last = max(end for _, end in cuts[number])
+    return number if messages[number].text[last:].strip() else None
 
 
 def _past_blank_lines(text: str, at: int, limit: int) -> int:
@@ -176,6 +204,7 @@ def append_pieces(body: str, pieces: Sequence[str], ends_with_newline: bool) -> 
     return combined if ends_with_newline else combined.rstrip("\n")
 
 
-def move_to_end(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | set[int] | frozenset[int]) -> list[str]:
+def move_to_end(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | set[int] | frozenset[int],
+                in_place: bool = False) -> list[str]:
     """Message texts with the line (or sentence) of every moved placeholder at the target's end."""
-    return apply_plan([m.text for m in messages], plan_moves(messages, moves))
+    return apply_plan([m.text for m in messages], plan_moves(messages, moves, in_place))

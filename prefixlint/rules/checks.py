@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from prefixlint.match.profiles import EngineProfile
+from prefixlint.match.variants import CODE_FORMATS
 from prefixlint.numbers import percent
 from prefixlint.results import Finding
 from prefixlint.rules.catalog import Rule
@@ -50,6 +51,8 @@ def _finding(rule: Rule, data: Measured, item: VolatileMeasurement, message: str
 def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
     """PFX001-PFX005: a volatile value of the rule's class with stable content after it."""
     where = "Moved into the last user message" if data.is_chat else "Moved after the instructions"
+    if data.template is not None and data.template.format in CODE_FORMATS:
+        where = "Moved after the stable text"
     for item in data.volatiles:
         v = item.volatility
         if data.catalog.rule_for(v.cls) != rule.code or item.stable_tokens_after < data.min_stable_tokens:

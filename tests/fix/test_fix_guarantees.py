@@ -40,7 +40,7 @@ CASES = [(path, f) for path in FILES for _, f in fixable(path)]
 
 def test_the_main_formats_have_fixes():
     formats = {path.suffix for path, _ in CASES}
-    assert {".yaml", ".txt", ".json", ".prompt", ".ts"} <= formats
+    assert {".yaml", ".txt", ".json", ".prompt", ".ts", ".py"} <= formats
 
 
 @pytest.mark.parametrize("path,finding", CASES, ids=[f"{p.name}:{f.code}:{f.variable}" for p, f in CASES])

@@ -1,0 +1,63 @@
+"""Fixes of prompts in Python and TypeScript source (issue 15): a volatile line of a
+triple-quoted or template-literal system prompt moves to the end of the same literal, as a
+safe reorder of whole lines; the literal stays valid (its braces, `${}` and quotes as written).
+The expected texts are written by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefixlint.fix.write import fixed_text
+from tests.fix.helpers import check
+
+SOURCES = Path(__file__).resolve().parents[1] / "fixtures" / "sources"
+
+
+def fix(name: str, unsafe: bool = False):
+    (result,) = [r for r in check(SOURCES / name) if r.path == str(SOURCES / name)]
+    return result, fixed_text(result, unsafe=unsafe)
+
+
+def test_a_system_prompt_followed_only_by_the_conversation_stays_without_a_fix():
+    """Its end would still come before the history: moving within the literal gains nothing."""
+    for name in ("react_agent.py", "agent_prompts.py"):
+        result, planned = fix(name, unsafe=True)
+        (finding,) = result.findings
+        assert finding.extra["fix"] is None
+        assert finding.extra["fix_unavailable"] == "no user message to move it into (only the conversation follows)"
+        assert planned is None
+
+
+def test_a_typescript_template_literal_keeps_its_substitutions_and_quotes():
+    result, (before, after, fixed) = fix("research_agent.ts")
+    assert {f.variable: f.extra["fix"]["applicability"] for f in result.findings} == {
+        "today": "safe", "iteration": "safe"}
+    assert fixed == 2
+    head = ("  return `You are a meticulous research agent. Today is ${today}.\n"
+            "This is iteration ${iteration} of ${maxIterations}.\n\n"
+            "Follow the examples")
+    assert head in before
+    expected = before.replace(head, "  return `Follow the examples").replace(
+        "Always cite your sources with their titles and years.`;",
+        "Always cite your sources with their titles and years.\n"
+        "You are a meticulous research agent. Today is ${today}.\n"
+        "This is iteration ${iteration} of ${maxIterations}.`;")
+    assert after == expected
+    assert '<example id="1">' in after  # quotes inside the literal are not its end
+
+
+def test_the_message_says_where_a_source_prompt_moves():
+    result, _ = fix("research_agent.ts")
+    assert "Moved after the stable text: " in result.findings[0].message
+
+
+def test_a_format_template_and_an_f_string_keep_their_braces_and_escapes():
+    result, (before, after, fixed) = fix("planner_prompts.py")
+    assert fixed == 2
+    assert all(f.extra["fix"]["applicability"] == "safe" for f in result.findings)
+    expected = before.replace("team.\nCurrent time: {current_time}\n", "team.\n").replace(
+        '"deadline": "..."}}]}}"""', '"deadline": "..."}}]}}\nCurrent time: {current_time}"""').replace(
+        "service.\nReview id: {datetime.now():%Y%m%d%H%M%S}\n\n", "service.\n\n").replace(
+        '\\tfile\\tline\\tseverity"""', '\\tfile\\tline\\tseverity\nReview id: {datetime.now():%Y%m%d%H%M%S}"""')
+    assert after == expected
+    compile(after, "planner_prompts.py", "exec")
