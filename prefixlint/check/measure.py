@@ -19,6 +19,7 @@ from prefixlint.load.template import Template
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.match.profiles import EngineProfile
 from prefixlint.fix.source import placements
+from prefixlint.match.clause import lead_in
 from prefixlint.match.variants import CODE_FORMATS, changed_placeholders, decide, first_difference, move_to_end
 from prefixlint.render.conversation import split_roles
 from prefixlint.render.framing import ApproximateFraming
@@ -61,7 +62,19 @@ class Measurer:
         self._lines: dict[str, list[int]] = {}  # line runs -> ids, for `encode_lines`
         #: How each placeholder's value moves in the fixed variant (its line, or its sentence),
         #: decided once from the template as written: both renders and the file's fix agree.
-        self.placements = placements(template, compiled.placeholders)
+        self.placements = placements(template, compiled.placeholders, self._leads())
+
+    def _leads(self) -> dict[int, str]:
+        """The lead-in of each placeholder whose value would move as its own sentence."""
+        leads = {}
+        for p in self.compiled.placeholders:
+            for name in (*p.calls, *p.names):
+                v = self.volatility.get(name)
+                lead = lead_in(name, v.cls, v.frequency) if v is not None and v.volatile else None
+                if lead:
+                    leads[p.index] = lead
+                    break
+        return leads
 
     @property
     def volatiles(self) -> list[Volatility]:

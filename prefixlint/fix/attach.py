@@ -13,7 +13,7 @@ from typing import Any
 
 from prefixlint.fix.build import NoFix, build_fix
 from prefixlint.fix.edits import edits_json
-from prefixlint.match.variants import SENTENCE
+from prefixlint.match.variants import LINE
 
 MOVING_CODES = frozenset({"PFX001", "PFX002", "PFX003", "PFX004", "PFX005"})
 
@@ -70,4 +70,4 @@ def attach(findings, template, placeholders, measurer, measured) -> tuple[list, 
 
 
 def applicability(modes: dict[int, str]) -> str:
-    return "unsafe" if SENTENCE in modes.values() else "safe"
+    return "unsafe" if any(mode != LINE for mode in modes.values()) else "safe"

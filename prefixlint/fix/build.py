@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from prefixlint.fix.edits import Edit, apply_edits
 from prefixlint.load.template import SLOT_ROLE
 from prefixlint.fix.source import SourceMessage, _doubled_brace, source_messages
-from prefixlint.match.variants import CODE_FORMATS, SENTENCE, apply_plan, plan_moves
+from prefixlint.match.variants import CODE_FORMATS, LINE, apply_plan, plan_moves
 
 _ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|\r\n|.)", re.DOTALL)
 #: Block tags a moved line must not leave or enter (Jinja/Nunjucks, Handlebars sections).
@@ -47,6 +47,8 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
     if set(modes) - found:
         raise NoFix("the value is not written verbatim in a message of the file")
     plan = plan_moves(messages, modes, template.format in CODE_FORMATS)
+    if messages[plan.target].role == SLOT_ROLE:
+        raise NoFix("no user message to move it into (only the conversation follows)")
     source = template.source
     edits: list[Edit] = []
     for number, (message, cuts) in enumerate(zip(messages, plan.cuts)):
@@ -59,13 +61,11 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
                 cut_end = message.files[end]  # cut from inside a file line: the next line's indentation too
             edits.append(Edit(cut_start, cut_end, ""))
     target = messages[plan.target]
-    if target.role == SLOT_ROLE:
-        raise NoFix("no user message to move it into (only the conversation follows)")
     _check_blocks(target.text, len(target.text), len(target.text))
     newline = _newline(source, target, template)
     indent = _indent(source, target) if newline != "\\n" else ""
     moved = []
-    for number, start, end in plan.origins:
+    for (number, start, end), (lead, tail) in zip(plan.origins, plan.wraps):
         message = messages[number]
         if _newline(source, message, template) == newline:  # the same spelling: the text as written
             raw = source[_file_start(source, message, start, extend=True) : _file_end(source, message, end)]
@@ -74,6 +74,7 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
             raw, own = json.dumps(message.text[start:end], ensure_ascii=False)[1:-1], ""
         else:  # from a quoted string into a block: the text itself
             raw, own = message.text[start:end], ""
+        raw = _quoted(source, target, template, lead, newline) + raw + tail
         lines = raw.splitlines(keepends=True)
         raw = "".join(indent + line.removeprefix(own) if line.strip() else line for line in lines)
         if not raw.endswith(("\n", "\\n")):
@@ -91,12 +92,23 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
     # In program source a move from one string literal into another changes every prompt that
     # uses the other literal too: unsafe. Within one literal (or between messages of a prompt
     # file) the move only reorders lines.
-    unsafe = SENTENCE in modes.values() or any(
+    unsafe = any(mode != LINE for mode in modes.values()) or any(
         not _one_literal(source, messages[number], start, target, number == plan.target)
-        for number, start, _ in plan.origins) if template.format in CODE_FORMATS else SENTENCE in modes.values()
+        for number, start, _ in plan.origins) if template.format in CODE_FORMATS else any(
+        mode != LINE for mode in modes.values())
     where = "the last user message" if target.role == "user" else "the end"
-    return Fix(tuple(edits), "unsafe" if unsafe else "safe",
-               f"Move the {'sentence' if unsafe else 'line'} to {where}")
+    what = "value as its own sentence" if any(lead for lead, _ in plan.wraps) else "sentence" if unsafe else "line"
+    return Fix(tuple(edits), "unsafe" if unsafe else "safe", f"Move the {what} to {where}")
+
+
+def _quoted(source: str, target: SourceMessage, template, text: str, newline: str) -> str:
+    """`text` (a lead-in) as the target's quoted string needs its quotes written."""
+    closing = source[target.end : target.end + 1]
+    if newline != "\\n" or closing not in ("'", '"') or source[target.end : target.end + 3] == closing * 3:
+        return text
+    if closing == "'" and ("yaml" in template.format or "prompty" in template.format):
+        return text.replace("'", "''")
+    return text.replace(closing, "\\" + closing)
 
 
 def _one_literal(source: str, message: SourceMessage, start: int, target: SourceMessage, same: bool) -> bool:

@@ -13,7 +13,8 @@ from bisect import bisect_left
 from dataclasses import dataclass
 
 from prefixlint.load.template import Message, Template
-from prefixlint.match.variants import placement
+from prefixlint.match.clause import clause, value_mode
+from prefixlint.match.variants import SENTENCE, placement, region
 from prefixlint.render.conversation import role_sections
 from prefixlint.render.spans import Span
 
@@ -95,10 +96,21 @@ def _split(message: SourceMessage, role_line: str | None) -> list[SourceMessage]
     return out or [message]
 
 
-def placements(template: Template, placeholders) -> dict[int, str]:
-    """LINE or SENTENCE for every placeholder found in the template's content, decided once."""
+def placements(template: Template, placeholders, leads: dict[int, str] | None = None) -> dict[int, str]:
+    """LINE or SENTENCE for every placeholder found in the template's content, decided once;
+    a value with a lead-in (`leads`) alone in a sentence that can be shortened moves as its
+    own sentence ("value:<lead-in>", `prefixlint.match.clause`)."""
     modes: dict[int, str] = {}
     for message in source_messages(template, placeholders):
         for span in message.spans:
-            modes.setdefault(span.placeholder, placement(message.text, span.start, span.end))
+            if span.placeholder in modes:
+                continue
+            mode = placement(message.text, span.start, span.end)
+            lead = (leads or {}).get(span.placeholder)
+            if mode == SENTENCE and lead:
+                start, end = region(message.text, span.start, span.end, SENTENCE)
+                alone = sum(start <= s.start < end for s in message.spans) == 1
+                if alone and clause(message.text, span.start, span.end, start, end):
+                    mode = value_mode(lead)
+            modes[span.placeholder] = mode
     return modes

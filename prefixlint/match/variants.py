@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from prefixlint.load.template import SLOT_ROLE
+from prefixlint.match.clause import clause, lead_of
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.spans import RenderedMessage
 
@@ -95,6 +96,8 @@ class Plan:
     target: int
     #: For each piece: (message, start, end) of its text before the newline appended to it.
     origins: tuple[tuple[int, int, int], ...] = ()
+    #: For each piece: the text written before and after it ("Today is ", "."), or ("", "").
+    wraps: tuple[tuple[str, str], ...] = ()
 
 
 def target_message(messages: Sequence[RenderedMessage]) -> int:
@@ -110,7 +113,7 @@ def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | s
     stable text after them go to the end of that message (`in_place_target`)."""
     if not isinstance(moves, Mapping):
         moves = decide(messages, moves)
-    cuts, pieces, origins = [], [], []
+    cuts, pieces, origins, wraps = [], [], [], []
     for number, message in enumerate(messages):
         text = message.text
         regions: list[list[int]] = []
@@ -118,11 +121,13 @@ def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | s
             mode = moves.get(span.placeholder)
             if mode is None:
                 continue
-            start, end = region(text, span.start, span.end, mode)
-            if regions and start <= regions[-1][1]:
+            wrap = _value_cut(text, span, mode)
+            start, end = wrap[3:] if wrap else region(text, span.start, span.end, mode)
+            if regions and start <= regions[-1][1]:  # one region: its text moves as written
                 regions[-1][1] = regions[-1][2] = max(regions[-1][1], end)
+                regions[-1][3] = None
             else:
-                regions.append([start, end, end])
+                regions.append([start, end, end, wrap])
         if regions and regions[0][0] == 0 and text[: regions[0][1]].endswith("\n"):
             # the message's opening lines: the blank lines after them go too (no blank opening)
             limit = regions[1][0] if len(regions) > 1 else len(text)
@@ -135,7 +140,13 @@ def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | s
                 if after < limit:
                     region_[1] = after
         kept = []
-        for start, end, piece_end in regions:
+        for start, end, piece_end, wrap in regions:
+            if wrap:  # the value alone, as a short sentence of its own
+                pieces.append(f"{wrap[0]}{text[wrap[1]:wrap[2]]}.\n")
+                origins.append((number, wrap[1], wrap[2]))
+                wraps.append((wrap[0], "."))
+                kept.append((start, end))
+                continue
             piece_start = start
             if not text[start:piece_end].endswith("\n"):  # a sentence, or a last line: without its blanks
                 while piece_start < piece_end and text[piece_start] in " \t":
@@ -147,10 +158,23 @@ def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | s
             piece = text[piece_start:piece_end]
             pieces.append(piece if piece.endswith("\n") else piece + "\n")
             origins.append((number, piece_start, piece_end))
+            wraps.append(("", ""))
             kept.append((start, end))
         cuts.append(tuple(kept))
     target = in_place_target(messages, cuts, origins) if in_place else None
-    return Plan(tuple(cuts), tuple(pieces), target_message(messages) if target is None else target, tuple(origins))
+    return Plan(tuple(cuts), tuple(pieces), target_message(messages) if target is None else target,
+                tuple(origins), tuple(wraps))
+
+
+def _value_cut(text: str, span, mode: str):
+    """(lead-in + " ", value start, value end, cut start, cut end) for a value moved as its own
+    sentence; None for a line or sentence move (or when its sentence cannot be shortened)."""
+    lead = lead_of(mode)
+    if lead is None:
+        return None
+    sentence = region(text, span.start, span.end, SENTENCE)
+    cut = clause(text, span.start, span.end, *sentence)
+    return (lead + " ", span.start, span.end, *cut) if cut else None
 
 
 def in_place_target(messages: Sequence[RenderedMessage], cuts, origins) -> int | None:

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted(
     [p for p in (ROOT / "samples").rglob("*") if p.is_file() and p.suffix != ".md" or p.name == "greeting_policy.md"]
     + [p for p in (ROOT / "tests" / "fixtures" / "sources").iterdir() if p.is_file()]
+    + [p for p in (ROOT / "tests" / "fixtures" / "fix").iterdir() if p.is_file()]
     + [p for p in (ROOT / "tests" / "fixtures" / "formats").rglob("*") if p.is_file()]
 )
 
