@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
 
 import click
@@ -13,6 +12,8 @@ from prefixlint.errors import PrefixlintError
 
 #: Logs larger than this get a progress bar (when standard error is a terminal).
 PROGRESS_BYTES = 4 * 1024 * 1024
+#: Mooncake's FAST'25 traces hash blocks of 512 tokens.
+TRACE_BLOCK_SIZE = 512
 
 
 def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | None, str]:
@@ -45,7 +46,7 @@ def _chat_settings(tokenizer, chat_template_path, now_text):
     """The chat template resolved once: (settings, the error to raise at the first chat line)."""
     from datetime import datetime
 
-    from prefixlint.load.requestlog import parse_timestamp
+    from prefixlint.replay.requestlog import parse_timestamp
     from prefixlint.render.logged import ChatSettings
     from prefixlint.render.templates import read_chat_template, resolve_chat_template
 
@@ -67,6 +68,28 @@ def _progress(size: int | None):
     return click.progressbar(length=size, label="replaying", file=sys.stderr, show_eta=True)
 
 
+class _Renderer:
+    """Renders logged requests; the tokenizer is loaded at the first one (a trace needs none)."""
+
+    def __init__(self, tokenizer_name, offline, chat_template, now_text) -> None:
+        self.args = (tokenizer_name, offline, chat_template, now_text)
+        self.tokenizer = None
+
+    def __call__(self, item):
+        from prefixlint.render.logged import prepare
+        from prefixlint.replay.run import Fatal
+
+        if self.tokenizer is None:
+            from prefixlint.tokenize import load_tokenizer
+
+            name, offline, chat_template, now_text = self.args
+            self.tokenizer = load_tokenizer(name, offline=offline)
+            self.settings, self.template_error = _chat_settings(self.tokenizer, chat_template, now_text)
+        if item.is_chat and self.template_error is not None:
+            raise Fatal(self.template_error)
+        return prepare(item, self.tokenizer, self.settings)
+
+
 @click.command()
 @click.argument("log", metavar="LOG|-")
 @tokenizer_options()
@@ -79,6 +102,8 @@ def _progress(size: int | None):
 @click.option("--cache-tokens", type=int, default=None, metavar="N",
               help="vLLM cache capacity in tokens (whole blocks).  [default: unlimited]")
 @click.option("--memory", metavar="SIZE", help="vLLM cache capacity as memory (71GiB), with --model-config.")
+@click.option("--trace-block-size", type=int, default=TRACE_BLOCK_SIZE, show_default=True, metavar="N",
+              help="Tokens per hash id of a hashed-block trace (Mooncake, AIPerf).")
 @click.option("--model-config", metavar="CONFIG",
               help="The model's config.json (path, directory or hub id): KV bytes per token.")
 @dtype_option
@@ -86,81 +111,63 @@ def _progress(size: int | None):
 @click.option("--strict", is_flag=True, help="A bad line is fatal (exit 2) instead of counted and reported.")
 @format_option("text", "json")
 @click.pass_context
-def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_size, cache_tokens, memory, model_config, dtype,
-           si, strict, output_format):
+def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_size, cache_tokens, memory,
+           trace_block_size, model_config, dtype, si, strict, output_format):
     """Replay a request log (JSON Lines, one OpenAI chat or completions request per line, in
-    the order served) through the engine's prefix cache: requests, prompt tokens, cached
-    tokens and hit rate, per template or leading text, the ten places where requests lose
-    most to divergence, and with --model-config the KV bytes behind the reuse.
+    the order served) or a hashed-block trace (Mooncake, AIPerf: `hash_ids` per line) through
+    the engine's prefix cache: requests, prompt tokens, cached tokens and hit rate, per
+    template or leading text, the ten places where requests lose most to divergence, and
+    with --model-config the KV bytes behind the reuse.
 
     \b
     Example:
       prefixlint replay traffic.jsonl
       prefixlint replay traffic.jsonl --memory 71GiB --model-config openai/gpt-oss-120b
+      prefixlint replay conversation_trace.jsonl --cache-tokens 3000000
       prefixlint replay traffic.jsonl --engine sglang --format json
     """
     from prefixlint.load.model_config import load_model_config
-    from prefixlint.load.requestlog import BadLine, open_log, read_log
-    from prefixlint.match.blockpool import VllmPrefixCache
     from prefixlint.match.kv import kv_layout
-    from prefixlint.match.profilecache import ProfilePrefixCache
     from prefixlint.match.profiles import get_profile
-    from prefixlint.match.replay import Replay
-    from prefixlint.render.logged import prepare
-    from prefixlint.report import replay as report
-    from prefixlint.tokenize import load_tokenizer
+    from prefixlint.replay import report
+    from prefixlint.replay.driver import Replay
+    from prefixlint.replay.run import replay_log
+    from prefixlint.replay.simulators import make_simulator
 
+    if trace_block_size < 1:
+        raise click.BadParameter(f"must be a positive number of tokens, not {trace_block_size}",
+                                 param_hint="--trace-block-size")
     profile = get_profile(engine, block_size)
     layout = None
     if model_config:
         layout = kv_layout(load_model_config(model_config, offline=offline)[1], dtype=dtype)
-    blocks, capacity_from = _capacity(profile.name, profile.unit, cache_tokens, memory, layout)
-    cache = VllmPrefixCache(profile.unit, blocks) if profile.name == "vllm" else ProfilePrefixCache(profile)
-    loaded = load_tokenizer(tokenizer, offline=offline)
-    settings, template_error = _chat_settings(loaded, chat_template, now_text)
-    run = Replay(cache)
-    bad: list[BadLine] = []
-    templates = plain = 0
-    stream, size = open_log(log)
-    with contextlib.ExitStack() as stack:
-        if stream is not sys.stdin.buffer:
-            stack.callback(stream.close)
-        bar = _progress(size)
-        if bar is not None:
-            stack.enter_context(bar)
-        for number, item in enumerate(read_log(stream, log), 1):
-            if isinstance(item, BadLine):
-                if strict:
-                    raise PrefixlintError(item.message, path=log, line=item.line, hint="drop --strict to skip and count bad lines")
-                bad.append(item)
-                continue
-            if item.is_chat and template_error is not None:
-                raise template_error.located(log, item.line)
-            try:
-                request = prepare(item, loaded, settings)
-            except PrefixlintError as exc:
-                if strict:
-                    raise exc.located(log, item.line) from None
-                bad.append(BadLine(item.line, exc.message))
-                continue
-            templates += item.template is not None
-            plain += item.template is None
-            run.serve(request.line, request.group, request.prompt, request.generated, request.salt,
-                      request.reported_cached_tokens)
-            if bar is not None and number % 256 == 0:
-                bar.update(stream.tell() - bar.pos)
-    for item in bad[: report.BAD_LINES_SHOWN]:
+    capacities = {}
+
+    def make_replay(trace: bool) -> Replay:
+        if trace and profile.name != "vllm":
+            raise PrefixlintError(f"a hashed-block trace replays on vLLM's block pool (LRU); --engine {profile.name}"
+                                  " does not apply to it", path=log, hint="drop --engine")
+        unit = trace_block_size if trace else profile.unit
+        capacities[trace] = _capacity(profile.name, unit, cache_tokens, memory, layout)
+        return Replay(make_simulator(profile, capacities[trace][0], trace_block_size if trace else None))
+
+    renderer = _Renderer(tokenizer, offline, chat_template, now_text)
+    seen = replay_log(log, make_replay, renderer, strict=strict, trace_block_size=trace_block_size,
+                      progress=_progress)
+    run, (blocks, capacity_from) = seen.replay, capacities[seen.trace]
+    simulator = run.cache
+    unit = trace_block_size if seen.trace else profile.unit
+    for item in seen.bad[: report.BAD_LINES_SHOWN]:
         click.echo(f"prefixlint: warning: {log}:{item.line}: {item.message}", err=True)
-    if len(bad) > report.BAD_LINES_SHOWN:
-        click.echo(f"prefixlint: warning: … and {len(bad) - report.BAD_LINES_SHOWN} more bad lines", err=True)
-    group_by = "template (metadata)" if templates and not plain else (
-        "leading text (first line, numbers as #)" if not templates else "template, else leading text")
+    if len(seen.bad) > report.BAD_LINES_SHOWN:
+        click.echo(f"prefixlint: warning: … and {len(seen.bad) - report.BAD_LINES_SHOWN} more bad lines", err=True)
+    engine_text = f"vllm block pool ({unit}-token blocks of the trace)" if seen.trace else profile.describe()
     setup = report.Setup(
-        log=log, tokenizer=loaded, engine=profile.name, block_size=profile.unit,
-        engine_text=profile.describe(), capacity_tokens=None if blocks is None else blocks * profile.unit,
-        capacity_from=capacity_from, group_by=group_by, layout=layout, si=si,
+        log=log, tokenizer=renderer.tokenizer, engine=profile.name, block_size=unit,
+        engine_text=engine_text, capacity_tokens=None if blocks is None else blocks * unit,
+        capacity_from=capacity_from, group_by=seen.group_by, layout=layout, si=si, trace=seen.trace,
     )
     if output_format == "json":
-        click.echo(report.to_json(setup, run.stats, bad, cache.evicted_blocks))
+        click.echo(report.to_json(setup, run.stats, seen.bad, simulator.evicted_blocks))
     else:
-        click.echo(report.to_text(setup, run.stats, bad, cache.evicted_blocks, color=ctx.color), color=ctx.color)
+        click.echo(report.to_text(setup, run.stats, seen.bad, simulator.evicted_blocks, color=ctx.color), color=ctx.color)

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from prefixlint.load.requestlog import LoggedRequest, leading_group
+from prefixlint.replay.request import Request
+from prefixlint.replay.requestlog import LoggedRequest, leading_group
 from prefixlint.tokenize import Tokenizer
 
 
@@ -31,16 +32,6 @@ class ChatSettings:
 
     chat_template: Any = None
     now: datetime = field(default_factory=datetime.now)
-
-
-@dataclass(frozen=True)
-class PreparedRequest:
-    line: int
-    group: str
-    prompt: list[int]
-    generated: list[int]
-    salt: str | None
-    reported_cached_tokens: int | None
 
 
 def _first_text(entry: LoggedRequest) -> str:
@@ -75,7 +66,7 @@ def _chat(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) ->
     return prompt, generated
 
 
-def prepare(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) -> PreparedRequest:
+def prepare(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) -> Request:
     """Raises PrefixlintError when the request cannot be rendered (a bad line)."""
     if entry.is_chat:
         prompt, generated = _chat(entry, tokenizer, settings)
@@ -88,4 +79,5 @@ def prepare(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) 
     if entry.finish_reason == "length":
         generated = generated[:-1]  # no stop token: the last text token was the last sampled
     group = entry.template if entry.template is not None else leading_group(_first_text(entry))
-    return PreparedRequest(entry.line, group, prompt, generated, entry.cache_salt, entry.reported_cached_tokens)
+    return Request(entry.line, group, prompt, generated, entry.cache_salt,
+                   reported_cached_tokens=entry.reported_cached_tokens)
