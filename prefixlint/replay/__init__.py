@@ -5,7 +5,8 @@ The interface a router (`--replicas`, `--router`) holds N of, stable for other p
     from prefixlint.replay.request import Request
     from prefixlint.replay.simulators import make_simulator
 
-    sim = make_simulator(profile, capacity_blocks=None, ttl_seconds=None)   # one engine instance
+    sim = make_simulator(profile, capacity_blocks=None, block_size=None)   # one engine instance
+                                          # (block_size: a trace's; None: the profile's)
     outcome = sim.serve(request)          # serve one request to completion, in log order
     outcome.cached_tokens                 # prompt tokens taken from the cache
     outcome.miss                          # None, or Miss(kind, position, key, other_tokens):
@@ -24,6 +25,9 @@ The interface a router (`--replicas`, `--router`) holds N of, stable for other p
   `reported_cached_tokens`.
 - A simulator is one engine instance with its own memory; it never reads the log. Requests
   are served one after another; a router picks which instance serves each.
+- `prefixlint.replay.run.replay_log(log, make_replay, prepare, ...)` reads a log as it comes
+  and serves each request through `make_replay(is_trace)`'s `Replay`; a router can stand in
+  for the `Replay` (anything with `serve(request) -> Outcome`).
 - `Replay` (prefixlint/replay/driver.py) tallies outcomes into `ReplayStats` (overall, per
   group, per place); `prefixlint/replay/report.py` prints them.
 
