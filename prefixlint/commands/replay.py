@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 
 import click
@@ -68,6 +69,19 @@ def _progress(size: int | None):
     return click.progressbar(length=size, label="replaying", file=sys.stderr, show_eta=True)
 
 
+def _token_list(ctx, param, value):
+    if value is None:
+        return ()
+    try:
+        numbers = [int(part.replace("_", "")) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: comma-separated token counts, like 3000000,50000000") from None
+    if not numbers or min(numbers) < 1:
+        raise click.BadParameter(f"{value!r}: every capacity must be a positive number of tokens")
+    return tuple(numbers)
+
+
+
 class _Renderer:
     """Renders logged requests; the tokenizer is loaded at the first one (a trace needs none)."""
 
@@ -104,6 +118,12 @@ class _Renderer:
 @click.option("--memory", metavar="SIZE", help="vLLM cache capacity as memory (71GiB), with --model-config.")
 @click.option("--trace-block-size", type=int, default=TRACE_BLOCK_SIZE, show_default=True, metavar="N",
               help="Tokens per hash id of a hashed-block trace (Mooncake, AIPerf).")
+@click.option("--curve", is_flag=True,
+              help="The hit rate at every cache capacity, in one pass (vLLM's eviction order).")
+@click.option("--curve-at", "curve_at", metavar="N,N,...", callback=_token_list,
+              help="Capacities (tokens) that the curve must include; implies --curve.")
+@click.option("--plot", "plot_file", metavar="FILE", help="Draw the curve to FILE (.svg, .png); implies --curve."
+              " Needs matplotlib: pip install 'prefixlint[plot]'.")
 @click.option("--model-config", metavar="CONFIG",
               help="The model's config.json (path, directory or hub id): KV bytes per token.")
 @dtype_option
@@ -112,7 +132,7 @@ class _Renderer:
 @format_option("text", "json")
 @click.pass_context
 def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_size, cache_tokens, memory,
-           trace_block_size, model_config, dtype, si, strict, output_format):
+           trace_block_size, curve, curve_at, plot_file, model_config, dtype, si, strict, output_format):
     """Replay a request log (JSON Lines, one OpenAI chat or completions request per line, in
     the order served) or a hashed-block trace (Mooncake, AIPerf: `hash_ids` per line) through
     the engine's prefix cache: requests, prompt tokens, cached tokens and hit rate, per
@@ -141,6 +161,11 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     layout = None
     if model_config:
         layout = kv_layout(load_model_config(model_config, offline=offline)[1], dtype=dtype)
+    curve = curve or bool(curve_at) or plot_file is not None
+    if curve and profile.name != "vllm":
+        raise click.UsageError(f"--curve needs a capacity model: --engine {profile.name} has none (vllm has)")
+    if curve and (cache_tokens is not None or memory is not None):
+        raise click.UsageError("--curve simulates every capacity: name capacities with --curve-at, not --cache-tokens/--memory")
     capacities = {}
 
     def make_replay(trace: bool) -> Replay:
@@ -149,6 +174,10 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
                                   " does not apply to it", path=log, hint="drop --engine")
         unit = trace_block_size if trace else profile.unit
         capacities[trace] = _capacity(profile.name, unit, cache_tokens, memory, layout)
+        if curve:
+            from prefixlint.replay.curve import CurveSimulator
+
+            return Replay(CurveSimulator(unit, curve_at or ()))
         return Replay(make_simulator(profile, capacities[trace][0], trace_block_size if trace else None))
 
     renderer = _Renderer(tokenizer, offline, chat_template, now_text)
@@ -167,7 +196,17 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         engine_text=engine_text, capacity_tokens=None if blocks is None else blocks * unit,
         capacity_from=capacity_from, group_by=seen.group_by, layout=layout, si=si, trace=seen.trace,
     )
+    if curve and any(n < unit for n in curve_at):
+        raise click.BadParameter(f"every capacity must hold one block ({unit} tokens)", param_hint="--curve-at")
+    extra = None
+    if curve:
+        from prefixlint.replay.curve_report import curve_output
+
+        extra = curve_output(simulator, curve_at, layout, plot_file, f"{log}: prefix-cache hit rate by capacity", si)
     if output_format == "json":
-        click.echo(report.to_json(setup, run.stats, seen.bad, simulator.evicted_blocks))
+        data = report.to_dict(setup, run.stats, seen.bad, simulator.evicted_blocks)
+        click.echo(json.dumps({**data, **(extra[0] if extra else {})}, indent=2, ensure_ascii=False))
     else:
-        click.echo(report.to_text(setup, run.stats, seen.bad, simulator.evicted_blocks, color=ctx.color), color=ctx.color)
+        text = report.to_text(setup, run.stats, seen.bad, simulator.evicted_blocks, color=ctx.color)
+        click.echo("\n".join([text, "", *extra[1]]) if extra else text, color=ctx.color)
+
