@@ -138,3 +138,25 @@ def test_curve_usage_errors():
         result = runner.invoke(cli, ["replay", str(SAMPLE), "--trace-block-size", "4", *args])
         assert result.exit_code == 2 and message in result.output, (args, result.output)
         assert "Traceback" not in result.output
+
+
+def test_kv_bytes_per_point_and_for_shares_of_the_best_hit_rate():
+    # gpt-oss-120b grows 36,864 bytes per token (tests/test_kv.py works it out).
+    result = CliRunner().invoke(cli, ["replay", str(SAMPLE), "--trace-block-size", "4", "--curve",
+                                      "--model-config", "docs/examples/gpt-oss-120b-config.json", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert all(p["kv_bytes"] == p["cache_tokens"] * 36_864 for p in data["curve"])
+    # Best: 17/45. 16 tokens (16/45 = 94%) is the smallest capacity serving every request and
+    # reaching 50%, 80% and 90% of it; 99% needs the unlimited 17, first reached at 20 tokens.
+    assert [(s["share"], s["cache_tokens"], s["kv_bytes"]) for s in data["curve_shares"]] == [
+        (0.5, 16, 16 * 36_864), (0.8, 16, 16 * 36_864), (0.9, 16, 16 * 36_864), (0.99, 20, 20 * 36_864)]
+
+
+def test_plot_writes_a_picture(tmp_path):
+    picture = tmp_path / "curve.svg"
+    result = CliRunner().invoke(cli, ["replay", str(SAMPLE), "--trace-block-size", "4", "--plot", str(picture)])
+    assert result.exit_code == 0, result.output
+    assert "<svg" in picture.read_text() and "hit rate (%)" in picture.read_text()
+    result = CliRunner().invoke(cli, ["replay", str(SAMPLE), "--trace-block-size", "4", "--plot", str(tmp_path / "c.gif")])
+    assert result.exit_code == 2 and "must be .svg or .png" in result.output

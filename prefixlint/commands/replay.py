@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -202,7 +203,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     if curve:
         from prefixlint.replay.curve_report import curve_output
 
-        extra = curve_output(simulator, curve_at, layout, plot_file, f"{log}: prefix-cache hit rate by capacity", si)
+        extra = curve_output(simulator, curve_at, layout, plot_file, f"{Path(log).name}: prefix-cache hit rate by capacity", si)
     if output_format == "json":
         data = report.to_dict(setup, run.stats, seen.bad, simulator.evicted_blocks)
         click.echo(json.dumps({**data, **(extra[0] if extra else {})}, indent=2, ensure_ascii=False))
