@@ -40,11 +40,13 @@ def _tokens(n: int) -> str:
     return str(n)
 
 
-def to_text(points: list[dict], shares: list[dict], max_rate: float, si: bool = False) -> list[str]:
+def to_text(points: list[dict], shares: list[dict], max_rate: float, si: bool = False,
+            keep: tuple[int, ...] = ()) -> list[str]:
     shown = points
-    if len(points) > ROWS:  # every k-th point, the last one always
+    if len(points) > ROWS:  # every k-th point, the last one and the --curve-at ones always
         step = -(-len(points) // ROWS)
-        shown = points[::-1][::step][::-1]
+        chosen = {id(p) for p in points[::-1][::step]}
+        shown = [p for p in points if id(p) in chosen or p["cache_tokens"] in keep]
     lines = ["Hit rate by cache capacity (one pass; * marks capacities smaller than a request):"]
     for p in shown:
         filled = p["hit_rate"] / max_rate * WIDTH if max_rate else 0.0
@@ -100,4 +102,4 @@ def curve_output(simulator, curve_at, layout: KVLayout | None, plot_file: str | 
         plot(points, plot_file, title)
     data = {"curve": points, "curve_max_hit_rate": round(max_rate, 6), "curve_shares": shares,
             "curve_duplicate_blocks": simulator.duplicates}
-    return data, to_text(points, shares, max_rate, si=si)
+    return data, to_text(points, shares, max_rate, si=si, keep=tuple(curve_at))
