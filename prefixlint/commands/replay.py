@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -86,9 +87,10 @@ def _token_list(ctx, param, value):
 class _Renderer:
     """Renders logged requests; the tokenizer is loaded at the first one (a trace needs none)."""
 
-    def __init__(self, tokenizer_name, offline, chat_template, now_text) -> None:
+    def __init__(self, tokenizer_name, offline, chat_template, now_text, lora_of) -> None:
         self.args = (tokenizer_name, offline, chat_template, now_text)
         self.tokenizer = None
+        self.lora_of = lora_of
 
     def __call__(self, item):
         from prefixlint.render.logged import prepare
@@ -102,7 +104,9 @@ class _Renderer:
             self.settings, self.template_error = _chat_settings(self.tokenizer, chat_template, now_text)
         if item.is_chat and self.template_error is not None:
             raise Fatal(self.template_error)
-        return prepare(item, self.tokenizer, self.settings)
+        request = prepare(item, self.tokenizer, self.settings)
+        lora = self.lora_of(item.body.get("model"))
+        return request if lora is None else replace(request, lora=lora)
 
 
 @click.command()
@@ -119,6 +123,9 @@ class _Renderer:
 @click.option("--memory", metavar="SIZE", help="vLLM cache capacity as memory (71GiB), with --model-config.")
 @click.option("--trace-block-size", type=int, default=TRACE_BLOCK_SIZE, show_default=True, metavar="N",
               help="Tokens per hash id of a hashed-block trace (Mooncake, AIPerf).")
+@click.option("--lora-modules", "lora_modules", metavar="NAME[=PATH],...", multiple=True,
+              help="LoRA adapters, as vLLM serve names them: a request whose `model` is one of them"
+              " has a cache of its own.")
 @click.option("--curve", is_flag=True,
               help="The hit rate at every cache capacity, in one pass (vLLM's eviction order).")
 @click.option("--curve-at", "curve_at", metavar="N,N,...", callback=_token_list,
@@ -133,7 +140,7 @@ class _Renderer:
 @format_option("text", "json")
 @click.pass_context
 def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_size, cache_tokens, memory,
-           trace_block_size, curve, curve_at, plot_file, model_config, dtype, si, strict, output_format):
+           trace_block_size, lora_modules, curve, curve_at, plot_file, model_config, dtype, si, strict, output_format):
     """Replay a request log (JSON Lines, one OpenAI chat or completions request per line, in
     the order served) or a hashed-block trace (Mooncake, AIPerf: `hash_ids` per line) through
     the engine's prefix cache: requests, prompt tokens, cached tokens and hit rate, per
@@ -152,6 +159,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     from prefixlint.match.profiles import get_profile
     from prefixlint.replay import report
     from prefixlint.replay.driver import Replay
+    from prefixlint.replay.lora import LoraError, lora_key, parse_lora_modules
     from prefixlint.replay.run import replay_log
     from prefixlint.replay.simulators import make_simulator
 
@@ -181,9 +189,13 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
             return Replay(CurveSimulator(unit, curve_at or ()))
         return Replay(make_simulator(profile, capacities[trace][0], trace_block_size if trace else None))
 
-    renderer = _Renderer(tokenizer, offline, chat_template, now_text)
+    try:
+        lora_of = lora_key(parse_lora_modules(lora_modules))
+    except LoraError as exc:
+        raise click.BadParameter(str(exc), param_hint="--lora-modules") from None
+    renderer = _Renderer(tokenizer, offline, chat_template, now_text, lora_of)
     seen = replay_log(log, make_replay, renderer, strict=strict, trace_block_size=trace_block_size,
-                      progress=_progress)
+                      lora_of=lora_of, progress=_progress)
     run, (blocks, capacity_from) = seen.replay, capacities[seen.trace]
     simulator = run.cache
     unit = trace_block_size if seen.trace else profile.unit

@@ -18,7 +18,7 @@ The interface a router (`--replicas`, `--router`) holds N of, stable for other p
 
 - `Request` (prefixlint/replay/request.py) is engine-neutral and frozen: `line`, `group`,
   `prompt` (token ids; empty for a hashed-block trace), `generated` (the generated tokens
-  whose KV was computed), `salt`, `lora` (vLLM's `("lora", name, path)` extra key or None),
+  whose KV was computed), `salt`, `lora` (the adapter's name, vLLM's LoRA extra key of every block, or None),
   `block_ids` (a trace's `hash_ids`, None for token requests), `input_length` and
   `output_length` (tokens), `timestamp` (seconds, None if the log has none),
   `skip_lookup` (prompt logprobs: the engine does not look the prompt up),

@@ -15,7 +15,7 @@ class Request:
     #: Generated tokens whose KV was computed: all but the last one sampled.
     generated: Sequence[int] = ()
     salt: str | None = None
-    #: vLLM's LoRA extra key of every block, ("lora", name, path); None: the base model.
+    #: vLLM's LoRA extra key of every block (the adapter's name); None: the base model.
     lora: Hashable | None = None
     #: A trace's `hash_ids`: one id per block of `block_size` prompt tokens, the last one
     #: possibly partial. None for token requests.
