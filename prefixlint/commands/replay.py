@@ -15,6 +15,8 @@ from prefixlint.errors import PrefixlintError
 
 #: Logs larger than this get a progress bar (when standard error is a terminal).
 PROGRESS_BYTES = 4 * 1024 * 1024
+#: Engines whose memory is modelled (a capacity, --cache-tokens / --memory).
+CAPACITY_ENGINES = ("vllm", "sglang")
 #: Mooncake's FAST'25 traces hash blocks of 512 tokens.
 TRACE_BLOCK_SIZE = 512
 
@@ -25,8 +27,9 @@ def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | N
 
     if cache_tokens is not None and memory is not None:
         raise click.UsageError("give --cache-tokens or --memory, not both")
-    if (cache_tokens is not None or memory is not None) and engine != "vllm":
-        raise click.UsageError("a cache capacity is modelled for --engine vllm only; other engines replay unlimited")
+    if (cache_tokens is not None or memory is not None) and engine not in CAPACITY_ENGINES:
+        raise click.UsageError(f"a cache capacity is modelled for --engine {' and '.join(CAPACITY_ENGINES)} only;"
+                               " other engines replay unlimited")
     if cache_tokens is not None:
         if cache_tokens < block_size:
             raise click.UsageError(f"--cache-tokens must hold at least one block ({block_size} tokens)")
@@ -71,6 +74,21 @@ def _progress(size: int | None):
     return click.progressbar(length=size, label="replaying", file=sys.stderr, show_eta=True)
 
 
+def _ttl(text, profile) -> float | None:
+    """Seconds from --ttl (None: the engine's default); only radix-tree engines expire entries."""
+    if text is None:
+        return None
+    from prefixlint.replay.ttl import parse_duration
+
+    seconds = parse_duration(text)
+    if seconds is None:
+        raise click.BadParameter(f"{text!r} is not a duration like 300s, 5m or 1h", param_hint="--ttl")
+    if seconds and profile.name == "vllm":
+        raise click.UsageError("--ttl: vLLM keeps blocks until they are evicted; a time to live is modelled"
+                               " for the other engines (API caches, sglang)")
+    return seconds
+
+
 def _token_list(ctx, param, value):
     if value is None:
         return ()
@@ -87,10 +105,10 @@ def _token_list(ctx, param, value):
 class _Renderer:
     """Renders logged requests; the tokenizer is loaded at the first one (a trace needs none)."""
 
-    def __init__(self, tokenizer_name, offline, chat_template, now_text, lora_of) -> None:
+    def __init__(self, tokenizer_name, offline, chat_template, now_text, lora_of, engine) -> None:
         self.args = (tokenizer_name, offline, chat_template, now_text)
         self.tokenizer = None
-        self.lora_of = lora_of
+        self.lora_of, self.engine = lora_of, engine
 
     def __call__(self, item):
         from prefixlint.render.logged import prepare
@@ -104,9 +122,11 @@ class _Renderer:
             self.settings, self.template_error = _chat_settings(self.tokenizer, chat_template, now_text)
         if item.is_chat and self.template_error is not None:
             raise Fatal(self.template_error)
+        from prefixlint.replay.simulators import skips_lookup
+
         request = prepare(item, self.tokenizer, self.settings)
-        lora = self.lora_of(item.body.get("model"))
-        return request if lora is None else replace(request, lora=lora)
+        lora, skip = self.lora_of(item.body.get("model")), skips_lookup(item.body, self.engine)
+        return request if lora is None and not skip else replace(request, lora=lora, skip_lookup=skip)
 
 
 @click.command()
@@ -126,6 +146,11 @@ class _Renderer:
 @click.option("--lora-modules", "lora_modules", metavar="NAME[=PATH],...", multiple=True,
               help="LoRA adapters, as vLLM serve names them: a request whose `model` is one of them"
               " has a cache of its own.")
+@click.option("--ttl", "ttl_text", metavar="DURATION",
+              help="Time to live of a cache entry (300s, 5m, 1h; 0: none), from the log's timestamps."
+              "  [default: the engine's: anthropic 5m, openai 10m, gemini 24h, others none]")
+@click.option("--disable-overlap-schedule", "no_overlap", is_flag=True,
+              help="SGLang without its overlap scheduler (as on CPU): the last sampled token is not cached.")
 @click.option("--curve", is_flag=True,
               help="The hit rate at every cache capacity, in one pass (vLLM's eviction order).")
 @click.option("--curve-at", "curve_at", metavar="N,N,...", callback=_token_list,
@@ -140,7 +165,7 @@ class _Renderer:
 @format_option("text", "json")
 @click.pass_context
 def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_size, cache_tokens, memory,
-           trace_block_size, lora_modules, curve, curve_at, plot_file, model_config, dtype, si, strict, output_format):
+           trace_block_size, lora_modules, ttl_text, no_overlap, curve, curve_at, plot_file, model_config, dtype, si, strict, output_format):
     """Replay a request log (JSON Lines, one OpenAI chat or completions request per line, in
     the order served) or a hashed-block trace (Mooncake, AIPerf: `hash_ids` per line) through
     the engine's prefix cache: requests, prompt tokens, cached tokens and hit rate, per
@@ -170,6 +195,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     layout = None
     if model_config:
         layout = kv_layout(load_model_config(model_config, offline=offline)[1], dtype=dtype)
+    ttl_seconds = _ttl(ttl_text, profile)
     curve = curve or bool(curve_at) or plot_file is not None
     if curve and profile.name != "vllm":
         raise click.UsageError(f"--curve needs a capacity model: --engine {profile.name} has none (vllm has)")
@@ -187,13 +213,14 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
             from prefixlint.replay.curve import CurveSimulator
 
             return Replay(CurveSimulator(unit, curve_at or ()))
-        return Replay(make_simulator(profile, capacities[trace][0], trace_block_size if trace else None))
+        return Replay(make_simulator(profile, capacities[trace][0], trace_block_size if trace else None,
+                                     ttl_seconds, False if no_overlap else None))
 
     try:
         lora_of = lora_key(parse_lora_modules(lora_modules))
     except LoraError as exc:
         raise click.BadParameter(str(exc), param_hint="--lora-modules") from None
-    renderer = _Renderer(tokenizer, offline, chat_template, now_text, lora_of)
+    renderer = _Renderer(tokenizer, offline, chat_template, now_text, lora_of, profile.name)
     seen = replay_log(log, make_replay, renderer, strict=strict, trace_block_size=trace_block_size,
                       lora_of=lora_of, progress=_progress)
     run, (blocks, capacity_from) = seen.replay, capacities[seen.trace]
@@ -208,6 +235,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         log=log, tokenizer=renderer.tokenizer, engine=profile.name, block_size=unit,
         engine_text=engine_text, capacity_tokens=None if blocks is None else blocks * unit,
         capacity_from=capacity_from, group_by=seen.group_by, layout=layout, si=si, trace=seen.trace,
+        ttl=getattr(simulator, "cache", None) and simulator.cache.ttl,
     )
     if curve and any(n < unit for n in curve_at):
         raise click.BadParameter(f"every capacity must hold one block ({unit} tokens)", param_hint="--curve-at")

@@ -14,6 +14,9 @@ class Request:
     prompt: Sequence[int] = ()
     #: Generated tokens whose KV was computed: all but the last one sampled.
     generated: Sequence[int] = ()
+    #: The token sampled last, whose KV vLLM never computes (the stop token, or the last
+    #: text token of a reply cut by length); SGLang's overlap scheduler computes it.
+    last_sampled: int | None = None
     salt: str | None = None
     #: vLLM's LoRA extra key of every block (the adapter's name); None: the base model.
     lora: Hashable | None = None
