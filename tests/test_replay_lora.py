@@ -31,7 +31,10 @@ def test_each_adapter_has_a_cache_of_its_own(tmp_path):
     result = run(tmp_path, lines, "--lora-modules", "sql-lora=/adapters/sql,chat-lora")
     assert result.exit_code == 0, result.output
     # base: cold; sql-lora: cold, then its own; chat-lora: cold; an unknown model is the base model's.
-    assert json.loads(result.stdout)["cached_tokens"] == 2 * hit
+    data = json.loads(result.stdout)
+    assert data["cached_tokens"] == 2 * hit
+    # An adapter's first request is a cold start of its own cache, not a block evicted from the base's.
+    assert data["lost_requests"] == {"diverged": 0, "evicted": 0, "expired": 0, "new": 3}
     # Without --lora-modules every request shares the base model's cache: four hits.
     assert json.loads(run(tmp_path, lines).stdout)["cached_tokens"] == 4 * hit
 

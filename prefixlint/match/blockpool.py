@@ -39,6 +39,11 @@ from prefixlint.match.prefix import shared_prefix
 NONE_HASH = hash(("prefixlint", "vllm NONE_HASH"))
 
 
+def root_key(salt: str | None, lora: Hashable | None) -> int:
+    """The place before a request's first block (another salt or adapter: another place)."""
+    return hash((NONE_HASH, salt, lora))
+
+
 #: Runs an iterator to its end: `_each(map(f, xs))` calls f on every x in C.
 _each = deque(maxlen=0).extend
 
@@ -117,8 +122,7 @@ class VllmPrefixCache:
         self._free: OrderedDict[int, None] = OrderedDict((b, None) for b in range(1, capacity_blocks + 1))
 
     def _hashes(self, seq: list[int], salt: str | None, lora: Hashable | None = None) -> list[int]:
-        """The chain hash of every full block of `seq`, its tokens taken as tuples by zip."""
-        return self._chain(zip(*[iter(seq)] * self.block_size), salt, lora)
+        return self._chain(zip(*[iter(seq)] * self.block_size), salt, lora)  # full blocks, as tuples
 
     @staticmethod
     def _chain(blocks, salt: str | None, lora: Hashable | None) -> list[int]:
@@ -132,14 +136,9 @@ class VllmPrefixCache:
         parent = hash((NONE_HASH, first, extra or None))
         hashes = [parent]
         append = hashes.append
-        if lora is None:
-            for tokens in blocks:
-                parent = hash((parent, tokens))  # extra keys: first block only
-                append(parent)
-        else:
-            for tokens in blocks:
-                parent = hash((parent, tokens, lora))
-                append(parent)
+        for tokens in blocks:  # the salt is an extra key of the first block only
+            parent = hash((parent, tokens) if lora is None else (parent, tokens, lora))
+            append(parent)
         return hashes
 
     def serve(self, prompt: Sequence[int], generated: Sequence[int] = (), salt: str | None = None,
@@ -150,7 +149,7 @@ class VllmPrefixCache:
         seq = [*prompt, *generated]
         hashes = self._hashes(seq, salt, lora)
         max_hit = 0 if skip_lookup or not prompt else (len(prompt) - 1) // size
-        return self._serve(seq, hashes, max_hit, -(-len(seq) // size), salt)
+        return self._serve(seq, hashes, max_hit, -(-len(seq) // size), root_key(salt, lora))
 
     def serve_blocks(self, block_ids: Sequence[int], input_length: int, output_length: int = 0,
                      salt: str | None = None, lora: Hashable | None = None) -> Outcome:
@@ -158,30 +157,31 @@ class VllmPrefixCache:
         possibly partial, and looked up too); the generated tokens take blocks while it runs."""
         hashes = self._chain(block_ids, salt, lora)
         needed = max(len(hashes), -(-(input_length + output_length) // self.block_size))
-        outcome = self._serve(None, hashes, len(hashes), needed, salt)
+        outcome = self._serve(None, hashes, len(hashes), needed, root_key(salt, lora))
         return outcome._replace(cached_tokens=min(outcome.cached_tokens, input_length))
 
-    def _serve(self, seq: list[int] | None, hashes: list[int], max_hit: int, needed: int, salt) -> Outcome:
+    def _serve(self, seq: list[int] | None, hashes: list[int], max_hit: int, needed: int, root: int) -> Outcome:
+        """`root`: the place before the first block (`root_key`), for divergences."""
         size = self.block_size
         if self._cached is not None:
             cached = self._cached  # unlimited: a set of hashes, nothing is ever evicted
             hit = _cached_prefix(hashes, max_hit, cached)
-            miss = self._miss(seq, hashes, hit, max_hit, salt)
+            miss = self._miss(seq, hashes, hit, max_hit, root)
             first = hit
             while first < len(hashes) and hashes[first] in cached:  # a repeat beyond the cap
                 first += 1
             if first < len(hashes):
-                self._remember(seq, hashes, first, salt)
+                self._remember(seq, hashes, first, root)
                 cached.update(hashes[first:])
             return Outcome(hit * size, miss)
-        return self._serve_bounded(seq, hashes, max_hit, needed, salt)
+        return self._serve_bounded(seq, hashes, max_hit, needed, root)
 
-    def _remember(self, seq: list[int] | None, hashes: list[int], first: int, salt: str | None) -> None:
+    def _remember(self, seq: list[int] | None, hashes: list[int], first: int, root: int) -> None:
         """Record blocks first.. as the latest children of their parents (for divergences);
         for a trace (no tokens), the child's hash."""
         size = self.block_size
         children = self._children
-        parent = hashes[first - 1] if first else hash((NONE_HASH, salt))
+        parent = hashes[first - 1] if first else root
         if seq is None:
             children[parent] = hashes[first]
             children.update(zip(hashes[first:-1], hashes[first + 1:]))
@@ -191,11 +191,11 @@ class VllmPrefixCache:
         children[parent] = segment
         children.update(zip(hashes[first:-1], range(segment + size, segment + (len(hashes) - first) * size, size)))
 
-    def _miss(self, seq, hashes, hit, max_hit, salt) -> Miss | None:
+    def _miss(self, seq, hashes, hit, max_hit, root) -> Miss | None:
         if hit >= max_hit:
             return None
         size = self.block_size
-        key = hashes[hit - 1] if hit else hash((NONE_HASH, salt))
+        key = hashes[hit - 1] if hit else root
         start = hit * size
         if self._cached is None and hashes[hit] in self._evicted:
             return Miss("evicted", start, key, () if seq is None else tuple(seq[start:start + size]))
@@ -213,11 +213,11 @@ class VllmPrefixCache:
             return Miss("evicted", start, key, tokens)
         return Miss("diverged", start + common, key, tokens[common:])
 
-    def _serve_bounded(self, seq, hashes, max_hit, needed, salt) -> Outcome:
+    def _serve_bounded(self, seq, hashes, max_hit, needed, root) -> Outcome:
         size = self.block_size
         table, free = self._map, self._free
         hit = _cached_prefix(hashes, max_hit, table)
-        miss = self._miss(seq, hashes, hit, max_hit, salt)
+        miss = self._miss(seq, hashes, hit, max_hit, root)
         if needed > self.capacity_blocks:
             return Outcome(hit * size, miss, over_capacity=True)
         # Every block is always in the free queue (requests are served one at a time and
@@ -237,7 +237,7 @@ class VllmPrefixCache:
         full = new[:len(hashes) - hit]
         self._cache(full, hashes[hit:])
         if hit < len(hashes):
-            self._remember(seq, hashes, hit, salt)
+            self._remember(seq, hashes, hit, root)
         # Freed tail first: the cached blocks go to the tail of the queue, last block first;
         # the partial block (no hash) to its head, where it already is once they have gone.
         _each(map(move, reversed(full)))

@@ -31,7 +31,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Iterable, Sequence
 
-from prefixlint.match.blockpool import Outcome, VllmPrefixCache, _cached_prefix
+from prefixlint.match.blockpool import Outcome, VllmPrefixCache, _cached_prefix, root_key
 from prefixlint.replay.request import Request
 
 #: Grid points per doubling of capacity.
@@ -118,7 +118,7 @@ class CurveSimulator:
             hashes = pool._hashes(seq, request.salt, request.lora)
             max_hit = 0 if request.skip_lookup or not request.prompt else (len(request.prompt) - 1) // size
             needed = -(-len(seq) // size)
-        outcome = pool._serve(seq, hashes, max_hit, needed, request.salt)
+        outcome = pool._serve(seq, hashes, max_hit, needed, root_key(request.salt, request.lora))
         if request.block_ids is not None:
             outcome = outcome._replace(cached_tokens=min(outcome.cached_tokens, request.prompt_tokens))
         self._spawn(needed)
