@@ -53,7 +53,7 @@ def _chat_settings(tokenizer, chat_template_path, now_text):
     from datetime import datetime
 
     from prefixlint.replay.requestlog import parse_timestamp
-    from prefixlint.render.logged import ChatSettings
+    from prefixlint.replay.prepare import ChatSettings
     from prefixlint.render.templates import read_chat_template, resolve_chat_template
 
     now = datetime.now()
@@ -111,7 +111,7 @@ class _Renderer:
         self.lora_of, self.engine = lora_of, engine
 
     def __call__(self, item):
-        from prefixlint.render.logged import prepare
+        from prefixlint.replay.prepare import prepare
         from prefixlint.replay.run import Fatal
 
         if self.tokenizer is None:
