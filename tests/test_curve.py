@@ -91,7 +91,7 @@ def traces(draw):
     return block, log
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(traces(), st.lists(st.integers(0, 40), min_size=1, max_size=4))
 def test_curve_of_a_trace_is_exact(case, extra):
     block, log = case
