@@ -202,6 +202,13 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
                                f" ({' and '.join(CAPACITY_ENGINES)} have)")
     if curve and (cache_tokens is not None or memory is not None):
         raise click.UsageError("--curve simulates every capacity: name capacities with --curve-at, not --cache-tokens/--memory")
+    if plot_file is not None:
+        from prefixlint.replay.curve_report import check_plot_path
+
+        check_plot_path(plot_file)
+    # vLLM's blocks (and a trace's) live until evicted; other engines may expire entries.
+    ttl_seconds = None if profile.name == "vllm" else (ttl_seconds if ttl_seconds is not None else profile.ttl) or None
+    overlap = False if no_overlap else None
     capacities = {}
 
     def make_replay(trace: bool) -> Replay:
@@ -210,17 +217,18 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
                                   " does not apply to it", path=log, hint="drop --engine")
         unit = trace_block_size if trace else profile.unit
         capacities[trace] = _capacity(profile.name, unit, cache_tokens, memory, layout)
+        if any(n < unit for n in curve_at):
+            raise click.BadParameter(f"every capacity must hold one block ({unit} tokens)", param_hint="--curve-at")
         if curve and (trace or profile.name == "vllm"):
             from prefixlint.replay.curve import CurveSimulator
 
-            return Replay(CurveSimulator(unit, curve_at or ()))
+            return Replay(CurveSimulator(unit, curve_at))
         if curve:
             from prefixlint.replay.radix_curve import RadixCurve
 
-            return Replay(RadixCurve(profile, ttl_seconds if ttl_seconds is not None else profile.ttl,
-                                     False if no_overlap else None, curve_at or ()))
+            return Replay(RadixCurve(profile, ttl_seconds or 0, overlap, curve_at))
         return Replay(make_simulator(profile, capacities[trace][0], trace_block_size if trace else None,
-                                     ttl_seconds, False if no_overlap else None))
+                                     ttl_seconds or 0, overlap))
 
     try:
         lora_of = lora_key(parse_lora_modules(lora_modules))
@@ -241,10 +249,8 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         log=log, tokenizer=renderer.tokenizer, engine=profile.name, block_size=unit,
         engine_text=engine_text, capacity_tokens=None if blocks is None else blocks * unit,
         capacity_from=capacity_from, group_by=seen.group_by, layout=layout, si=si, trace=seen.trace,
-        ttl=getattr(simulator, "cache", None) and simulator.cache.ttl,
+        ttl=None if seen.trace else ttl_seconds,
     )
-    if curve and any(n < unit for n in curve_at):
-        raise click.BadParameter(f"every capacity must hold one block ({unit} tokens)", param_hint="--curve-at")
     extra = None
     if curve:
         from prefixlint.replay.curve_report import curve_output
