@@ -23,7 +23,7 @@ TRACE_BLOCK_SIZE = 512
 
 def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | None, str]:
     """Usable cache blocks and where the number came from; None: unlimited."""
-    from prefixlint.match.kv import format_bytes, parse_bytes
+    from prefixlint.kv.layout import format_bytes, parse_bytes
 
     if cache_tokens is not None and memory is not None:
         raise click.UsageError("give --cache-tokens or --memory, not both")
@@ -180,7 +180,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
       prefixlint replay traffic.jsonl --engine sglang --format json
     """
     from prefixlint.load.model_config import load_model_config
-    from prefixlint.match.kv import kv_layout
+    from prefixlint.kv.layout import kv_layout
     from prefixlint.match.profiles import get_profile
     from prefixlint.replay import report
     from prefixlint.replay.driver import Replay

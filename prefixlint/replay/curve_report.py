@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.match.kv import KVLayout, format_bytes
+from prefixlint.kv.layout import KVLayout, format_bytes
 
 #: Shares of the maximum (unlimited) hit rate whose KV memory the report gives.
 SHARES = (0.5, 0.8, 0.9, 0.99)
