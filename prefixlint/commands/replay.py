@@ -139,8 +139,8 @@ class _Renderer:
 @click.option("--now", "now_text", metavar="ISO-DATETIME", default=None,
               help="The clock the template sees for lines without a `timestamp` (default: now).")
 @click.option("--cache-tokens", type=int, default=None, metavar="N",
-              help="vLLM cache capacity in tokens (whole blocks).  [default: unlimited]")
-@click.option("--memory", metavar="SIZE", help="vLLM cache capacity as memory (71GiB), with --model-config.")
+              help="Cache capacity in tokens (vllm: whole blocks; sglang: the token pool).  [default: unlimited]")
+@click.option("--memory", metavar="SIZE", help="Cache capacity as memory (71GiB), with --model-config (vllm, sglang).")
 @click.option("--trace-block-size", type=int, default=TRACE_BLOCK_SIZE, show_default=True, metavar="N",
               help="Tokens per hash id of a hashed-block trace (Mooncake, AIPerf).")
 @click.option("--lora-modules", "lora_modules", metavar="NAME[=PATH],...", multiple=True,
@@ -152,7 +152,7 @@ class _Renderer:
 @click.option("--disable-overlap-schedule", "no_overlap", is_flag=True,
               help="SGLang without its overlap scheduler (as on CPU): the last sampled token is not cached.")
 @click.option("--curve", is_flag=True,
-              help="The hit rate at every cache capacity, in one pass (vLLM's eviction order).")
+              help="The hit rate at every cache capacity, in one pass over the log (vllm, sglang, traces).")
 @click.option("--curve-at", "curve_at", metavar="N,N,...", callback=_token_list,
               help="Capacities (tokens) that the curve must include; implies --curve.")
 @click.option("--plot", "plot_file", metavar="FILE", help="Draw the curve to FILE (.svg, .png); implies --curve."
