@@ -16,13 +16,15 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from prefixlint.replay.media import marked
 from prefixlint.replay.request import Request
-from prefixlint.replay.requestlog import LoggedRequest, leading_group
+from prefixlint.replay.requestlog import LoggedRequest
 from prefixlint.tokenize import Tokenizer
 
 
@@ -33,6 +35,17 @@ class ChatSettings:
 
     chat_template: Any = None
     now: datetime = field(default_factory=datetime.now)
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def leading_group(text: str, width: int = 48) -> str:
+    """A label for requests without a template name: the first line of their first message
+    (or prompt), numbers masked as `#` so that dates and counters do not split groups."""
+    first = text.strip().split("\n", 1)[0] if text else ""
+    first = _DIGITS.sub("#", first)
+    return (first[: width - 1] + "…") if len(first) > width else first or "(empty)"
 
 
 def _first_text(entry: LoggedRequest) -> str:
