@@ -37,7 +37,7 @@ def test_a_bad_line_is_counted_and_skipped(tmp_path, name, line, message):
 
 
 def test_a_line_longer_than_the_limit_is_skipped_without_reading_it_whole(tmp_path, monkeypatch):
-    from prefixlint.load import requestlog
+    from prefixlint.replay import requestlog
 
     monkeypatch.setattr(requestlog, "MAX_LINE_BYTES", 1000)
     long = '{"messages": [{"role": "user", "content": "' + "x" * 5000 + '"}]}'

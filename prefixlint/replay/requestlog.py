@@ -15,13 +15,16 @@ import re
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import IO, Any, Iterator, Mapping
+from typing import IO, Any, Callable, Hashable, Iterator, Mapping
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.limits import MAX_LINE_BYTES
 from prefixlint.load import timestamps
 from prefixlint.load.json_source import load_json
 from prefixlint.load.timestamps import naive_utc
+from prefixlint.replay.media import MEDIA_PARTS, media_content
+from prefixlint.replay.request import Request
+from prefixlint.replay.trace import TRACE_KEY, TraceError, parse_trace
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 TEXT_PART_TYPES = ("text", "input_text", "output_text")
@@ -83,8 +86,13 @@ def _check_messages(messages: Any) -> None:
                     raise LogError(f"message {number}: a {kind} part's `text` must be a string")
                 if isinstance(part, str) or kind in TEXT_PART_TYPES:
                     continue
-                raise LogError(f"message {number}: content part of type {kind!r} is not text"
-                               " (images and audio change the cache keys; not supported)")
+                if kind in MEDIA_PARTS:
+                    if media_content(part) is None:
+                        raise LogError(f"message {number}: a {kind!r} part without its content (url or data):"
+                                       " its cache key (vLLM's mm_hash) cannot be known")
+                    continue
+                raise LogError(f"message {number}: content part of type {kind!r} is neither text nor"
+                               f" an image or audio part ({', '.join(MEDIA_PARTS)})")
         elif content is not None and not isinstance(content, str):
             raise LogError(f"message {number}: content must be a string or a list of parts")
 
@@ -163,7 +171,7 @@ def _response(response: Any) -> tuple[str | None, str | None, int | None, dict |
     raise LogError("`response.choices[0]` has neither `message` nor `text`")
 
 
-def parse_line(text: str, line: int) -> LoggedRequest:
+def _json_object(text: str) -> dict:
     try:
         data = load_json(text, None, "not JSON")
     except PrefixlintError as exc:  # not JSON, nested too deeply, an integer of 5,000 digits, NaN
@@ -172,6 +180,14 @@ def parse_line(text: str, line: int) -> LoggedRequest:
         raise LogError("a lone surrogate (\\ud800-\\udfff) is not text; the request cannot be tokenized")
     if not isinstance(data, dict):
         raise LogError(f"expected a JSON object, not {type(data).__name__}")
+    return data
+
+
+def parse_line(text: str, line: int) -> LoggedRequest:
+    return parse_request(_json_object(text), line)
+
+
+def parse_request(data: dict, line: int) -> LoggedRequest:
     outer: dict[str, Any] = {}
     response: Any = None
     if isinstance(data.get("request"), dict):
@@ -216,8 +232,12 @@ def _lines(stream: IO[bytes]) -> Iterator[bytes | None]:
         yield raw
 
 
-def read_log(stream: IO[bytes], source: str) -> Iterator[LoggedRequest | BadLine]:
-    """Every non-blank line of `stream`, parsed; bytes read so far via `stream.tell()`."""
+def read_log(stream: IO[bytes], source: str, block_size: int = 512,
+             lora_of: Callable[[Any], Hashable | None] | None = None) -> Iterator[LoggedRequest | Request | BadLine]:
+    """Every non-blank line of `stream`, parsed: a request (`LoggedRequest`), a hashed-block
+    trace line (`Request`, recognised by `hash_ids`) or a `BadLine`. A log is one or the
+    other: a line of the other kind is fatal. Bytes read so far via `stream.tell()`."""
+    kind = None
     for number, raw in enumerate(_lines(stream), 1):
         if raw is None:
             yield BadLine(number, f"longer than {MAX_LINE_BYTES:,} bytes; skipped without reading it whole")
@@ -232,9 +252,24 @@ def read_log(stream: IO[bytes], source: str) -> Iterator[LoggedRequest | BadLine
         if not text.strip():
             continue
         try:
-            yield parse_line(text, number)
-        except LogError as exc:
+            data = _json_object(text)
+            is_trace = TRACE_KEY in data
+            if kind is not None and is_trace != kind:
+                raise PrefixlintError(
+                    "a hashed-block trace line (`hash_ids`) among request lines" if is_trace
+                    else "a request line among hashed-block trace lines (`hash_ids`)",
+                    path=source, line=number, hint="one log is either a request log or a trace, not both")
+            kind = is_trace
+            if is_trace:
+                yield parse_trace(data, number, block_size, lora_of or _no_lora)
+            else:
+                yield parse_request(data, number)
+        except (LogError, TraceError) as exc:
             yield BadLine(number, str(exc))
+
+
+def _no_lora(model: Any) -> None:
+    return None
 
 
 def open_log(source: str) -> tuple[IO[bytes], int | None]:
@@ -248,14 +283,3 @@ def open_log(source: str) -> tuple[IO[bytes], int | None]:
 
         raise open_error(exc, source) from None
     return stream, os.fstat(stream.fileno()).st_size
-
-
-_DIGITS = re.compile(r"\d+")
-
-
-def leading_group(text: str, width: int = 48) -> str:
-    """A label for requests without a template name: the first line of their first message
-    (or prompt), numbers masked as `#` so that dates and counters do not split groups."""
-    first = text.strip().split("\n", 1)[0] if text else ""
-    first = _DIGITS.sub("#", first)
-    return (first[: width - 1] + "…") if len(first) > width else first or "(empty)"
