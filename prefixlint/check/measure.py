@@ -20,7 +20,7 @@ from prefixlint.match.prefix import shared_prefix
 from prefixlint.match.profiles import EngineProfile
 from prefixlint.fix.source import placements
 from prefixlint.match.clause import lead_in
-from prefixlint.match.variants import CODE_FORMATS, changed_placeholders, decide, first_difference, move_to_end
+from prefixlint.match.variants import CODE_FORMATS, NEW_ROLE, changed_placeholders, decide, first_difference, move_to_end
 from prefixlint.render.conversation import split_roles
 from prefixlint.render.framing import ApproximateFraming
 from prefixlint.render.history import History
@@ -140,7 +140,8 @@ class Measurer:
         if not modes:
             return request.ids
         texts = move_to_end(request.messages, modes, self.template.format in CODE_FORMATS)
-        renamed = tuple(RenderedMessage(m.role, t, ()) for m, t in zip(request.messages, texts))
+        roles = [m.role for m in request.messages] + [NEW_ROLE]  # a message added after the conversation
+        renamed = tuple(RenderedMessage(role, t, ()) for role, t in zip(roles, texts))
         return self.framing.frame(renamed, self.encode).ids
 
     def measure(self, volatility: Volatility) -> VolatileMeasurement | None:

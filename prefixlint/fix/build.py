@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from prefixlint.fix.edits import Edit, apply_edits
+from prefixlint.fix.new_message import CannotAdd, added_message
 from prefixlint.load.template import SLOT_ROLE
 from prefixlint.fix.source import SourceMessage, _doubled_brace, source_messages
 from prefixlint.match.variants import CODE_FORMATS, LINE, apply_plan, plan_moves
@@ -47,7 +48,7 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
     if set(modes) - found:
         raise NoFix("the value is not written verbatim in a message of the file")
     plan = plan_moves(messages, modes, template.format in CODE_FORMATS)
-    if messages[plan.target].role == SLOT_ROLE:
+    if plan.target < len(messages) and messages[plan.target].role == SLOT_ROLE:
         raise NoFix("no user message to move it into (only the conversation follows)")
     source = template.source
     edits: list[Edit] = []
@@ -60,6 +61,12 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
             if line_cut and end < len(message.files) and source[cut_start - 1 : cut_start] not in ("", "\n"):
                 cut_end = message.files[end]  # cut from inside a file line: the next line's indentation too
             edits.append(Edit(cut_start, cut_end, ""))
+    if plan.target == len(messages):  # no user message: a new one after the conversation
+        try:
+            edits.append(added_message(template, messages, plan))
+        except CannotAdd as exc:
+            raise NoFix(str(exc)) from None
+        return _checked(template, placeholders, reload, messages, plan, edits, "a new system message")
     target = messages[plan.target]
     _check_blocks(target.text, len(target.text), len(target.text))
     newline = _newline(source, target, template)
@@ -111,6 +118,15 @@ def _quoted(source: str, target: SourceMessage, template, text: str, newline: st
     return text.replace(closing, "\\" + closing)
 
 
+def _checked(template, placeholders, reload, messages, plan, edits, where: str) -> Fix:
+    edits = _merged(edits)
+    if reload is not None:
+        _verify(template, placeholders, reload(apply_edits(template.source, edits)),
+                apply_plan([m.text for m in messages], plan))
+    what = "value as its own sentence" if any(lead for lead, _ in plan.wraps) else "line"
+    return Fix(tuple(edits), "unsafe", f"Move the {what} to {where}")  # into a literal of its own
+
+
 def _one_literal(source: str, message: SourceMessage, start: int, target: SourceMessage, same: bool) -> bool:
     """Is the text from the moved piece to the target's end in one string literal of the file?
     (No unescaped closing delimiter of the target's literal in between.)"""
@@ -140,6 +156,8 @@ def _char_length(source: str, message: SourceMessage, index: int) -> int:
     char = message.text[index]
     if _doubled_brace(source, message.files, message.text, index):
         return 2
+    if index > 0 and message.files[index - 1] == at and index + 1 < len(message.files):
+        return message.files[index + 1] - at  # the end of a placeholder rewritten at one offset
     if source[at : at + 1] == char:
         return 1
     escape = _ESCAPE.match(source, at)

@@ -28,6 +28,8 @@ from prefixlint.render.spans import RenderedMessage
 #: paragraph), the line is not moved whole: the sentence holding the value is.
 MAX_CARRIED_CHARS = 48
 LINE, SENTENCE = "line", "sentence"
+#: The role of the message a fix adds after the conversation when there is no user message.
+NEW_ROLE = "system"
 #: Prompts in program source: a moved line stays in its string literal (`in_place`), since the
 #: user message is usually not a literal of the file.
 CODE_FORMATS = frozenset({"python", "typescript", "javascript"})
@@ -101,8 +103,12 @@ class Plan:
 
 
 def target_message(messages: Sequence[RenderedMessage]) -> int:
+    """The last user message; with none and the conversation last, a new system message after
+    it (index len(messages), `NEW_ROLE`); else the last message."""
     users = [i for i, m in enumerate(messages) if m.role == "user"]
-    return users[-1] if users else len(messages) - 1
+    if users:
+        return users[-1]
+    return len(messages) if messages and messages[-1].role == SLOT_ROLE else len(messages) - 1
 
 
 def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | set[int] | frozenset[int],
@@ -216,7 +222,9 @@ def apply_plan(texts: Sequence[str], plan: Plan) -> list[str]:
             last = end
         kept.append(text[last:])
         out.append("".join(kept))
-    if plan.pieces:
+    if plan.pieces and plan.target == len(out):  # a new message after the conversation
+        out.append(append_pieces("", plan.pieces, False))
+    elif plan.pieces:
         out[plan.target] = append_pieces(out[plan.target], plan.pieces, texts[plan.target].endswith("\n"))
     return out
 

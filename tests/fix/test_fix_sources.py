@@ -18,14 +18,30 @@ def fix(name: str, unsafe: bool = False):
     return result, fixed_text(result, unsafe=unsafe)
 
 
-def test_a_system_prompt_followed_only_by_the_conversation_stays_without_a_fix():
-    """Its end would still come before the history: moving within the literal gains nothing."""
-    for name in ("react_agent.py", "agent_prompts.py"):
-        result, planned = fix(name, unsafe=True)
-        (finding,) = result.findings
-        assert finding.extra["fix"] is None
-        assert finding.extra["fix_unavailable"] == "no user message to move it into (only the conversation follows)"
-        assert planned is None
+def test_with_only_the_conversation_after_it_the_value_gets_a_system_message_of_its_own():
+    """No user message: a short system message after the conversation item (unsafe: a new
+    literal), the date's clause cut from the system prompt."""
+    result, (before, after, fixed) = fix("agent_prompts.py", unsafe=True)
+    (finding,) = result.findings
+    assert finding.extra["fix"]["applicability"] == "unsafe"
+    assert finding.extra["fix"]["message"] == "Move the value as its own sentence to a new system message"
+    assert fixed == 1
+    assert after == before.replace(
+        "a research assistant, and today's date is {date}. \\\n", "a research assistant. \\\n").replace(
+        '("placeholder", "{messages}")]', '("placeholder", "{messages}"), ("system", "Today is {date}.")]')
+    compile(after, "agent_prompts.py", "exec")
+    assert fix("agent_prompts.py", unsafe=False)[1] is None
+
+
+def test_no_fix_where_the_list_cannot_take_another_message():
+    """react_agent.py: `[{"role": "system", ...}, *state.messages]` whose values a `.format`
+    call fills elsewhere: no message can be added that would receive them."""
+    result, planned = fix("react_agent.py", unsafe=True)
+    (finding,) = result.findings
+    assert finding.extra["fix"] is None
+    assert finding.extra["fix_unavailable"] == (
+        "no user message to move it into, and the conversation is not a LangChain message list item")
+    assert planned is None
 
 
 def test_a_typescript_template_literal_keeps_its_substitutions_and_quotes():
