@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import sys
 
 import click
@@ -10,6 +11,7 @@ import click
 from prefixlint.commands.kv import dtype_option
 from prefixlint.commands.options import engine_options, format_option, tokenizer_options
 from prefixlint.errors import PrefixlintError
+from prefixlint.replay.routed import router_options
 
 #: Logs larger than this get a progress bar (when standard error is a terminal).
 PROGRESS_BYTES = 4 * 1024 * 1024
@@ -84,10 +86,16 @@ def _progress(size: int | None):
 @dtype_option
 @click.option("--si", is_flag=True, help="SI units (GB) instead of binary units (GiB).")
 @click.option("--strict", is_flag=True, help="A bad line is fatal (exit 2) instead of counted and reported.")
+@router_options
+@click.option("--workers", type=int, default=1, show_default=True, metavar="N",
+              help="Render and tokenize in N local processes (the simulation stays in order in this one).")
+@click.option("--ray", "use_ray", is_flag=True,
+              help="Render and tokenize with Ray Data (RAY_ADDRESS, else a local Ray); LOG may be a JSONL or"
+              " Parquet path or object-storage URL. Needs the extra: pip install 'prefixlint[ray]'.")
 @format_option("text", "json")
 @click.pass_context
 def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_size, cache_tokens, memory, model_config, dtype,
-           si, strict, output_format):
+           si, strict, replicas, router, seed, prefill_tps, decode_tps, workers, use_ray, output_format):
     """Replay a request log (JSON Lines, one OpenAI chat or completions request per line, in
     the order served) through the engine's prefix cache: requests, prompt tokens, cached
     tokens and hit rate, per template or leading text, the ten places where requests lose
@@ -100,51 +108,63 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
       prefixlint replay traffic.jsonl --engine sglang --format json
     """
     from prefixlint.load.model_config import load_model_config
-    from prefixlint.load.requestlog import BadLine, open_log, read_log
+    from prefixlint.load.requestlog import BadLine, open_log
     from prefixlint.match.blockpool import VllmPrefixCache
     from prefixlint.match.kv import kv_layout
     from prefixlint.match.profilecache import ProfilePrefixCache
     from prefixlint.match.profiles import get_profile
     from prefixlint.match.replay import Replay
-    from prefixlint.render.logged import prepare
+    from prefixlint.replay import router_report
+    from prefixlint.replay.cluster import Speed
+    from prefixlint.replay.prepared import Fatal, Setup
+    from prefixlint.replay.routed import build, check_router, no_workers_with
+    from prefixlint.replay.sources import records
     from prefixlint.report import replay as report
     from prefixlint.tokenize import load_tokenizer
 
+    policy = check_router(replicas, router, prefill_tps, decode_tps)
+    no_workers_with(workers, use_ray)
+    if use_ray:
+        from prefixlint.replay.ray_source import check_ray
+
+        check_ray(log)
     profile = get_profile(engine, block_size)
     layout = None
     if model_config:
         layout = kv_layout(load_model_config(model_config, offline=offline)[1], dtype=dtype)
     blocks, capacity_from = _capacity(profile.name, profile.unit, cache_tokens, memory, layout)
-    cache = VllmPrefixCache(profile.unit, blocks) if profile.name == "vllm" else ProfilePrefixCache(profile)
+
+    def make_cache(capacity):
+        return VllmPrefixCache(profile.unit, capacity) if profile.name == "vllm" else ProfilePrefixCache(profile)
+
+    routing = build(policy, replicas, seed, Speed(prefill_tps, decode_tps), profile.unit, blocks, make_cache)
+    cache = routing.cache
     loaded = load_tokenizer(tokenizer, offline=offline)
     settings, template_error = _chat_settings(loaded, chat_template, now_text)
+    setup_workers = Setup(tokenizer, offline, chat_template, settings.now.isoformat())
     run = Replay(cache)
     bad: list[BadLine] = []
     templates = plain = 0
-    stream, size = open_log(log)
+    stream, size = (None, None) if use_ray else open_log(log)
     with contextlib.ExitStack() as stack:
-        if stream is not sys.stdin.buffer:
+        if stream is not None and stream is not sys.stdin.buffer:
             stack.callback(stream.close)
         bar = _progress(size)
         if bar is not None:
             stack.enter_context(bar)
-        for number, item in enumerate(read_log(stream, log), 1):
-            if isinstance(item, BadLine):
+        for number, record in enumerate(records(log, stream, workers, use_ray, setup_workers,
+                                                (loaded, settings, template_error)), 1):
+            if isinstance(record, Fatal):
+                raise PrefixlintError(record.message, path=log, line=record.line, hint=record.hint)
+            if isinstance(record, BadLine):
                 if strict:
-                    raise PrefixlintError(item.message, path=log, line=item.line, hint="drop --strict to skip and count bad lines")
-                bad.append(item)
+                    raise PrefixlintError(record.message, path=log, line=record.line, hint="drop --strict to skip and count bad lines")
+                bad.append(record)
                 continue
-            if item.is_chat and template_error is not None:
-                raise template_error.located(log, item.line)
-            try:
-                request = prepare(item, loaded, settings)
-            except PrefixlintError as exc:
-                if strict:
-                    raise exc.located(log, item.line) from None
-                bad.append(BadLine(item.line, exc.message))
-                continue
-            templates += item.template is not None
-            plain += item.template is None
+            request = record.request
+            templates += record.named
+            plain += not record.named
+            routing.serve(record.route, request.prompt, request.generated, request.salt)
             run.serve(request.line, request.group, request.prompt, request.generated, request.salt,
                       request.reported_cached_tokens)
             if bar is not None and number % 256 == 0:
@@ -157,10 +177,17 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         "leading text (first line, numbers as #)" if not templates else "template, else leading text")
     setup = report.Setup(
         log=log, tokenizer=loaded, engine=profile.name, block_size=profile.unit,
-        engine_text=profile.describe(), capacity_tokens=None if blocks is None else blocks * profile.unit,
+        engine_text=profile.describe(), capacity_tokens=None if blocks is None else blocks * profile.unit * (replicas if routing.side_by_side else 1),
         capacity_from=capacity_from, group_by=group_by, layout=layout, si=si,
     )
+    capacity = "unlimited size" if blocks is None else f"{blocks * profile.unit:,} tokens"
     if output_format == "json":
-        click.echo(report.to_json(setup, run.stats, bad, cache.evicted_blocks))
+        data = {**report.to_dict(setup, run.stats, bad, cache.evicted_blocks), **router_report.to_json(routing)}
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    elif routing.side_by_side:
+        click.echo("\n".join([report.to_text(setup, run.stats, bad, cache.evicted_blocks).split("\n")[0], ""]
+                             + router_report.to_text(routing, run.stats, capacity)))
     else:
-        click.echo(report.to_text(setup, run.stats, bad, cache.evicted_blocks, color=ctx.color), color=ctx.color)
+        text = report.to_text(setup, run.stats, bad, cache.evicted_blocks, color=ctx.color)
+        lines = router_report.to_text(routing, run.stats, capacity)
+        click.echo(text + ("\n\n" + "\n".join(lines) if lines else ""), color=ctx.color)

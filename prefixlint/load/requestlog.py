@@ -40,6 +40,9 @@ class LoggedRequest:
     finish_reason: str | None = None
     #: `usage.prompt_tokens_details.cached_tokens` as the server reported it, if it did.
     reported_cached_tokens: int | None = None
+    #: Seconds the request was in flight: the wrapper's `duration` (seconds), `duration_ms`,
+    #: or `end_timestamp` less `timestamp`.
+    duration: float | None = None
 
     @property
     def is_chat(self) -> bool:
@@ -117,6 +120,17 @@ def parse_timestamp(value: Any) -> datetime | None:
     return None
 
 
+def _duration(outer: Mapping[str, Any], start: datetime | None) -> float | None:
+    for key, scale in (("duration", 1.0), ("duration_ms", 1000.0)):
+        value = outer.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+            return value / scale
+    end = parse_timestamp(outer.get("end_timestamp"))
+    if end is not None and start is not None and end >= start:
+        return (end - start).total_seconds()
+    return None
+
+
 def _response(response: Any) -> tuple[str | None, str | None, int | None, dict | None]:
     """(text, finish_reason, reported cached tokens, chat message) of a response."""
     if response is None:
@@ -165,8 +179,9 @@ def parse_line(text: str, line: int) -> LoggedRequest:
     if salt is not None and not isinstance(salt, str):
         raise LogError("`cache_salt` must be a string")
     text, finish, reported, message = _response(response)
-    return LoggedRequest(line, data, _template(data, outer), text, message, parse_timestamp(outer.get("timestamp")),
-                         finish, reported)
+    start = parse_timestamp(outer.get("timestamp"))
+    return LoggedRequest(line, data, _template(data, outer), text, message, start, finish, reported,
+                         _duration(outer, start))
 
 
 def read_log(stream: IO[bytes], source: str) -> Iterator[LoggedRequest | BadLine]:

@@ -1,0 +1,1 @@
+"""`prefixlint replay`: traffic served through an exact prefix-cache simulator."""
