@@ -98,8 +98,12 @@ def _dataset(ray, log: str, setup: Setup):
     parquet = log.lower().rstrip("/").endswith((".parquet", ".pq"))
     data = ray.data.read_parquet(log) if parquet else ray.data.read_text(log, drop_empty_lines=False)
     workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    return data.map_batches(_Prepare, fn_constructor_args=(setup, parquet), batch_size=CHUNK_LINES,
-                            batch_format="pyarrow", concurrency=workers, num_cpus=1)
+    class Prepare(_Prepare):  # the setup travels with the class, not as constructor arguments
+        def __init__(self) -> None:
+            super().__init__(setup, parquet)
+
+    return data.map_batches(Prepare, batch_size=CHUNK_LINES,
+                            batch_format="pyarrow", concurrency=workers, num_cpus=0.5, max_restarts=0)
 
 
 def prepared_with_ray(log: str, setup: Setup) -> Iterator[Record]:
