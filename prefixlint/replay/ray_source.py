@@ -103,7 +103,8 @@ def _dataset(ray, log: str, setup: Setup):
             super().__init__(setup, parquet)
 
     return data.map_batches(Prepare, batch_size=CHUNK_LINES,
-                            batch_format="pyarrow", concurrency=workers, num_cpus=0.5, max_restarts=0)
+                            batch_format="pyarrow", concurrency=workers, num_cpus=0.5,
+                            ray_remote_args_fn=lambda: {"max_restarts": 0})
 
 
 def prepared_with_ray(log: str, setup: Setup) -> Iterator[Record]:
