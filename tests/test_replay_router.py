@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefixlint.cli import cli
-from prefixlint.match.blockpool import VllmPrefixCache
-from prefixlint.replay.cluster import Cluster, RouteInfo
+from prefixlint.replay.cluster import Cluster, Speed
+from prefixlint.replay.request import Request
+from prefixlint.replay.simulators import VllmSimulator
 from prefixlint.replay.routing import Arrival, KvCost, PrefixAware, RoundRobin, Session
 
 
@@ -76,26 +77,24 @@ def test_session_is_consistent_hashing(keys):
        st.integers(1, 4), st.sampled_from([None, 3, 8]))
 def test_round_robin_replica_is_a_replay_of_its_share(prompts, n, capacity):
     """Replica r of a round-robin cluster sees requests r, r + n, ...: exactly a plain replay of those."""
-    cluster = Cluster([VllmPrefixCache(4, capacity) for _ in range(n)], RoundRobin(), 4)
-    for prompt in prompts:
-        cluster.route(RouteInfo())
-        cluster.serve(prompt)
+    cluster = Cluster([VllmSimulator(4, capacity) for _ in range(n)], RoundRobin(), 4)
+    for line, prompt in enumerate(prompts, 1):
+        cluster.serve(Request(line, "g", prompt))
     for r, replica in enumerate(cluster.replicas):
-        alone = VllmPrefixCache(4, capacity)
-        cached = sum(alone.serve(p).cached_tokens for p in prompts[r::n])
+        alone = VllmSimulator(4, capacity)
+        cached = sum(alone.serve(Request(1, "g", p)).cached_tokens for p in prompts[r::n])
         assert replica.tally.cached_tokens == cached
         assert replica.tally.requests == len(prompts[r::n])
-        assert replica.cache.evicted_blocks == alone.evicted_blocks
+        assert replica.sim.evicted_blocks == alone.evicted_blocks
 
 
 def test_without_timestamps_load_is_everything_routed_so_far():
     """Identical 8-token prompts: all stick to replica 0 (100% match) until it holds 65 more
     requests than replica 1 (65 > 64 and 65 > 1.5 x 0): the 66th goes to replica 1."""
-    cluster = Cluster([VllmPrefixCache(4), VllmPrefixCache(4)], PrefixAware(), 4)
+    cluster = Cluster([VllmSimulator(4), VllmSimulator(4)], PrefixAware(), 4)
     chosen = []
-    for _ in range(66):
-        cluster.route(RouteInfo())
-        cluster.serve(list(range(8)))
+    for line in range(66):
+        cluster.serve(Request(line, "g", list(range(8))))
         chosen.append(cluster.replicas[1].tally.requests)
     assert chosen[:65] == [0] * 65 and chosen[65] == 1
     assert cluster.replicas[0].load == 65 and cluster.replicas[0].active_blocks == 65 * 2
@@ -104,21 +103,15 @@ def test_without_timestamps_load_is_everything_routed_so_far():
 def test_with_timestamps_finished_requests_leave():
     """A request in flight from t=0 for 10 s (the log's duration) counts until t=10;
     without a duration, 48 uncached tokens at 16 tokens/s and 4 generated at 2/s take 5 s."""
-    from prefixlint.replay.cluster import Speed
-
-    cluster = Cluster([VllmPrefixCache(16), VllmPrefixCache(16)], RoundRobin(), 16, Speed(16.0, 2.0))
-    cluster.route(RouteInfo(arrival=0.0, duration=10.0))
-    cluster.serve(list(range(48)))
-    cluster.route(RouteInfo(arrival=9.0))
-    cluster.serve(list(range(100, 148)), [1, 2, 3, 4])
+    cluster = Cluster([VllmSimulator(16), VllmSimulator(16)], RoundRobin(), 16, Speed(16.0, 2.0))
+    cluster.serve(Request(1, "g", list(range(48)), timestamp=0.0, duration=10.0))
+    cluster.serve(Request(2, "g", list(range(100, 148)), [1, 2, 3, 4], timestamp=9.0))
     first, second = cluster.replicas
     assert (first.load, second.load) == (1, 1)
     assert second.pending_prefill == 48  # its prefill runs from 9 s to 12 s
-    cluster.route(RouteInfo(arrival=12.0))
-    cluster.serve([7])
+    cluster.serve(Request(3, "g", [7], timestamp=12.0))
     assert (first.load, second.pending_prefill) == (1, 0)  # the [7] request went to replica 0
-    cluster.route(RouteInfo(arrival=14.0))
-    cluster.serve([8])
+    cluster.serve(Request(4, "g", [8], timestamp=14.0))
     assert second.load == 1  # the 9 s request ended at 14 s; [8] took its place
 
 

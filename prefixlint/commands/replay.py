@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
+from dataclasses import replace
+from pathlib import Path
 
 import click
 
 from prefixlint.commands.kv import dtype_option
 from prefixlint.commands.options import engine_options, format_option, tokenizer_options
 from prefixlint.errors import PrefixlintError
-from prefixlint.replay.routed import router_options
+from prefixlint.replay.options import parallel_options, router_options
 
 #: Logs larger than this get a progress bar (when standard error is a terminal).
 PROGRESS_BYTES = 4 * 1024 * 1024
+#: Engines whose memory is modelled (a capacity, --cache-tokens / --memory).
+CAPACITY_ENGINES = ("vllm", "sglang")
+#: Mooncake's FAST'25 traces hash blocks of 512 tokens.
+TRACE_BLOCK_SIZE = 512
 
 
 def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | None, str]:
@@ -23,8 +28,9 @@ def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | N
 
     if cache_tokens is not None and memory is not None:
         raise click.UsageError("give --cache-tokens or --memory, not both")
-    if (cache_tokens is not None or memory is not None) and engine != "vllm":
-        raise click.UsageError("a cache capacity is modelled for --engine vllm only; other engines replay unlimited")
+    if (cache_tokens is not None or memory is not None) and engine not in CAPACITY_ENGINES:
+        raise click.UsageError(f"a cache capacity is modelled for --engine {' and '.join(CAPACITY_ENGINES)} only;"
+                               " other engines replay unlimited")
     if cache_tokens is not None:
         if cache_tokens < block_size:
             raise click.UsageError(f"--cache-tokens must hold at least one block ({block_size} tokens)")
@@ -43,11 +49,18 @@ def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | N
     return blocks, f"--memory {format_bytes(size)} / {format_bytes(layout.bytes_per_token)} per token"
 
 
+def _now(now_text: str | None) -> str:
+    """The clock for lines without a timestamp, fixed once for every process that renders."""
+    from datetime import datetime
+
+    return now_text if now_text is not None else datetime.now().isoformat()
+
+
 def _chat_settings(tokenizer, chat_template_path, now_text):
     """The chat template resolved once: (settings, the error to raise at the first chat line)."""
     from datetime import datetime
 
-    from prefixlint.load.requestlog import parse_timestamp
+    from prefixlint.replay.requestlog import parse_timestamp
     from prefixlint.render.logged import ChatSettings
     from prefixlint.render.templates import read_chat_template, resolve_chat_template
 
@@ -69,6 +82,64 @@ def _progress(size: int | None):
     return click.progressbar(length=size, label="replaying", file=sys.stderr, show_eta=True)
 
 
+def _ttl(text, profile) -> float | None:
+    """Seconds from --ttl (None: the engine's default); only radix-tree engines expire entries."""
+    if text is None:
+        return None
+    from prefixlint.replay.ttl import parse_duration
+
+    seconds = parse_duration(text)
+    if seconds is None:
+        raise click.BadParameter(f"{text!r} is not a duration like 300s, 5m or 1h", param_hint="--ttl")
+    if seconds and profile.name == "vllm":
+        raise click.UsageError("--ttl: vLLM keeps blocks until they are evicted; a time to live is modelled"
+                               " for the other engines (API caches, sglang)")
+    return seconds
+
+
+def _token_list(ctx, param, value):
+    if value is None:
+        return ()
+    try:
+        numbers = [int(part.replace("_", "")) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: comma-separated token counts, like 3000000,50000000") from None
+    if not numbers or min(numbers) < 1:
+        raise click.BadParameter(f"{value!r}: every capacity must be a positive number of tokens")
+    return tuple(numbers)
+
+
+
+class _Renderer:
+    """Renders logged requests; the tokenizer is loaded at the first one (a trace needs none)."""
+
+    def __init__(self, tokenizer_name, offline, chat_template, now_text, lora_of, engine) -> None:
+        self.args = (tokenizer_name, offline, chat_template, now_text)
+        self.tokenizer = None
+        self.lora_of, self.engine = lora_of, engine
+
+    def load(self) -> None:
+        from prefixlint.tokenize import load_tokenizer
+
+        name, offline, chat_template, now_text = self.args
+        self.tokenizer = load_tokenizer(name, offline=offline)
+        self.settings, self.template_error = _chat_settings(self.tokenizer, chat_template, now_text)
+
+    def __call__(self, item):
+        from prefixlint.render.logged import prepare
+        from prefixlint.replay.run import Fatal
+
+        if self.tokenizer is None:
+            self.load()
+        if item.is_chat and self.template_error is not None:
+            raise Fatal(self.template_error)
+        from prefixlint.replay.simulators import skips_lookup
+
+        request = prepare(item, self.tokenizer, self.settings)
+        lora, skip = self.lora_of(item.body.get("model")), skips_lookup(item.body, self.engine)
+        return request if lora is None and not skip else replace(request, lora=lora, skip_lookup=skip)
+
+
 @click.command()
 @click.argument("log", metavar="LOG|-")
 @tokenizer_options()
@@ -81,46 +152,61 @@ def _progress(size: int | None):
 @click.option("--cache-tokens", type=int, default=None, metavar="N",
               help="vLLM cache capacity in tokens (whole blocks).  [default: unlimited]")
 @click.option("--memory", metavar="SIZE", help="vLLM cache capacity as memory (71GiB), with --model-config.")
+@click.option("--trace-block-size", type=int, default=TRACE_BLOCK_SIZE, show_default=True, metavar="N",
+              help="Tokens per hash id of a hashed-block trace (Mooncake, AIPerf).")
+@click.option("--lora-modules", "lora_modules", metavar="NAME[=PATH],...", multiple=True,
+              help="LoRA adapters, as vLLM serve names them: a request whose `model` is one of them"
+              " has a cache of its own.")
+@click.option("--ttl", "ttl_text", metavar="DURATION",
+              help="Time to live of a cache entry (300s, 5m, 1h; 0: none), from the log's timestamps."
+              "  [default: the engine's: anthropic 5m, openai 10m, gemini 24h, others none]")
+@click.option("--disable-overlap-schedule", "no_overlap", is_flag=True,
+              help="SGLang without its overlap scheduler (as on CPU): the last sampled token is not cached.")
+@click.option("--curve", is_flag=True,
+              help="The hit rate at every cache capacity, in one pass (vLLM's eviction order).")
+@click.option("--curve-at", "curve_at", metavar="N,N,...", callback=_token_list,
+              help="Capacities (tokens) that the curve must include; implies --curve.")
+@click.option("--plot", "plot_file", metavar="FILE", help="Draw the curve to FILE (.svg, .png); implies --curve."
+              " Needs matplotlib: pip install 'prefixlint[plot]'.")
 @click.option("--model-config", metavar="CONFIG",
               help="The model's config.json (path, directory or hub id): KV bytes per token.")
 @dtype_option
 @click.option("--si", is_flag=True, help="SI units (GB) instead of binary units (GiB).")
 @click.option("--strict", is_flag=True, help="A bad line is fatal (exit 2) instead of counted and reported.")
 @router_options
-@click.option("--workers", type=int, default=1, show_default=True, metavar="N",
-              help="Render and tokenize in N local processes (the simulation stays in order in this one).")
-@click.option("--ray", "use_ray", is_flag=True,
-              help="Render and tokenize with Ray Data (RAY_ADDRESS, else a local Ray); LOG may be a JSONL or"
-              " Parquet path or object-storage URL. Needs the extra: pip install 'prefixlint[ray]'.")
+@parallel_options
 @format_option("text", "json")
 @click.pass_context
-def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_size, cache_tokens, memory, model_config, dtype,
-           si, strict, replicas, router, seed, prefill_tps, decode_tps, workers, use_ray, output_format):
+def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_size, cache_tokens, memory,
+           trace_block_size, lora_modules, ttl_text, no_overlap, curve, curve_at, plot_file, model_config, dtype, si, strict,
+           replicas, router, seed, prefill_tps, decode_tps, workers, use_ray, output_format):
     """Replay a request log (JSON Lines, one OpenAI chat or completions request per line, in
-    the order served) through the engine's prefix cache: requests, prompt tokens, cached
-    tokens and hit rate, per template or leading text, the ten places where requests lose
-    most to divergence, and with --model-config the KV bytes behind the reuse.
+    the order served) or a hashed-block trace (Mooncake, AIPerf: `hash_ids` per line) through
+    the engine's prefix cache: requests, prompt tokens, cached tokens and hit rate, per
+    template or leading text, the ten places where requests lose most to divergence, and
+    with --model-config the KV bytes behind the reuse.
 
     \b
     Example:
       prefixlint replay traffic.jsonl
       prefixlint replay traffic.jsonl --memory 71GiB --model-config openai/gpt-oss-120b
+      prefixlint replay conversation_trace.jsonl --cache-tokens 3000000
       prefixlint replay traffic.jsonl --engine sglang --format json
     """
     from prefixlint.load.model_config import load_model_config
-    from prefixlint.load.requestlog import BadLine, open_log
-    from prefixlint.match.blockpool import VllmPrefixCache
     from prefixlint.match.kv import kv_layout
-    from prefixlint.match.profilecache import ProfilePrefixCache
     from prefixlint.match.profiles import get_profile
-    from prefixlint.match.replay import Replay
+    from prefixlint.replay import report
+    from prefixlint.replay.driver import Replay
+    from prefixlint.replay.lora import LoraError, lora_key, parse_lora_modules
+    from prefixlint.replay.run import replay_log
+    from prefixlint.replay.simulators import make_simulator
     from prefixlint.replay import router_report
     from prefixlint.replay.cluster import Speed
-    from prefixlint.replay.prepared import Fatal, Setup
-    from prefixlint.replay.routed import build, check_router, no_workers_with
-    from prefixlint.replay.sources import records
-    from prefixlint.report import replay as report
-    from prefixlint.tokenize import load_tokenizer
+    from prefixlint.replay.options import check_router, no_workers_with
+    from prefixlint.replay.prepared import Setup
+    from prefixlint.replay.routed import build
+    from prefixlint.replay.sources import record_source
 
     policy = check_router(replicas, router, prefill_tps, decode_tps)
     no_workers_with(workers, use_ray)
@@ -128,66 +214,82 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         from prefixlint.replay.ray_source import check_ray
 
         check_ray(log)
+    if trace_block_size < 1:
+        raise click.BadParameter(f"must be a positive number of tokens, not {trace_block_size}",
+                                 param_hint="--trace-block-size")
     profile = get_profile(engine, block_size)
     layout = None
     if model_config:
         layout = kv_layout(load_model_config(model_config, offline=offline)[1], dtype=dtype)
-    blocks, capacity_from = _capacity(profile.name, profile.unit, cache_tokens, memory, layout)
+    ttl_seconds = _ttl(ttl_text, profile)
+    curve = curve or bool(curve_at) or plot_file is not None
+    if curve and profile.name != "vllm":
+        raise click.UsageError(f"--curve needs a capacity model: --engine {profile.name} has none (vllm has)")
+    if curve and policy is not None:
+        raise click.UsageError("--curve is the curve of one cache: drop --replicas/--router")
+    if curve and (cache_tokens is not None or memory is not None):
+        raise click.UsageError("--curve simulates every capacity: name capacities with --curve-at, not --cache-tokens/--memory")
+    capacities, routing = {}, {}
 
-    def make_cache(capacity):
-        return VllmPrefixCache(profile.unit, capacity) if profile.name == "vllm" else ProfilePrefixCache(profile)
+    def make_replay(trace: bool) -> Replay:
+        if trace and profile.name != "vllm":
+            raise PrefixlintError(f"a hashed-block trace replays on vLLM's block pool (LRU); --engine {profile.name}"
+                                  " does not apply to it", path=log, hint="drop --engine")
+        unit = trace_block_size if trace else profile.unit
+        capacities[trace] = _capacity(profile.name, unit, cache_tokens, memory, layout)
+        if curve:
+            from prefixlint.replay.curve import CurveSimulator
 
-    routing = build(policy, replicas, seed, Speed(prefill_tps, decode_tps), profile.unit, blocks, make_cache)
-    cache = routing.cache
-    loaded = load_tokenizer(tokenizer, offline=offline)
-    settings, template_error = _chat_settings(loaded, chat_template, now_text)
-    setup_workers = Setup(tokenizer, offline, chat_template, settings.now.isoformat())
-    run = Replay(cache)
-    bad: list[BadLine] = []
-    templates = plain = 0
-    stream, size = (None, None) if use_ray else open_log(log)
-    with contextlib.ExitStack() as stack:
-        if stream is not None and stream is not sys.stdin.buffer:
-            stack.callback(stream.close)
-        bar = _progress(size)
-        if bar is not None:
-            stack.enter_context(bar)
-        for number, record in enumerate(records(log, stream, workers, use_ray, setup_workers,
-                                                (loaded, settings, template_error)), 1):
-            if isinstance(record, Fatal):
-                raise PrefixlintError(record.message, path=log, line=record.line, hint=record.hint)
-            if isinstance(record, BadLine):
-                if strict:
-                    raise PrefixlintError(record.message, path=log, line=record.line, hint="drop --strict to skip and count bad lines")
-                bad.append(record)
-                continue
-            request = record.request
-            templates += record.named
-            plain += not record.named
-            routing.serve(record.route, request.prompt, request.generated, request.salt)
-            run.serve(request.line, request.group, request.prompt, request.generated, request.salt,
-                      request.reported_cached_tokens)
-            if bar is not None and number % 256 == 0:
-                bar.update(stream.tell() - bar.pos)
-    for item in bad[: report.BAD_LINES_SHOWN]:
+            return Replay(CurveSimulator(unit, curve_at or ()))
+        routing[trace] = build(policy, replicas, seed, Speed(prefill_tps, decode_tps), unit, capacities[trace][0],
+                               lambda blocks: make_simulator(profile, blocks, trace_block_size if trace else None,
+                                                             ttl_seconds, False if no_overlap else None))
+        return Replay(routing[trace])
+
+    try:
+        lora_of = lora_key(parse_lora_modules(lora_modules))
+    except LoraError as exc:
+        raise click.BadParameter(str(exc), param_hint="--lora-modules") from None
+    renderer = _Renderer(tokenizer, offline, chat_template, _now(now_text), lora_of, profile.name)
+    source, opened = record_source(log, workers, use_ray, Setup(renderer, trace_block_size, lora_of))
+    seen = replay_log(log, make_replay, renderer, strict=strict, trace_block_size=trace_block_size,
+                      lora_of=lora_of, progress=_progress, source=source, opened=opened)
+    run, (blocks, capacity_from) = seen.replay, capacities[seen.trace]
+    routes = routing.get(seen.trace)
+    if source is not None and not seen.trace and renderer.tokenizer is None:
+        renderer.load()  # the workers rendered; the report shows tokens as text
+    simulator = routes.main if routes is not None and routes.policy is None else run.cache
+    one = routes.sample if routes is not None else simulator
+    unit = trace_block_size if seen.trace else profile.unit
+    for item in seen.bad[: report.BAD_LINES_SHOWN]:
         click.echo(f"prefixlint: warning: {log}:{item.line}: {item.message}", err=True)
-    if len(bad) > report.BAD_LINES_SHOWN:
-        click.echo(f"prefixlint: warning: … and {len(bad) - report.BAD_LINES_SHOWN} more bad lines", err=True)
-    group_by = "template (metadata)" if templates and not plain else (
-        "leading text (first line, numbers as #)" if not templates else "template, else leading text")
+    if len(seen.bad) > report.BAD_LINES_SHOWN:
+        click.echo(f"prefixlint: warning: … and {len(seen.bad) - report.BAD_LINES_SHOWN} more bad lines", err=True)
+    engine_text = f"vllm block pool ({unit}-token blocks of the trace)" if seen.trace else profile.describe()
     setup = report.Setup(
-        log=log, tokenizer=loaded, engine=profile.name, block_size=profile.unit,
-        engine_text=profile.describe(), capacity_tokens=None if blocks is None else blocks * profile.unit * (replicas if routing.side_by_side else 1),
-        capacity_from=capacity_from, group_by=group_by, layout=layout, si=si,
+        log=log, tokenizer=renderer.tokenizer, engine=profile.name, block_size=unit,
+        engine_text=engine_text,
+        capacity_tokens=None if blocks is None else blocks * unit * (replicas if routes and routes.side_by_side else 1),
+        capacity_from=capacity_from, group_by=seen.group_by, layout=layout, si=si, trace=seen.trace,
+        ttl=getattr(one, "cache", None) and one.cache.ttl,
     )
-    capacity = "unlimited size" if blocks is None else f"{blocks * profile.unit:,} tokens"
+    if curve and any(n < unit for n in curve_at):
+        raise click.BadParameter(f"every capacity must hold one block ({unit} tokens)", param_hint="--curve-at")
+    extra = None
+    if curve:
+        from prefixlint.replay.curve_report import curve_output
+
+        extra = curve_output(simulator, curve_at, layout, plot_file, f"{Path(log).name}: prefix-cache hit rate by capacity", si)
+    if routes is not None and routes.policy is not None:
+        per_replica = "unlimited size" if blocks is None else f"{blocks * unit:,} tokens"
+        extra = router_report.to_json(routes), router_report.to_text(routes, run.stats, per_replica)
     if output_format == "json":
-        data = {**report.to_dict(setup, run.stats, bad, cache.evicted_blocks), **router_report.to_json(routing)}
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
-    elif routing.side_by_side:
-        click.echo("\n".join([report.to_text(setup, run.stats, bad, cache.evicted_blocks).split("\n")[0], ""]
-                             + router_report.to_text(routing, run.stats, capacity)))
+        data = report.to_dict(setup, run.stats, seen.bad, simulator.evicted_blocks)
+        click.echo(json.dumps({**data, **(extra[0] if extra else {})}, indent=2, ensure_ascii=False))
+    elif routes is not None and routes.side_by_side:  # the routers' table is the report
+        click.echo("\n".join([report.to_text(setup, run.stats, seen.bad, simulator.evicted_blocks).split("\n")[0],
+                              "", *extra[1]]))
     else:
-        text = report.to_text(setup, run.stats, bad, cache.evicted_blocks, color=ctx.color)
-        lines = router_report.to_text(routing, run.stats, capacity)
-        click.echo(text + ("\n\n" + "\n".join(lines) if lines else ""), color=ctx.color)
+        text = report.to_text(setup, run.stats, seen.bad, simulator.evicted_blocks, color=ctx.color)
+        click.echo("\n".join([text, "", *extra[1]]) if extra else text, color=ctx.color)
+

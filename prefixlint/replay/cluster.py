@@ -1,7 +1,7 @@
-"""N replicas behind a router: each replica its own prefix cache, load known at each arrival.
+"""N replicas behind a router: each replica its own simulator, load known at each arrival.
 
-`Cluster` stands where one cache stands in a replay (`serve(prompt, generated, salt)`): the
-policy picks a replica for each request, which serves it to completion in its own cache.
+`Cluster` stands where one simulator stands in a replay (`serve(request) -> Outcome`): the
+policy picks a replica for each request, whose simulator serves it to completion.
 
 Load needs time. When the log has timestamps, a request arrives at its timestamp and stays
 in flight for its duration: the log's own (`duration`, `duration_ms`, `end_timestamp` on
@@ -16,27 +16,12 @@ from __future__ import annotations
 import heapq
 from array import array
 from dataclasses import dataclass, field
-from typing import Sequence
 
-from prefixlint.match.blockpool import Outcome, VllmPrefixCache, _cached_prefix
-from prefixlint.match.replay import Tally
+from prefixlint.match.blockpool import Outcome, _cached_prefix
+from prefixlint.replay.driver import Tally
+from prefixlint.replay.request import Request
+from prefixlint.replay.options import DECODE_TPS, PREFILL_TPS
 from prefixlint.replay.routing import Arrival, Policy
-
-#: The default speed model: a request's prefill and decode rates (tokens per second).
-PREFILL_TPS = 10_000.0
-DECODE_TPS = 50.0
-
-
-@dataclass(frozen=True)
-class RouteInfo:
-    """What the router needs of a request besides its tokens."""
-
-    #: user, metadata.session_id or a trace's chat_id; None: the first block decides.
-    session: str | None = None
-    #: Arrival, seconds since any fixed origin; None: the log has no clock.
-    arrival: float | None = None
-    #: How long the request was in flight, from the log; None: from the speed model.
-    duration: float | None = None
 
 
 @dataclass(frozen=True)
@@ -45,9 +30,27 @@ class Speed:
     decode_tps: float = DECODE_TPS
 
 
+def radix_match(cache, tokens, salt) -> int:
+    """The tokens of `tokens` a radix cache (prefixlint.replay.radix) holds, without touching
+    its LRU order or dropping expired entries (a router only looks)."""
+    node, depth = cache.root, 0
+    while depth < len(tokens):
+        child = node.children.get((salt, tokens[depth]) if node is cache.root else tokens[depth])
+        if child is None or cache._expired(child):
+            return depth
+        run, limit = 0, min(len(child.tokens), len(tokens) - depth)
+        while run < limit and child.tokens[run] == tokens[depth + run]:
+            run += 1
+        depth += run
+        if run < len(child.tokens):
+            return depth
+        node = child
+    return depth
+
+
 @dataclass
 class Replica:
-    cache: object
+    sim: object
     tally: Tally = field(default_factory=Tally)
     load: int = 0
     active_blocks: int = 0
@@ -65,53 +68,46 @@ class Replica:
         while prefilling and prefilling[0][0] <= now:
             self.pending_prefill -= heapq.heappop(prefilling)[1]
 
-    def cached_tokens(self, prompt: Sequence[int], hashes: list[int], salt: str | None) -> int:
-        """Tokens of the prompt this replica holds (all its full blocks looked up)."""
-        cache = self.cache
-        if isinstance(cache, VllmPrefixCache):
-            table = cache._cached if cache._cached is not None else cache._map
-            return _cached_prefix(hashes, len(hashes), table) * cache.block_size
-        trees = cache._trees.get(salt)  # ProfilePrefixCache: an unlimited radix tree per salt
-        return trees[0].longest_match(prompt).length if trees else 0
+    def cached_tokens(self, request: Request, hashes: list[int]) -> int:
+        """Tokens of the prompt this replica holds now (every whole block of it looked up)."""
+        pool = getattr(self.sim, "pool", None)
+        if pool is not None:  # vLLM's block pool
+            table = pool._cached if pool._cached is not None else pool._map
+            whole = min(request.prompt_tokens // pool.block_size, len(hashes))
+            return min(_cached_prefix(hashes, whole, table) * pool.block_size, request.prompt_tokens)
+        return radix_match(self.sim.cache, request.prompt, request.salt)
 
 
-def session_key(info: RouteInfo, prompt: Sequence[int], block_size: int, salt: str | None) -> str:
-    if info.session is not None:
-        return info.session
-    first = array("q", prompt[:block_size]).tobytes().hex()
-    return f"{salt or ''}:{first}"
+def session_key(request: Request, block_size: int) -> str:
+    """The session a request belongs to; without one, its first block (as routers hash it)."""
+    if request.session is not None:
+        return request.session
+    first = request.block_ids[:1] if request.block_ids is not None else request.prompt[:block_size]
+    return f"{request.salt or ''}:{request.lora or ''}:{array('q', first).tobytes().hex()}"
 
 
 class Cluster:
-    """Replicas behind one policy; `route(info)` before each `serve`."""
+    """Replicas (simulators) behind one policy: serves a request as one simulator does."""
 
-    def __init__(self, caches: list, policy: Policy, block_size: int, speed: Speed = Speed()) -> None:
-        self.replicas = [Replica(cache) for cache in caches]
+    def __init__(self, sims: list, policy: Policy, block_size: int, speed: Speed = Speed()) -> None:
+        self.replicas = [Replica(sim) for sim in sims]
         self.policy = policy
         self.block_size = block_size
         self.speed = speed
         #: None until the first request: then True when the log has timestamps.
         self.timed: bool | None = None
         self._now = 0.0
-        self._info = RouteInfo()
 
     @property
     def evicted_blocks(self) -> int:
-        return sum(r.cache.evicted_blocks for r in self.replicas)
+        return sum(r.sim.evicted_blocks for r in self.replicas)
 
-    def route(self, info: RouteInfo) -> None:
-        self._info = info
-
-    def _hashes(self, prompt: Sequence[int], salt: str | None) -> list[int]:
-        cache = self.replicas[0].cache
-        return cache._hashes(list(prompt), salt) if isinstance(cache, VllmPrefixCache) else []
-
-    def serve(self, prompt: Sequence[int], generated: Sequence[int] = (), salt: str | None = None) -> Outcome:
-        info = self._info
+    def serve(self, request: Request) -> Outcome:
         if self.timed is None:
-            self.timed = info.arrival is not None
+            self.timed = request.timestamp is not None
         if self.timed:
-            self._now = max(self._now, info.arrival) if info.arrival is not None else self._now
+            if request.timestamp is not None:
+                self._now = max(self._now, request.timestamp)
             for replica in self.replicas:
                 replica.advance(self._now)
         replicas = self.replicas
@@ -122,18 +118,19 @@ class Cluster:
             nonlocal hashes
             if index not in cached:
                 if hashes is None:
-                    hashes = self._hashes(prompt, salt)
-                cached[index] = replicas[index].cached_tokens(prompt, hashes, salt)
+                    hashes = replicas[0].sim.block_hashes(request)
+                cached[index] = replicas[index].cached_tokens(request, hashes)
             return cached[index]
 
         size = self.block_size
-        arrival = Arrival(len(prompt), size, session_key(info, prompt, size, salt), lookup)
+        arrival = Arrival(request.prompt_tokens, size, session_key(request, size), lookup)
         chosen = replicas[self.policy.choose(arrival, replicas) if len(replicas) > 1 else 0]
-        outcome = chosen.cache.serve(prompt, generated, salt)
-        self._start(chosen, len(prompt), len(generated), outcome.cached_tokens)
+        outcome = chosen.sim.serve(request)
+        self._start(chosen, request, outcome.cached_tokens)
         return outcome
 
-    def _start(self, replica: Replica, prompt: int, generated: int, cached: int) -> None:
+    def _start(self, replica: Replica, request: Request, cached: int) -> None:
+        prompt, generated = request.prompt_tokens, request.generated_tokens
         replica.tally.add(prompt, cached)
         new = prompt - cached
         blocks = -(-(prompt + generated) // self.block_size)
@@ -143,7 +140,7 @@ class Cluster:
         if not self.timed:  # one at a time: nothing finishes, prefill is over before the next
             return
         prefill = new / self.speed.prefill_tps
-        duration = self._info.duration
+        duration = request.duration
         if duration is None:
             duration = prefill + generated / self.speed.decode_tps
         heapq.heappush(replica._running, (self._now + duration, blocks))

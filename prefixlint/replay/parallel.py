@@ -15,7 +15,8 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Iterable, Iterator
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.replay.prepared import Record, Setup, prepare_lines
+from prefixlint.replay.prepared import Setup, prepare_lines
+from prefixlint.replay.run import Record
 
 #: Lines sent to a worker at a time.
 CHUNK_LINES = 256
@@ -25,11 +26,11 @@ _loaded = None
 
 def _start(setup: Setup) -> None:
     global _loaded
-    _loaded = setup.load()
+    _loaded = setup
 
 
 def _prepare(first_line: int, lines: list[bytes]) -> list[Record]:
-    return prepare_lines(lines, first_line, *_loaded)
+    return prepare_lines(lines, first_line, _loaded)
 
 
 def died(what: str) -> PrefixlintError:

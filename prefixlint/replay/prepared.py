@@ -1,7 +1,8 @@
-"""One log line made ready for the simulator: rendered, tokenized and routed, or why not.
+"""Slices of a log made ready for the simulator in another process (`--workers`, `--ray`).
 
-The same step runs in the replay's own process, in `--workers` processes and in Ray tasks:
-`prepare_lines` takes raw lines and gives back, in order, one record per non-blank line.
+A worker gets raw lines and the number of the first one, parses them as `read_log` does,
+renders and tokenizes the requests with the replay's own `prepare`, and gives back one
+record per non-blank line (`prefixlint.replay.run.records`), numbered as in the whole log.
 """
 
 from __future__ import annotations
@@ -9,91 +10,31 @@ from __future__ import annotations
 import dataclasses
 import io
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Iterable, Iterator, Mapping
+from typing import Any, Callable, Hashable, Iterable, Iterator
 
-from prefixlint.errors import PrefixlintError
-from prefixlint.load.requestlog import BadLine, LoggedRequest, read_log
-from prefixlint.render.logged import ChatSettings, PreparedRequest, prepare
-from prefixlint.replay.cluster import RouteInfo
-from prefixlint.tokenize import Tokenizer
-
-EPOCH = datetime(1970, 1, 1)
-
-
-@dataclass(frozen=True)
-class Prepared:
-    request: PreparedRequest
-    route: RouteInfo
-    #: The line names its template (`metadata.template` and the like).
-    named: bool
-
-
-@dataclass(frozen=True)
-class Fatal:
-    """A chat line when the tokenizer has no chat template: the whole replay stops."""
-
-    line: int
-    message: str
-    hint: str | None = None
-
-
-Record = Prepared | BadLine | Fatal
-
-
-def route_info(entry: LoggedRequest) -> RouteInfo:
-    body = entry.body
-    metadata = body.get("metadata") if isinstance(body.get("metadata"), Mapping) else {}
-    session = None
-    for value in (body.get("user"), metadata.get("session_id"), body.get("chat_id")):
-        if isinstance(value, (str, int)) and not isinstance(value, bool):
-            session = str(value)
-            break
-    arrival = (entry.timestamp - EPOCH).total_seconds() if entry.timestamp is not None else None
-    return RouteInfo(session, arrival, entry.duration)
-
-
-def prepare_entry(entry: LoggedRequest | BadLine, tokenizer: Tokenizer, settings: ChatSettings,
-                  template_error: PrefixlintError | None) -> Record:
-    if isinstance(entry, BadLine):
-        return entry
-    if entry.is_chat and template_error is not None:
-        return Fatal(entry.line, template_error.message, template_error.hint)
-    try:
-        request = prepare(entry, tokenizer, settings)
-    except PrefixlintError as exc:
-        return BadLine(entry.line, exc.message)
-    return Prepared(request, route_info(entry), entry.template is not None)
-
-
-def read_lines(lines: list[bytes], first_line: int) -> Iterator[LoggedRequest | BadLine]:
-    """`read_log` over a slice of the log whose first line is number `first_line`."""
-    shift = first_line - 1
-    for entry in read_log(io.BytesIO(b"".join(lines)), ""):
-        yield dataclasses.replace(entry, line=entry.line + shift)
-
-
-def prepare_lines(lines: list[bytes], first_line: int, tokenizer: Tokenizer, settings: ChatSettings,
-                  template_error: PrefixlintError | None) -> list[Record]:
-    return [prepare_entry(e, tokenizer, settings, template_error) for e in read_lines(lines, first_line)]
+from prefixlint.replay.requestlog import read_log
+from prefixlint.replay.run import Rendered, Record, records
 
 
 @dataclass(frozen=True)
 class Setup:
-    """What a worker process needs to prepare lines as the replay's own process does."""
+    """What a worker needs: the replay's `prepare` (it loads the tokenizer at its first
+    request) and how trace lines are read."""
 
-    tokenizer: str | None
-    offline: bool
-    chat_template: str | None
-    #: The clock for lines without a timestamp, resolved once by the replay (ISO 8601).
-    now: str
+    prepare: Callable
+    trace_block_size: int
+    lora_of: Callable[[Any], Hashable | None] | None = None
 
-    def load(self) -> tuple[Tokenizer, ChatSettings, PrefixlintError | None]:
-        from prefixlint.commands.replay import _chat_settings
-        from prefixlint.tokenize import load_tokenizer
 
-        tokenizer = load_tokenizer(self.tokenizer, offline=self.offline)
-        return (tokenizer, *_chat_settings(tokenizer, self.chat_template, self.now))
+def renumber(record: Record, shift: int) -> Record:
+    if isinstance(record, Rendered):
+        return Rendered(dataclasses.replace(record.request, line=record.request.line + shift), record.named)
+    return dataclasses.replace(record, line=record.line + shift) if record.line else record
+
+
+def prepare_lines(lines: list[bytes], first_line: int, setup: Setup) -> list[Record]:
+    items = read_log(io.BytesIO(b"".join(lines)), "", setup.trace_block_size, setup.lora_of)
+    return [renumber(r, first_line - 1) for r in records(items, setup.prepare)]
 
 
 def chunks(stream: Iterable[bytes], size: int) -> Iterator[tuple[int, list[bytes]]]:
@@ -109,5 +50,3 @@ def chunks(stream: Iterable[bytes], size: int) -> Iterator[tuple[int, list[bytes
             batch = []
     if batch:
         yield first, batch
-
-

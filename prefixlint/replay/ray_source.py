@@ -10,7 +10,6 @@ a local Ray for the run and stops it after.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import json
 import logging
@@ -22,7 +21,7 @@ from urllib.parse import urlsplit
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.replay.parallel import CHUNK_LINES, died
-from prefixlint.replay.prepared import Prepared, Record, Setup, prepare_lines
+from prefixlint.replay.prepared import Setup, prepare_lines, renumber
 
 #: Seconds to wait for RAY_ADDRESS to answer before giving up.
 CONNECT_SECONDS = 5.0
@@ -73,7 +72,7 @@ class _Prepare:
     """A Ray Data actor: loads the tokenizer once, prepares batches of lines."""
 
     def __init__(self, setup: Setup, parquet: bool) -> None:
-        self.loaded = setup.load()
+        self.setup = setup
         self.parquet = parquet
 
     def __call__(self, batch):
@@ -83,15 +82,8 @@ class _Prepare:
             lines = [json.dumps(_without_nulls(row), default=str).encode() + b"\n" for row in batch.to_pylist()]
         else:
             lines = [text.encode("utf-8") + b"\n" for text in batch.column("text").to_pylist()]
-        records = prepare_lines(lines, 1, *self.loaded)
+        records = prepare_lines(lines, 1, self.setup)
         return pa.table({"records": [pickle.dumps(records)], "lines": [len(lines)]})
-
-
-def _shift(record: Record, lines: int) -> Record:
-    if isinstance(record, Prepared):
-        request = dataclasses.replace(record.request, line=record.request.line + lines)
-        return dataclasses.replace(record, request=request)
-    return dataclasses.replace(record, line=record.line + lines)
 
 
 def _dataset(ray, log: str, setup: Setup):
@@ -107,7 +99,7 @@ def _dataset(ray, log: str, setup: Setup):
                             ray_remote_args_fn=lambda: {"max_restarts": 0})
 
 
-def prepared_with_ray(log: str, setup: Setup) -> Iterator[Record]:
+def prepared_with_ray(log: str, setup: Setup) -> Iterator:
     import ray
     import ray.data
 
@@ -123,7 +115,7 @@ def prepared_with_ray(log: str, setup: Setup) -> Iterator[Record]:
     try:
         for row in _dataset(ray, log, setup).iter_rows():
             for record in pickle.loads(row["records"]):
-                yield _shift(record, done)
+                yield renumber(record, done)
             done += row["lines"]
     except ray.exceptions.RayError as exc:
         raise died(f"a Ray task failed ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prefixlint.match.replay import ReplayStats, Tally
+from prefixlint.replay.driver import ReplayStats, Tally
 from prefixlint.replay.cluster import Cluster
 from prefixlint.replay.routed import Routing
 from prefixlint.report.style import pct
@@ -14,7 +14,7 @@ def _tally(t: Tally) -> dict:
 
 
 def _replicas(cluster: Cluster) -> list[dict]:
-    return [{**_tally(r.tally), "evicted_blocks": r.cache.evicted_blocks} for r in cluster.replicas]
+    return [{**_tally(r.tally), "evicted_blocks": r.sim.evicted_blocks} for r in cluster.replicas]
 
 
 def _total(cluster: Cluster) -> Tally:
@@ -69,7 +69,7 @@ def to_text(routing: Routing, stats: ReplayStats, capacity: str) -> list[str]:
         for number, r in enumerate(cluster.replicas, 1):
             t = r.tally
             lines.append(f"  {number:>7}  {t.requests:>9,}  {t.prompt_tokens:>14,}  {t.cached_tokens:>14,}"
-                         f"  {pct(t.cached_tokens, t.prompt_tokens):>8}  {r.cache.evicted_blocks:>14,}")
+                         f"  {pct(t.cached_tokens, t.prompt_tokens):>8}  {r.sim.evicted_blocks:>14,}")
         return lines
     ceiling = stats.total
     lines = [f"{n} replicas, each with a cache of {capacity}; clock: {clock(routing)}",
@@ -80,7 +80,7 @@ def to_text(routing: Routing, stats: ReplayStats, capacity: str) -> list[str]:
         lines.append(f"  {cluster.policy.name:<22}  {t.cached_tokens:>14,}  {pct(t.cached_tokens, t.prompt_tokens):>8}"
                      f"  {pct(t.cached_tokens, ceiling.cached_tokens):>9}  {_busiest(cluster):>15}  {cluster.evicted_blocks:>14,}")
     lines.append(f"  {'one global cache (x' + str(n) + ')':<22}  {ceiling.cached_tokens:>14,}"
-                 f"  {pct(ceiling.cached_tokens, ceiling.prompt_tokens):>8}  {'100.0%':>9}  {'-':>15}  {routing.cache.evicted_blocks:>14,}")
+                 f"  {pct(ceiling.cached_tokens, ceiling.prompt_tokens):>8}  {'100.0%':>9}  {'-':>15}  {routing.main.evicted_blocks:>14,}")
     lines += ["", f"{ceiling.requests:,} requests, {ceiling.prompt_tokens:,} prompt tokens; `busiest replica`:"
               " its share of the requests (even: " + pct(1, n) + ")."]
     return lines

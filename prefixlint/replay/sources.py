@@ -1,23 +1,25 @@
-"""Where a replay's records come from: this process, `--workers N` processes, or Ray."""
+"""Who renders and tokenizes the log: this process, `--workers N` processes, or Ray Data.
+
+Each gives `prefixlint.replay.run.replay_log` the records of the log in log order; the
+simulation stays in this process.
+"""
 
 from __future__ import annotations
 
-from typing import IO, Iterator
+from typing import IO, Callable, Iterator
 
-from prefixlint.load.requestlog import read_log
-from prefixlint.replay.prepared import Record, Setup, chunks, prepare_entry
+from prefixlint.replay.prepared import Setup, chunks
+from prefixlint.replay.run import Record
 
 
-def records(log: str, stream: IO[bytes] | None, workers: int, ray: bool, setup: Setup, loaded) -> Iterator[Record]:
-    """Every non-blank line of the log as a record, in log order. `loaded`: this process's
-    (tokenizer, chat settings, template error)."""
+def record_source(log: str, workers: int, ray: bool, setup: Setup) -> tuple[Callable[[IO[bytes] | None], Iterator[Record]] | None, bool]:
+    """(the source for `replay_log`, None: this process; whether replay_log opens the log)."""
     if ray:
         from prefixlint.replay.ray_source import prepared_with_ray
 
-        return prepared_with_ray(log, setup)
-    assert stream is not None
+        return (lambda stream: prepared_with_ray(log, setup)), False
     if workers > 1:
         from prefixlint.replay.parallel import CHUNK_LINES, prepared_in_order
 
-        return prepared_in_order(chunks(stream, CHUNK_LINES), workers, setup)
-    return (prepare_entry(entry, *loaded) for entry in read_log(stream, log))
+        return (lambda stream: prepared_in_order(chunks(stream, CHUNK_LINES), workers, setup)), True
+    return None, True

@@ -15,9 +15,11 @@ import re
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import IO, Any, Iterator, Mapping
+from typing import IO, Any, Callable, Hashable, Iterator, Mapping
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.replay.request import Request
+from prefixlint.replay.trace import TRACE_KEY, TraceError, parse_trace
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 TEXT_PART_TYPES = ("text", "input_text", "output_text")
@@ -47,6 +49,15 @@ class LoggedRequest:
     @property
     def is_chat(self) -> bool:
         return "messages" in self.body
+
+    @property
+    def session(self) -> str | None:
+        """What a session router keys on: `user`, else `metadata.session_id`."""
+        metadata = self.body.get("metadata")
+        for value in (self.body.get("user"), metadata.get("session_id") if isinstance(metadata, Mapping) else None):
+            if isinstance(value, (str, int)) and not isinstance(value, bool):
+                return str(value)
+        return None
 
     @property
     def cache_salt(self) -> str | None:
@@ -158,13 +169,21 @@ def _response(response: Any) -> tuple[str | None, str | None, int | None, dict |
     raise LogError("`response.choices[0]` has neither `message` nor `text`")
 
 
-def parse_line(text: str, line: int) -> LoggedRequest:
+def _json_object(text: str) -> dict:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise LogError(f"not JSON: {exc.msg} (column {exc.colno})") from None
     if not isinstance(data, dict):
         raise LogError(f"expected a JSON object, not {type(data).__name__}")
+    return data
+
+
+def parse_line(text: str, line: int) -> LoggedRequest:
+    return parse_request(_json_object(text), line)
+
+
+def parse_request(data: dict, line: int) -> LoggedRequest:
     outer: dict[str, Any] = {}
     response: Any = None
     if isinstance(data.get("request"), dict):
@@ -184,8 +203,12 @@ def parse_line(text: str, line: int) -> LoggedRequest:
                          _duration(outer, start))
 
 
-def read_log(stream: IO[bytes], source: str) -> Iterator[LoggedRequest | BadLine]:
-    """Every non-blank line of `stream`, parsed; bytes read so far via `stream.tell()`."""
+def read_log(stream: IO[bytes], source: str, block_size: int = 512,
+             lora_of: Callable[[Any], Hashable | None] | None = None) -> Iterator[LoggedRequest | Request | BadLine]:
+    """Every non-blank line of `stream`, parsed: a request (`LoggedRequest`), a hashed-block
+    trace line (`Request`, recognised by `hash_ids`) or a `BadLine`. A log is one or the
+    other: a line of the other kind is fatal. Bytes read so far via `stream.tell()`."""
+    kind = None
     for number, raw in enumerate(stream, 1):
         try:
             text = raw.decode("utf-8")
@@ -197,9 +220,24 @@ def read_log(stream: IO[bytes], source: str) -> Iterator[LoggedRequest | BadLine
         if not text.strip():
             continue
         try:
-            yield parse_line(text, number)
-        except LogError as exc:
+            data = _json_object(text)
+            is_trace = TRACE_KEY in data
+            if kind is not None and is_trace != kind:
+                raise PrefixlintError(
+                    "a hashed-block trace line (`hash_ids`) among request lines" if is_trace
+                    else "a request line among hashed-block trace lines (`hash_ids`)",
+                    path=source, line=number, hint="one log is either a request log or a trace, not both")
+            kind = is_trace
+            if is_trace:
+                yield parse_trace(data, number, block_size, lora_of or _no_lora)
+            else:
+                yield parse_request(data, number)
+        except (LogError, TraceError) as exc:
             yield BadLine(number, str(exc))
+
+
+def _no_lora(model: Any) -> None:
+    return None
 
 
 def open_log(source: str) -> tuple[IO[bytes], int | None]:

@@ -1,0 +1,171 @@
+"""A radix-tree prefix cache with SGLang's memory rules: a token pool of fixed size, the least
+recently used leaves evicted first, and optionally a time to live (API caches).
+
+Read from SGLang 0.5 (`python/sglang/srt/mem_cache/radix_cache.py`): a match walks the tree
+from the root and touches every node on the way (`last_access_time`); a finished request's
+tokens are inserted (`cache_finished_req`, page-aligned when `page_size` > 1); when the pool
+cannot hold a request's new tokens, `evict` pops the leaves with the oldest
+`last_access_time` (not locked: the request's own matched path is locked) until enough is
+free, a parent becoming a leaf in turn. A node is touched whenever a node under it is, so a
+parent is never older than its children. With a time to live, a node untouched (or, without
+refresh, uncreated) for longer is expired: a match stops there, and its tokens are `expired`.
+Different `cache_salt`s key different subtrees of one pool (SGLang's `extra_key`).
+"""
+
+from __future__ import annotations
+
+import heapq
+from itertools import count
+from typing import Hashable, Sequence
+
+from prefixlint.match.blockpool import Miss, Outcome
+from prefixlint.match.prefix import _common
+from prefixlint.match.profiles import EngineProfile
+
+SAMPLE_TOKENS = 16
+
+
+class _Node:
+    __slots__ = ("tokens", "children", "parent", "stamp", "alive")
+
+    def __init__(self, tokens: list[int], parent: "_Node | None", stamp: float) -> None:
+        self.tokens = tokens
+        self.children: dict[Hashable, _Node] = {}
+        self.parent = parent
+        self.stamp = stamp  # last access (or creation, without refresh)
+        self.alive = True
+
+
+class RadixLRU:
+    """`capacity_tokens` None: unlimited. `ttl` seconds None: entries never expire."""
+
+    def __init__(self, profile: EngineProfile, capacity_tokens: int | None = None, ttl: float | None = None,
+                 refresh: bool = True) -> None:
+        self.profile = profile
+        self.capacity = capacity_tokens
+        self.ttl, self.refresh = ttl, refresh
+        self.root = _Node([], None, float("inf"))
+        self.size = 0  # tokens held
+        self.evicted_blocks = 0  # tokens evicted, in units of the profile's page
+        self._evicted_tokens = 0
+        self._heap: list[tuple[float, int, _Node]] = []
+        self._tie = count()
+        self._clock = 0.0
+
+    def serve(self, prompt: Sequence[int], cached_seq: Sequence[int], salt: str | None = None,
+              now: float | None = None, max_prefix: int | None = None) -> Outcome:
+        """Match `prompt`, then cache `cached_seq` (its tokens whose KV was computed).
+        `max_prefix` caps the match (SGLang's `logprob_start_len`)."""
+        if now is not None:  # a log without a clock: no time passes
+            self._clock = now
+        prompt, seq = list(prompt), list(cached_seq)
+        path, matched, stop, other = self._match(prompt, salt)
+        shared = matched if max_prefix is None else min(matched, max_prefix)
+        cached = self.profile.reusable_tokens(shared, len(prompt))
+        miss = None
+        if stop != "end":
+            kind = "new" if stop == "diverged" and matched == 0 else stop
+            miss = Miss(kind, matched, (salt, hash(tuple(prompt[:matched]))), tuple(other))
+        page = self.profile.unit if self.profile.whole_units_only else 1
+        keep = len(seq) - len(seq) % page  # SGLang caches whole pages only
+        new = max(0, keep - matched)
+        if self.capacity is not None and new + matched > self.capacity:
+            return Outcome(cached, miss, over_capacity=True)
+        if self.capacity is not None and self.size + new > self.capacity:
+            self._evict(self.size + new - self.capacity, set(map(id, path)))
+        self._insert(seq[:keep], salt)
+        return Outcome(cached, miss)
+
+    def _expired(self, node: _Node) -> bool:
+        return self.ttl is not None and self._clock - node.stamp > self.ttl
+
+    def _match(self, tokens: list[int], salt: str | None) -> tuple[list[_Node], int, str, list[int]]:
+        """The nodes matched, the tokens matched, why it stopped ("end", "diverged", "new",
+        "expired") and a sample of the cached side where it diverged."""
+        node, depth, path = self.root, 0, []
+        while depth < len(tokens):
+            child = node.children.get((salt, tokens[depth]) if node is self.root else tokens[depth])
+            if child is None:
+                other = next(iter(node.children.values()), None) if node is not self.root else None
+                if other is None:
+                    return self._touch(path), depth, "new", []
+                return self._touch(path), depth, "diverged", other.tokens[:SAMPLE_TOKENS]
+            if self._expired(child):
+                self._drop(child)
+                return self._touch(path), depth, "expired", []
+            run = _common(tokens, depth, child.tokens, 0, min(len(child.tokens), len(tokens) - depth))
+            path.append(child)
+            depth += run
+            if run < len(child.tokens):
+                return self._touch(path), depth, "diverged", child.tokens[run:run + SAMPLE_TOKENS]
+            node = child
+        return self._touch(path), depth, "end", []
+
+    def _touch(self, path: list[_Node]) -> list[_Node]:
+        if self.refresh:
+            for node in path:
+                node.stamp = self._clock
+                if not node.children:
+                    self._push(node)
+        return path
+
+    def _push(self, leaf: _Node) -> None:
+        heapq.heappush(self._heap, (leaf.stamp, next(self._tie), leaf))
+
+    def _insert(self, tokens: list[int], salt: str | None) -> None:
+        node, depth = self.root, 0
+        while depth < len(tokens):
+            key = (salt, tokens[depth]) if node is self.root else tokens[depth]
+            child = node.children.get(key)
+            if child is None or self._expired(child):
+                if child is not None:
+                    self._drop(child)
+                leaf = _Node(tokens[depth:], node, self._clock)
+                node.children[key] = leaf
+                self.size += len(leaf.tokens)
+                self._push(leaf)
+                return
+            run = _common(tokens, depth, child.tokens, 0, min(len(child.tokens), len(tokens) - depth))
+            if run < len(child.tokens):  # split the edge
+                tail = _Node(child.tokens[run:], child, child.stamp)
+                tail.children = child.children
+                for grandchild in tail.children.values():
+                    grandchild.parent = tail
+                child.tokens = child.tokens[:run]
+                child.children = {tail.tokens[0]: tail}
+                if not tail.children:
+                    self._push(tail)
+            if self.refresh:
+                child.stamp = self._clock
+            depth += run
+            node = child
+
+    def _drop(self, node: _Node) -> None:
+        """Remove an expired subtree."""
+        stack = [node]
+        while stack:
+            gone = stack.pop()
+            gone.alive = False
+            self.size -= len(gone.tokens)
+            stack.extend(gone.children.values())
+        parent = node.parent
+        key = next(k for k, v in parent.children.items() if v is node)
+        del parent.children[key]
+        if not parent.children and parent is not self.root:
+            self._push(parent)
+
+    def _evict(self, tokens: int, locked: set[int]) -> None:
+        heap, freed, skipped = self._heap, 0, []
+        while freed < tokens and heap:
+            stamp, _, leaf = heapq.heappop(heap)
+            if not leaf.alive or leaf.children or leaf.stamp != stamp:
+                continue
+            if id(leaf) in locked:
+                skipped.append((stamp, next(self._tie), leaf))
+                continue
+            self._drop(leaf)
+            freed += len(leaf.tokens)
+            self._evicted_tokens += len(leaf.tokens)
+        for item in skipped:
+            heapq.heappush(heap, item)
+        self.evicted_blocks = self._evicted_tokens // self.profile.unit
