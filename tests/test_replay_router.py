@@ -183,3 +183,25 @@ def test_session_keys_on_user(tmp_path):
 def test_bad_router_options(tmp_path, args, message):
     result = CliRunner().invoke(cli, ["replay", shared_prefix_log(tmp_path), *args])
     assert result.exit_code == 2 and message in result.stderr and "Traceback" not in result.output
+
+
+def test_sglang_replicas_match_in_their_radix_trees(tmp_path):
+    """SGLang (page size 1): a request reuses the 40 tokens it shares with its replica's tree.
+    prefix-aware keeps all four on one replica (40 of 48 = 0.83 > 0.3): 3 x 40; round-robin
+    splits them: requests 3 and 4 find 40 each."""
+    log = shared_prefix_log(tmp_path)
+    aware = run([log, "--engine", "sglang", "--replicas", "2", "--router", "prefix-aware"])
+    rr = run([log, "--engine", "sglang", "--replicas", "2", "--router", "round-robin"])
+    assert (aware["cached_tokens"], rr["cached_tokens"]) == (120, 80)
+
+
+def test_session_keys_on_a_traces_chat_id(tmp_path):
+    """Two chats of a hashed-block trace (512-token blocks), interleaved: each second turn
+    finds its first turn's two blocks (1,024 tokens) on the replica its chat_id hashes to;
+    round-robin over 8 replicas sends all four to different replicas."""
+    lines = [{"timestamp": 1000 * t, "chat_id": chat, "input_length": 1024 + 512 * turn, "output_length": 10,
+              "hash_ids": [10 * chat + k for k in range(2 + turn)]}
+             for t, (turn, chat) in enumerate([(0, 1), (0, 2), (1, 1), (1, 2)])]
+    log = _log(tmp_path, lines)
+    assert run([log, "--replicas", "8", "--router", "session"])["cached_tokens"] == 2048
+    assert run([log, "--replicas", "8", "--router", "round-robin"])["cached_tokens"] == 0
