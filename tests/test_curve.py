@@ -8,6 +8,7 @@ simulator at K blocks lies between the curve at K - D and at K, D the duplicated
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from click.testing import CliRunner
 from hypothesis import given, settings
@@ -130,7 +131,7 @@ def test_curve_of_the_sample_trace():
 def test_curve_usage_errors():
     runner = CliRunner()
     for args, message in [
-        (["--engine", "sglang", "--curve"], "--curve needs a capacity model"),
+        (["--engine", "trtllm", "--curve"], "--curve needs a capacity model"),
         (["--curve", "--cache-tokens", "64"], "name capacities with --curve-at"),
         (["--curve-at", "10,x"], "comma-separated token counts"),
         (["--curve-at", "2"], "every capacity must hold one block (4 tokens)"),
@@ -160,3 +161,25 @@ def test_plot_writes_a_picture(tmp_path):
     assert "<svg" in picture.read_text() and "hit rate (%)" in picture.read_text()
     result = CliRunner().invoke(cli, ["replay", str(SAMPLE), "--trace-block-size", "4", "--plot", str(tmp_path / "c.gif")])
     assert result.exit_code == 2 and "must be .svg or .png" in result.output
+
+
+@settings(max_examples=100, deadline=None)
+@given(token_logs(), st.lists(st.integers(1, 60), min_size=1, max_size=4), st.booleans())
+def test_sglang_curve_equals_its_bounded_tree(case, capacities, overlap):
+    from prefixlint.match.profiles import get_profile
+    from prefixlint.replay.radix_curve import RadixCurve
+    from prefixlint.replay.simulators import RadixSimulator
+
+    page, log = case
+    profile = get_profile("sglang", page)
+    log = [replace(r, last_sampled=7) for r in log]
+    tokens = sorted({c * page for c in capacities})
+    curve = RadixCurve(profile, None, overlap, tokens)
+    for request in log:
+        curve.serve(request)
+    points = {p["cache_tokens"]: p for p in curve.curve(tokens)}
+    for capacity in tokens:
+        sim = RadixSimulator(profile, capacity, None, overlap)
+        outcomes = [sim.serve(r) for r in log]
+        assert points[capacity]["cached_tokens"] == sum(o.cached_tokens for o in outcomes)
+        assert points[capacity]["over_capacity_requests"] == sum(o.over_capacity for o in outcomes)

@@ -223,8 +223,9 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         layout = kv_layout(load_model_config(model_config, offline=offline)[1], dtype=dtype)
     ttl_seconds = _ttl(ttl_text, profile)
     curve = curve or bool(curve_at) or plot_file is not None
-    if curve and profile.name != "vllm":
-        raise click.UsageError(f"--curve needs a capacity model: --engine {profile.name} has none (vllm has)")
+    if curve and profile.name not in CAPACITY_ENGINES:
+        raise click.UsageError(f"--curve needs a capacity model: --engine {profile.name} has none"
+                               f" ({' and '.join(CAPACITY_ENGINES)} have)")
     if curve and policy is not None:
         raise click.UsageError("--curve is the curve of one cache: drop --replicas/--router")
     if curve and (cache_tokens is not None or memory is not None):
@@ -237,10 +238,15 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
                                   " does not apply to it", path=log, hint="drop --engine")
         unit = trace_block_size if trace else profile.unit
         capacities[trace] = _capacity(profile.name, unit, cache_tokens, memory, layout)
-        if curve:
+        if curve and (trace or profile.name == "vllm"):
             from prefixlint.replay.curve import CurveSimulator
 
             return Replay(CurveSimulator(unit, curve_at or ()))
+        if curve:
+            from prefixlint.replay.radix_curve import RadixCurve
+
+            return Replay(RadixCurve(profile, ttl_seconds if ttl_seconds is not None else profile.ttl,
+                                     False if no_overlap else None, curve_at or ()))
         routing[trace] = build(policy, replicas, seed, Speed(prefill_tps, decode_tps), unit, capacities[trace][0],
                                lambda blocks: make_simulator(profile, blocks, trace_block_size if trace else None,
                                                              ttl_seconds, False if no_overlap else None))

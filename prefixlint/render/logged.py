@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from prefixlint.replay.media import marked
 from prefixlint.replay.request import Request
 from prefixlint.replay.requestlog import LoggedRequest, leading_group
 from prefixlint.tokenize import Tokenizer
@@ -50,7 +51,7 @@ def _chat(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) ->
     from prefixlint.render.templates import HARMONY, resolve_chat_template
 
     template = resolve_chat_template(tokenizer, settings.chat_template)
-    messages = entry.body["messages"]
+    messages = [{**m, "content": marked(m.get("content"))} for m in entry.body["messages"]]
     tools = entry.body.get("tools") if isinstance(entry.body.get("tools"), list) else None
     now = entry.timestamp or settings.now
     prompt = render_chat(messages, tokenizer=tokenizer, chat_template=template, tools=tools, now=now).ids(tokenizer)

@@ -187,22 +187,27 @@ class CurveSimulator:
         self._total += n - in_s
 
     def curve(self, curve_at: Sequence[int] = ()) -> list[dict]:
-        """Points from one block to the first that reaches the unlimited hit rate, and every
-        --curve-at capacity (tokens, as given)."""
-        size, total = self.block_size, self.prompt_tokens
-        simulated = {p[0]: p for p in self.points}
-        wanted = {n // size: n for n in curve_at}
-        # The first grid capacity never simulated is the unlimited cache: the curve ends there.
-        simulated.setdefault(self._next_grid, None)
-        out = []
-        reached = False
-        for blocks in sorted(simulated.keys() | wanted.keys()):
-            point = simulated.get(blocks)
-            cached = point[2] if point is not None else self.unlimited_cached
-            if reached and blocks not in wanted:
-                continue
-            out.append({"cache_tokens": wanted.get(blocks, blocks * size), "cached_tokens": cached,
-                        "hit_rate": round(cached / total, 6) if total else 0.0,
-                        "over_capacity_requests": point[3] if point is not None else 0})
-            reached = reached or cached >= self.unlimited_cached
-        return out
+        return curve_points(self, curve_at)
+
+
+def curve_points(sim, curve_at: Sequence[int] = ()) -> list[dict]:
+    """Points from one block to the first that reaches the unlimited hit rate, and every
+    --curve-at capacity (tokens, as given). `sim`: `points` ([blocks, _, cached tokens,
+    requests over capacity], ascending), `_next_grid` (the first grid capacity never
+    simulated: the unlimited cache), `unlimited_cached`, `prompt_tokens`, `block_size`."""
+    size, total = sim.block_size, sim.prompt_tokens
+    simulated = {p[0]: p for p in sim.points}
+    wanted = {n // size: n for n in curve_at}
+    simulated.setdefault(sim._next_grid, None)
+    out = []
+    reached = False
+    for blocks in sorted(simulated.keys() | wanted.keys()):
+        point = simulated.get(blocks)
+        cached = point[2] if point is not None else sim.unlimited_cached
+        if reached and blocks not in wanted:
+            continue
+        out.append({"cache_tokens": wanted.get(blocks, blocks * size), "cached_tokens": cached,
+                    "hit_rate": round(cached / total, 6) if total else 0.0,
+                    "over_capacity_requests": point[3] if point is not None else 0})
+        reached = reached or cached >= sim.unlimited_cached
+    return out

@@ -26,13 +26,14 @@ SAMPLE_TOKENS = 16
 
 
 class _Node:
-    __slots__ = ("tokens", "children", "parent", "stamp", "alive")
+    __slots__ = ("tokens", "children", "parent", "stamp", "seen", "alive")
 
-    def __init__(self, tokens: list[int], parent: "_Node | None", stamp: float) -> None:
+    def __init__(self, tokens: list[int], parent: "_Node | None", stamp: int, seen: float) -> None:
         self.tokens = tokens
         self.children: dict[Hashable, _Node] = {}
         self.parent = parent
-        self.stamp = stamp  # last access (or creation, without refresh)
+        self.stamp = stamp  # the last request that touched it: the LRU order
+        self.seen = seen  # the log's time of its last use (or creation, without refresh): the TTL
         self.alive = True
 
 
@@ -44,13 +45,14 @@ class RadixLRU:
         self.profile = profile
         self.capacity = capacity_tokens
         self.ttl, self.refresh = ttl, refresh
-        self.root = _Node([], None, float("inf"))
+        self.root = _Node([], None, 1 << 62, float("inf"))
         self.size = 0  # tokens held
         self.evicted_blocks = 0  # tokens evicted, in units of the profile's page
         self._evicted_tokens = 0
-        self._heap: list[tuple[float, int, _Node]] = []
+        self._heap: list[tuple[int, int, _Node]] = []
         self._tie = count()
-        self._clock = 0.0
+        self._clock = 0.0  # the log's time
+        self._serial = 0  # requests served
 
     def serve(self, prompt: Sequence[int], cached_seq: Sequence[int], salt: str | None = None,
               now: float | None = None, max_prefix: int | None = None) -> Outcome:
@@ -58,6 +60,7 @@ class RadixLRU:
         `max_prefix` caps the match (SGLang's `logprob_start_len`)."""
         if now is not None:  # a log without a clock: no time passes
             self._clock = now
+        self._serial += 1
         prompt, seq = list(prompt), list(cached_seq)
         path, matched, stop, other = self._match(prompt, salt)
         shared = matched if max_prefix is None else min(matched, max_prefix)
@@ -77,7 +80,7 @@ class RadixLRU:
         return Outcome(cached, miss)
 
     def _expired(self, node: _Node) -> bool:
-        return self.ttl is not None and self._clock - node.stamp > self.ttl
+        return self.ttl is not None and self._clock - node.seen > self.ttl
 
     def _match(self, tokens: list[int], salt: str | None) -> tuple[list[_Node], int, str, list[int]]:
         """The nodes matched, the tokens matched, why it stopped ("end", "diverged", "new",
@@ -102,11 +105,12 @@ class RadixLRU:
         return self._touch(path), depth, "end", []
 
     def _touch(self, path: list[_Node]) -> list[_Node]:
-        if self.refresh:
-            for node in path:
-                node.stamp = self._clock
-                if not node.children:
-                    self._push(node)
+        for node in path:
+            node.stamp = self._serial
+            if self.refresh:
+                node.seen = self._clock
+            if not node.children:
+                self._push(node)
         return path
 
     def _push(self, leaf: _Node) -> None:
@@ -120,14 +124,14 @@ class RadixLRU:
             if child is None or self._expired(child):
                 if child is not None:
                     self._drop(child)
-                leaf = _Node(tokens[depth:], node, self._clock)
+                leaf = _Node(tokens[depth:], node, self._serial, self._clock)
                 node.children[key] = leaf
                 self.size += len(leaf.tokens)
                 self._push(leaf)
                 return
             run = _common(tokens, depth, child.tokens, 0, min(len(child.tokens), len(tokens) - depth))
             if run < len(child.tokens):  # split the edge
-                tail = _Node(child.tokens[run:], child, child.stamp)
+                tail = _Node(child.tokens[run:], child, child.stamp, child.seen)
                 tail.children = child.children
                 for grandchild in tail.children.values():
                     grandchild.parent = tail
@@ -135,8 +139,9 @@ class RadixLRU:
                 child.children = {tail.tokens[0]: tail}
                 if not tail.children:
                     self._push(tail)
+            child.stamp = self._serial
             if self.refresh:
-                child.stamp = self._clock
+                child.seen = self._clock
             depth += run
             node = child
 
@@ -169,3 +174,21 @@ class RadixLRU:
         for item in skipped:
             heapq.heappush(heap, item)
         self.evicted_blocks = self._evicted_tokens // self.profile.unit
+
+    def copy(self, capacity_tokens: int | None) -> "RadixLRU":
+        """The same cache with another capacity (for a curve: one that has not evicted yet)."""
+        twin = RadixLRU(self.profile, capacity_tokens, self.ttl, self.refresh)
+        clones = {id(self.root): twin.root}
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            clone = clones[id(node)]
+            for key, child in node.children.items():
+                copied = _Node(child.tokens, clone, child.stamp, child.seen)
+                clone.children[key] = clones[id(child)] = copied
+                stack.append(child)
+        twin._heap = [(stamp, tie, clones[id(node)]) for stamp, tie, node in self._heap if id(node) in clones]
+        heapq.heapify(twin._heap)
+        twin._tie = count(next(self._tie))
+        twin.size, twin._clock, twin._serial = self.size, self._clock, self._serial
+        return twin

@@ -62,6 +62,7 @@ def to_dict(setup: Setup, stats: ReplayStats, bad: Sequence[BadLine], evicted_bl
         "tokenizer": _tokenizer_name(setup),
         "engine": {"name": setup.engine, "block_size": setup.block_size},
         "capacity_tokens": setup.capacity_tokens,
+        "ttl_seconds": setup.ttl or None,
         "generated_tokens": stats.generated_tokens,
         "evicted_blocks": evicted_blocks,
         "lost_tokens": dict(stats.lost_by_kind),
@@ -117,6 +118,13 @@ def _groups(stats: ReplayStats, group_by: str) -> list[str]:
     return lines
 
 
+def _duration(seconds: float) -> str:
+    for unit, size in (("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds / size:g}{unit}"
+    return f"{seconds:g}s"
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
@@ -153,6 +161,8 @@ def to_text(setup: Setup, stats: ReplayStats, bad: Sequence[BadLine], evicted_bl
     total = stats.total
     capacity = ("unlimited" if setup.capacity_tokens is None
                 else f"{setup.capacity_tokens:,} tokens ({setup.capacity_from})")
+    if setup.ttl:
+        capacity += f" · entries live {_duration(setup.ttl)}"
     lines = [
         f"log {setup.log} · tokenizer {_tokenizer_name(setup) or 'none'} · engine {setup.engine_text} · cache {capacity}",
         "",

@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from typing import IO, Any, Callable, Hashable, Iterator, Mapping
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.replay.media import MEDIA_PARTS, media_content
 from prefixlint.replay.request import Request
 from prefixlint.replay.trace import TRACE_KEY, TraceError, parse_trace
 
@@ -90,8 +91,13 @@ def _check_messages(messages: Any) -> None:
                 kind = part.get("type") if isinstance(part, Mapping) else type(part).__name__
                 if isinstance(part, str) or kind in TEXT_PART_TYPES:
                     continue
-                raise LogError(f"message {number}: content part of type {kind!r} is not text"
-                               " (images and audio change the cache keys; not supported)")
+                if kind in MEDIA_PARTS:
+                    if media_content(part) is None:
+                        raise LogError(f"message {number}: a {kind!r} part without its content (url or data):"
+                                       " its cache key (vLLM's mm_hash) cannot be known")
+                    continue
+                raise LogError(f"message {number}: content part of type {kind!r} is neither text nor"
+                               f" an image or audio part ({', '.join(MEDIA_PARTS)})")
         elif content is not None and not isinstance(content, str):
             raise LogError(f"message {number}: content must be a string or a list of parts")
 
