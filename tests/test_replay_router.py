@@ -205,3 +205,26 @@ def test_session_keys_on_a_traces_chat_id(tmp_path):
     log = _log(tmp_path, lines)
     assert run([log, "--replicas", "8", "--router", "session"])["cached_tokens"] == 2048
     assert run([log, "--replicas", "8", "--router", "round-robin"])["cached_tokens"] == 0
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 3), min_size=1, max_size=14), min_size=1, max_size=30),
+       st.sampled_from(["round-robin", "random", "session", "prefix-aware", "kv-cost"]),
+       st.sampled_from([None, 3, 8]), st.integers(1, 4))
+def test_every_policy_splits_the_log_without_losing_a_request(prompts, name, capacity, n):
+    """Whatever the policy: the replicas' requests add up to the log, and each replica's
+    figures are a plain replay of the requests it was given, in order (one replica: the
+    plain replay itself)."""
+    from prefixlint.replay.routing import make_policy
+
+    cluster = Cluster([VllmSimulator(4, capacity) for _ in range(n)], make_policy(name, n, seed=3), 4)
+    given_to: list[list[list[int]]] = [[] for _ in range(n)]
+    for line, prompt in enumerate(prompts, 1):
+        before = [r.tally.requests for r in cluster.replicas]
+        cluster.serve(Request(line, "g", prompt))
+        chosen = next(i for i, r in enumerate(cluster.replicas) if r.tally.requests > before[i])
+        given_to[chosen].append(prompt)
+    assert sum(r.tally.requests for r in cluster.replicas) == len(prompts)
+    for replica, share in zip(cluster.replicas, given_to):
+        alone = VllmSimulator(4, capacity)
+        assert replica.tally.cached_tokens == sum(alone.serve(Request(1, "g", p)).cached_tokens for p in share)
