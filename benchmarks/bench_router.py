@@ -66,7 +66,7 @@ def main() -> None:
                           make_policy(name, args.replicas), 16)
         seconds = timed(cluster.serve, log)
         print(f"{name:<28} {seconds:>7.2f} {tokens / seconds:>12,.0f} {seconds / base:>11.2f}x")
-    every = build("all", args.replicas, 0, Speed(), 16, blocks, lambda b: VllmSimulator(16, b))
+    every = build("all", args.replicas, 0, (Speed.prefill_tps, Speed.decode_tps), 16, blocks, lambda b: VllmSimulator(16, b))
     seconds = timed(every.serve, log)
     print(f"{'--router all (5 + global)':<28} {seconds:>7.2f} {tokens / seconds:>12,.0f} {seconds / base:>11.2f}x")
 

@@ -202,18 +202,11 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     from prefixlint.replay.run import replay_log
     from prefixlint.replay.simulators import make_simulator
     from prefixlint.replay import router_report
-    from prefixlint.replay.cluster import Speed
-    from prefixlint.replay.options import check_router, no_workers_with
-    from prefixlint.replay.prepared import Setup
+    from prefixlint.replay.options import check_options
     from prefixlint.replay.routed import build
-    from prefixlint.replay.sources import record_source
+    from prefixlint.replay.sources import Setup, record_source
 
-    policy = check_router(replicas, router, prefill_tps, decode_tps)
-    no_workers_with(workers, use_ray)
-    if use_ray:
-        from prefixlint.replay.ray_source import check_ray
-
-        check_ray(log)
+    policy = check_options(log, replicas, router, prefill_tps, decode_tps, workers, use_ray)
     if trace_block_size < 1:
         raise click.BadParameter(f"must be a positive number of tokens, not {trace_block_size}",
                                  param_hint="--trace-block-size")
@@ -247,7 +240,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
 
             return Replay(RadixCurve(profile, ttl_seconds if ttl_seconds is not None else profile.ttl,
                                      False if no_overlap else None, curve_at or ()))
-        routing[trace] = build(policy, replicas, seed, Speed(prefill_tps, decode_tps), unit, capacities[trace][0],
+        routing[trace] = build(policy, replicas, seed, (prefill_tps, decode_tps), unit, capacities[trace][0],
                                lambda blocks: make_simulator(profile, blocks, trace_block_size if trace else None,
                                                              ttl_seconds, False if no_overlap else None))
         return Replay(routing[trace])
@@ -287,8 +280,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
 
         extra = curve_output(simulator, curve_at, layout, plot_file, f"{Path(log).name}: prefix-cache hit rate by capacity", si)
     if routes is not None and routes.policy is not None:
-        per_replica = "unlimited size" if blocks is None else f"{blocks * unit:,} tokens"
-        extra = router_report.to_json(routes), router_report.to_text(routes, run.stats, per_replica)
+        extra = router_report.outputs(routes, run.stats, blocks, unit)
     if output_format == "json":
         data = report.to_dict(setup, run.stats, seen.bad, simulator.evicted_blocks)
         click.echo(json.dumps({**data, **(extra[0] if extra else {})}, indent=2, ensure_ascii=False))

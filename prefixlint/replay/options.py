@@ -62,3 +62,15 @@ def no_workers_with(workers: int, ray: bool) -> None:
         raise click.BadParameter(f"{workers} workers: there must be at least one", param_hint="--workers")
     if ray and workers > 1:
         raise PrefixlintError("give --workers or --ray, not both (Ray decides how many tasks run)")
+
+
+def check_options(log: str, replicas: int, router: str | None, prefill_tps: float, decode_tps: float,
+                  workers: int, ray: bool) -> str | None:
+    """Every check of these options before anything runs; the policy (None: one plain cache)."""
+    policy = check_router(replicas, router, prefill_tps, decode_tps)
+    no_workers_with(workers, ray)
+    if ray:
+        from prefixlint.replay.ray_source import check_ray
+
+        check_ray(log)
+    return policy

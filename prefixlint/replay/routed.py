@@ -2,7 +2,7 @@
 
 With one replica and no `--router` the replay is the plain one (one cache). With `--router
 all` every policy replays the log over its own N replicas, beside one global cache of the
-same total size (the ceiling, whose full report is printed), in the same pass.
+same total size (the ceiling: the report's own figures), in the same pass.
 """
 
 from __future__ import annotations
@@ -45,10 +45,11 @@ class Routing:
         return self.clusters[0].replicas[0].sim if self.clusters and not self.side_by_side else self.main
 
 
-def build(policy: str | None, replicas: int, seed: int, speed: Speed, block_size: int,
+def build(policy: str | None, replicas: int, seed: int, tps: tuple[float, float], block_size: int,
           blocks: int | None, make_sim: Callable[[int | None], object]):
     """The replay's simulator: one plain simulator, one cluster, or every policy beside a
-    global cache (a `Routing` whose `serve` serves them all)."""
+    global cache (a `Routing` whose `serve` serves them all). `tps`: prefill and decode speed."""
+    speed = Speed(*tps)
     if policy is None:
         return Routing(None, 1, seed, speed, make_sim(blocks))
 

@@ -84,3 +84,9 @@ def to_text(routing: Routing, stats: ReplayStats, capacity: str) -> list[str]:
     lines += ["", f"{ceiling.requests:,} requests, {ceiling.prompt_tokens:,} prompt tokens; `busiest replica`:"
               " its share of the requests (even: " + pct(1, n) + ")."]
     return lines
+
+
+def outputs(routing: Routing, stats: ReplayStats, blocks: int | None, unit: int) -> tuple[dict, list[str]]:
+    """(JSON keys, text lines) of the router's part; `blocks` of `unit` tokens per replica."""
+    per_replica = "unlimited size" if blocks is None else f"{blocks * unit:,} tokens"
+    return to_json(routing), to_text(routing, stats, per_replica)

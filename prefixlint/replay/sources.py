@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import IO, Callable, Iterator
 
 from prefixlint.replay.prepared import Setup, chunks
+
+__all__ = ["Setup", "record_source"]
 from prefixlint.replay.run import Record
 
 
