@@ -40,7 +40,8 @@ def test_ray_parquet_equals_one_process(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    rows = [{"timestamp": 1_740_000_000 + i, "request": {"prompt": f"Order {i % 7} ships on day", "user": f"u{i % 5}"},
+    preamble = "You are the shipping assistant of ACME Rockets. Answer with the day only. " * 3
+    rows = [{"timestamp": 1_740_000_000 + i, "request": {"prompt": f"{preamble}Order {i % 7} ships on day", "user": f"u{i % 5}"},
              "response": {"choices": [{"text": f" {i % 3}.", "finish_reason": "stop"}]}} for i in range(120)]
     jsonl = tmp_path / "completions.jsonl"
     jsonl.write_text("".join(json.dumps(row) + "\n" for row in rows))
