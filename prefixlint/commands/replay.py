@@ -24,7 +24,7 @@ TRACE_BLOCK_SIZE = 512
 
 def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | None, str]:
     """Usable cache blocks and where the number came from; None: unlimited."""
-    from prefixlint.match.kv import format_bytes, parse_bytes
+    from prefixlint.kv.layout import format_bytes, parse_bytes
 
     if cache_tokens is not None and memory is not None:
         raise click.UsageError("give --cache-tokens or --memory, not both")
@@ -61,7 +61,7 @@ def _chat_settings(tokenizer, chat_template_path, now_text):
     from datetime import datetime
 
     from prefixlint.replay.requestlog import parse_timestamp
-    from prefixlint.render.logged import ChatSettings
+    from prefixlint.replay.prepare import ChatSettings
     from prefixlint.render.templates import read_chat_template, resolve_chat_template
 
     now = datetime.now()
@@ -126,7 +126,7 @@ class _Renderer:
         self.settings, self.template_error = _chat_settings(self.tokenizer, chat_template, now_text)
 
     def __call__(self, item):
-        from prefixlint.render.logged import prepare
+        from prefixlint.replay.prepare import prepare
         from prefixlint.replay.run import Fatal
 
         if self.tokenizer is None:
@@ -150,8 +150,8 @@ class _Renderer:
 @click.option("--now", "now_text", metavar="ISO-DATETIME", default=None,
               help="The clock the template sees for lines without a `timestamp` (default: now).")
 @click.option("--cache-tokens", type=int, default=None, metavar="N",
-              help="vLLM cache capacity in tokens (whole blocks).  [default: unlimited]")
-@click.option("--memory", metavar="SIZE", help="vLLM cache capacity as memory (71GiB), with --model-config.")
+              help="Cache capacity in tokens (vllm: whole blocks; sglang: the token pool).  [default: unlimited]")
+@click.option("--memory", metavar="SIZE", help="Cache capacity as memory (71GiB), with --model-config (vllm, sglang).")
 @click.option("--trace-block-size", type=int, default=TRACE_BLOCK_SIZE, show_default=True, metavar="N",
               help="Tokens per hash id of a hashed-block trace (Mooncake, AIPerf).")
 @click.option("--lora-modules", "lora_modules", metavar="NAME[=PATH],...", multiple=True,
@@ -163,7 +163,7 @@ class _Renderer:
 @click.option("--disable-overlap-schedule", "no_overlap", is_flag=True,
               help="SGLang without its overlap scheduler (as on CPU): the last sampled token is not cached.")
 @click.option("--curve", is_flag=True,
-              help="The hit rate at every cache capacity, in one pass (vLLM's eviction order).")
+              help="The hit rate at every cache capacity, in one pass over the log (vllm, sglang, traces).")
 @click.option("--curve-at", "curve_at", metavar="N,N,...", callback=_token_list,
               help="Capacities (tokens) that the curve must include; implies --curve.")
 @click.option("--plot", "plot_file", metavar="FILE", help="Draw the curve to FILE (.svg, .png); implies --curve."
@@ -194,7 +194,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
       prefixlint replay traffic.jsonl --engine sglang --format json
     """
     from prefixlint.load.model_config import load_model_config
-    from prefixlint.match.kv import kv_layout
+    from prefixlint.kv.layout import kv_layout
     from prefixlint.match.profiles import get_profile
     from prefixlint.replay import report
     from prefixlint.replay.driver import Replay
@@ -223,6 +223,13 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         raise click.UsageError("--curve is the curve of one cache: drop --replicas/--router")
     if curve and (cache_tokens is not None or memory is not None):
         raise click.UsageError("--curve simulates every capacity: name capacities with --curve-at, not --cache-tokens/--memory")
+    if plot_file is not None:
+        from prefixlint.replay.curve_report import check_plot_path
+
+        check_plot_path(plot_file)
+    # vLLM's blocks (and a trace's) live until evicted; other engines may expire entries.
+    ttl_seconds = None if profile.name == "vllm" else (ttl_seconds if ttl_seconds is not None else profile.ttl) or None
+    overlap = False if no_overlap else None
     capacities, routing = {}, {}
 
     def make_replay(trace: bool) -> Replay:
@@ -231,18 +238,19 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
                                   " does not apply to it", path=log, hint="drop --engine")
         unit = trace_block_size if trace else profile.unit
         capacities[trace] = _capacity(profile.name, unit, cache_tokens, memory, layout)
+        if any(n < unit for n in curve_at):
+            raise click.BadParameter(f"every capacity must hold one block ({unit} tokens)", param_hint="--curve-at")
         if curve and (trace or profile.name == "vllm"):
             from prefixlint.replay.curve import CurveSimulator
 
-            return Replay(CurveSimulator(unit, curve_at or ()))
+            return Replay(CurveSimulator(unit, curve_at))
         if curve:
             from prefixlint.replay.radix_curve import RadixCurve
 
-            return Replay(RadixCurve(profile, ttl_seconds if ttl_seconds is not None else profile.ttl,
-                                     False if no_overlap else None, curve_at or ()))
+            return Replay(RadixCurve(profile, ttl_seconds or 0, overlap, curve_at))
         routing[trace] = build(policy, replicas, seed, (prefill_tps, decode_tps), unit, capacities[trace][0],
                                lambda blocks: make_simulator(profile, blocks, trace_block_size if trace else None,
-                                                             ttl_seconds, False if no_overlap else None))
+                                                             ttl_seconds or 0, overlap))
         return Replay(routing[trace])
 
     try:
@@ -258,7 +266,6 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     if source is not None and not seen.trace and renderer.tokenizer is None:
         renderer.load()  # the workers rendered; the report shows tokens as text
     simulator = routes.main if routes is not None and routes.policy is None else run.cache
-    one = routes.sample if routes is not None else simulator
     unit = trace_block_size if seen.trace else profile.unit
     for item in seen.bad[: report.BAD_LINES_SHOWN]:
         click.echo(f"prefixlint: warning: {log}:{item.line}: {item.message}", err=True)
@@ -270,10 +277,8 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         engine_text=engine_text,
         capacity_tokens=None if blocks is None else blocks * unit * (replicas if routes and routes.side_by_side else 1),
         capacity_from=capacity_from, group_by=seen.group_by, layout=layout, si=si, trace=seen.trace,
-        ttl=getattr(one, "cache", None) and one.cache.ttl,
+        ttl=None if seen.trace else ttl_seconds,
     )
-    if curve and any(n < unit for n in curve_at):
-        raise click.BadParameter(f"every capacity must hold one block ({unit} tokens)", param_hint="--curve-at")
     extra = None
     if curve:
         from prefixlint.replay.curve_report import curve_output

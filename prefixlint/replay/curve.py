@@ -97,7 +97,12 @@ class CurveSimulator:
         self._grid = grid()
         self._pending: list[int] = sorted({n // block_size for n in curve_at})
         self._next_grid = next(self._grid)
-        self.points: list[list[int]] = []  # [blocks, E, cached tokens, over capacity], ascending
+        import numpy  # only for --curve
+
+        self._np = numpy
+        #: Per simulated capacity, ascending: blocks K, empty blocks E, cached tokens, requests
+        #: over capacity; numpy arrays, so that a request updates them all in a few C loops.
+        self._k, self._e, self._cached, self._over = (numpy.zeros(0, dtype=numpy.int64) for _ in range(4))
         self.unlimited_cached = 0
         self.duplicates = 0
         self.requests = self.prompt_tokens = 0
@@ -134,10 +139,19 @@ class CurveSimulator:
         while self._next_grid < reach:
             self._pending.insert(bisect_left(self._pending, self._next_grid), self._next_grid)
             self._next_grid = next(self._grid)
+        np = self._np
         while self._pending and self._pending[0] < reach:
             blocks = self._pending.pop(0)
-            if blocks and (not self.points or self.points[-1][0] < blocks):
-                self.points.append([blocks, blocks - self._total, self.unlimited_cached, 0])
+            if blocks and (not len(self._k) or self._k[-1] < blocks):
+                self._k = np.append(self._k, blocks)
+                self._e = np.append(self._e, blocks - self._total)
+                self._cached = np.append(self._cached, self.unlimited_cached)
+                self._over = np.append(self._over, 0)
+
+    @property
+    def points(self) -> list[list[int]]:
+        """[blocks, empty blocks, cached tokens, requests over capacity] per simulated capacity."""
+        return [list(map(int, row)) for row in zip(self._k, self._e, self._cached, self._over)]
 
     def _runs(self, hashes: list[int], in_s: int) -> list[tuple[int, int, int]]:
         """(group, first block, blocks) of each run of the request's blocks in S, in order."""
@@ -165,18 +179,17 @@ class CurveSimulator:
         depths = [(self._total - live.upto(g), start, min(count, useful - start))
                   for g, start, count in runs if start < useful]
         n, size, partial = len(hashes), self.block_size, needed - len(hashes)
-        for point in self.points:
-            limit = point[0] - point[1]
-            hit = 0
-            for depth, start, count in depths:
-                if limit - depth < count:
-                    hit = start + max(0, limit - depth)
-                    break
-                hit = start + count
+        if len(self._k):
+            # A capacity's hit: the blocks above K - E. Depths rise along the request, run after
+            # run, so the hit is the sum over runs of what each run has above the limit.
+            np, limit = self._np, self._k - self._e
+            hit = np.zeros_like(limit)
+            for depth, _, count in depths:
+                hit += np.clip(limit - depth, 0, count)
             cached = hit * size
-            point[2] += cached if input_length is None or cached < input_length else input_length
-            point[1] = max(point[1] - (n - hit), partial)
-            point[3] += needed > point[0]
+            self._cached += cached if input_length is None else np.minimum(cached, input_length)
+            self._e = np.maximum(self._e - (n - hit), partial)
+            self._over += self._k < needed
         for g, start, count in runs:  # the request takes these blocks: the prefix of each group
             live.add(g, -count)
             first_live[g] += count

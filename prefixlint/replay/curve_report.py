@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.match.kv import KVLayout, format_bytes
+from prefixlint.kv.layout import KVLayout, format_bytes
 
 #: Shares of the maximum (unlimited) hit rate whose KV memory the report gives.
 SHARES = (0.5, 0.8, 0.9, 0.99)
@@ -64,11 +64,15 @@ def to_text(points: list[dict], shares: list[dict], max_rate: float, si: bool = 
     return lines
 
 
+def check_plot_path(path: str) -> None:
+    if Path(path).suffix.lower() not in (".svg", ".png"):
+        raise PrefixlintError(f"--plot {path}: the picture must be .svg or .png")
+
+
 def plot(points: list[dict], path: str, title: str) -> None:
     """Write the curve as a picture; the format from the file's suffix (.svg, .png)."""
+    check_plot_path(path)
     suffix = Path(path).suffix.lower()
-    if suffix not in (".svg", ".png"):
-        raise PrefixlintError(f"--plot {path}: the picture must be .svg or .png")
     try:
         import matplotlib
 

@@ -62,12 +62,18 @@ class RadixLRU:
             self._clock = now
         self._serial += 1
         prompt, seq = list(prompt), list(cached_seq)
-        path, matched, stop, other = self._match(prompt, salt)
-        shared = matched if max_prefix is None else min(matched, max_prefix)
-        cached = self.profile.reusable_tokens(shared, len(prompt))
+        # SGLang matches at most input_len - 1 tokens, and no further than logprob_start_len
+        # (`_compute_max_prefix_len`); the match splits the node where it ends.
+        limit = len(prompt) - 1 if self.profile.last_token_recomputed else len(prompt)
+        if max_prefix is not None and max_prefix < limit:
+            limit, stop_short = max_prefix, True  # a request that skips the lookup: counted as new
+        else:
+            stop_short = False
+        path, matched, stop, other = self._match(prompt[:max(limit, 0)], salt)
+        cached = self.profile.reusable_tokens(matched, len(prompt))
         miss = None
-        if stop != "end":
-            kind = "new" if stop == "diverged" and matched == 0 else stop
+        if stop != "end" or stop_short:
+            kind = "new" if stop_short or (stop == "diverged" and matched == 0) else stop
             miss = Miss(kind, matched, (salt, hash(tuple(prompt[:matched]))), tuple(other))
         page = self.profile.unit if self.profile.whole_units_only else 1
         keep = len(seq) - len(seq) % page  # SGLang caches whole pages only
@@ -100,7 +106,10 @@ class RadixLRU:
             path.append(child)
             depth += run
             if run < len(child.tokens):
-                return self._touch(path), depth, "diverged", child.tokens[run:run + SAMPLE_TOKENS]
+                tail = self._split(child, run)
+                if depth == len(tokens):
+                    break
+                return self._touch(path), depth, "diverged", tail.tokens[:SAMPLE_TOKENS]
             node = child
         return self._touch(path), depth, "end", []
 
@@ -130,20 +139,25 @@ class RadixLRU:
                 self._push(leaf)
                 return
             run = _common(tokens, depth, child.tokens, 0, min(len(child.tokens), len(tokens) - depth))
-            if run < len(child.tokens):  # split the edge
-                tail = _Node(child.tokens[run:], child, child.stamp, child.seen)
-                tail.children = child.children
-                for grandchild in tail.children.values():
-                    grandchild.parent = tail
-                child.tokens = child.tokens[:run]
-                child.children = {tail.tokens[0]: tail}
-                if not tail.children:
-                    self._push(tail)
+            if run < len(child.tokens):
+                self._split(child, run)
             child.stamp = self._serial
             if self.refresh:
                 child.seen = self._clock
             depth += run
             node = child
+
+    def _split(self, node: _Node, at: int) -> _Node:
+        """Split a node's edge after `at` tokens; returns the new lower part."""
+        tail = _Node(node.tokens[at:], node, node.stamp, node.seen)
+        tail.children = node.children
+        for grandchild in tail.children.values():
+            grandchild.parent = tail
+        node.tokens = node.tokens[:at]
+        node.children = {tail.tokens[0]: tail}
+        if not tail.children:
+            self._push(tail)
+        return tail
 
     def _drop(self, node: _Node) -> None:
         """Remove an expired subtree."""

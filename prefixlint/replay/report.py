@@ -6,9 +6,9 @@ import json
 from dataclasses import dataclass
 from typing import Sequence
 
-from prefixlint.replay.requestlog import BadLine
-from prefixlint.match.kv import KVLayout, format_bytes
+from prefixlint.kv.layout import KVLayout, format_bytes
 from prefixlint.replay.driver import Place, ReplayStats, Tally
+from prefixlint.replay.requestlog import BadLine
 from prefixlint.report.style import paint, pct, visible
 from prefixlint.tokenize import Tokenizer
 

@@ -39,11 +39,6 @@ class Routing:
     def evicted_blocks(self) -> int:
         return self.main.evicted_blocks
 
-    @property
-    def sample(self):
-        """One simulator (what the engine's settings, such as its TTL, are read from)."""
-        return self.clusters[0].replicas[0].sim if self.clusters and not self.side_by_side else self.main
-
 
 def build(policy: str | None, replicas: int, seed: int, tps: tuple[float, float], block_size: int,
           blocks: int | None, make_sim: Callable[[int | None], object]):
