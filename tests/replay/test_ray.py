@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from prefixlint.cli import cli
-from tests.test_replay_parallel import mixed_log
+from tests.replay.test_parallel import mixed_log
 
 ray = pytest.importorskip("ray")
 
