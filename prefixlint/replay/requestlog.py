@@ -14,10 +14,12 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import IO, Any, Callable, Hashable, Iterator, Mapping
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.limits import MAX_LINE_BYTES, loads_json
+from prefixlint.replay.logtext import SURROGATE, bounded_lines, duration_of, has_lone_surrogate, parse_timestamp
 from prefixlint.replay.media import MEDIA_PARTS, media_content
 from prefixlint.replay.request import Request
 from prefixlint.replay.trace import TRACE_KEY, TraceError, parse_trace
@@ -85,10 +87,13 @@ def _check_messages(messages: Any) -> None:
         role = message.get("role")
         if role not in ROLES:
             raise LogError(f"message {number}: unknown role {role!r} (known: {', '.join(ROLES)})")
+        _check_tool_calls(number, message.get("tool_calls"))
         content = message.get("content")
         if isinstance(content, list):
             for part in content:
                 kind = part.get("type") if isinstance(part, Mapping) else type(part).__name__
+                if kind in TEXT_PART_TYPES and not isinstance(part.get("text", ""), str):
+                    raise LogError(f"message {number}: a {kind} part's `text` must be a string")
                 if isinstance(part, str) or kind in TEXT_PART_TYPES:
                     continue
                 if kind in MEDIA_PARTS:
@@ -100,6 +105,26 @@ def _check_messages(messages: Any) -> None:
                                f" an image or audio part ({', '.join(MEDIA_PARTS)})")
         elif content is not None and not isinstance(content, str):
             raise LogError(f"message {number}: content must be a string or a list of parts")
+
+
+def _check_tool_calls(number: int, calls: Any) -> None:
+    """Tool calls as the chat template renders them: objects with `function: {name, arguments}`,
+    whose `arguments` string (parsed, as vLLM does) is JSON."""
+    if calls is None:
+        return
+    if not isinstance(calls, list):
+        raise LogError(f"message {number}: `tool_calls` must be a list")
+    for call in calls:
+        function = call.get("function") if isinstance(call, Mapping) else None
+        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+            raise LogError(f"message {number}: each tool call needs `function: {{name, arguments}}`")
+        arguments = function.get("arguments")
+        if isinstance(arguments, str) and arguments.strip():
+            try:
+                loads_json(arguments)
+            except (ValueError, PrefixlintError) as exc:
+                raise LogError(f"message {number}: tool call arguments are not JSON"
+                               f" ({getattr(exc, 'msg', None) or getattr(exc, 'message', exc)})") from None
 
 
 def _check_prompt(prompt: Any) -> None:
@@ -120,31 +145,6 @@ def _template(*sources: Any) -> str | None:
             for key in TEMPLATE_KEYS:
                 if isinstance(metadata.get(key), (str, int)):
                     return str(metadata[key])
-    return None
-
-
-def parse_timestamp(value: Any) -> datetime | None:
-    """ISO 8601 text or epoch seconds (milliseconds when that large); None if neither."""
-    try:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            seconds = value / 1000 if value > 1e11 else value
-            return datetime.fromtimestamp(seconds, tz=timezone.utc).replace(tzinfo=None)
-        if isinstance(value, str):
-            parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-            return parsed.astimezone(timezone.utc).replace(tzinfo=None) if parsed.tzinfo else parsed
-    except (ValueError, OverflowError, OSError):
-        return None
-    return None
-
-
-def _duration(outer: Mapping[str, Any], start: datetime | None) -> float | None:
-    for key, scale in (("duration", 1.0), ("duration_ms", 1000.0)):
-        value = outer.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
-            return value / scale
-    end = parse_timestamp(outer.get("end_timestamp"))
-    if end is not None and start is not None and end >= start:
-        return (end - start).total_seconds()
     return None
 
 
@@ -177,9 +177,13 @@ def _response(response: Any) -> tuple[str | None, str | None, int | None, dict |
 
 def _json_object(text: str) -> dict:
     try:
-        data = json.loads(text)
+        data = loads_json(text)
     except json.JSONDecodeError as exc:
         raise LogError(f"not JSON: {exc.msg} (column {exc.colno})") from None
+    except PrefixlintError as exc:  # nested too deeply, an integer of 5,000 digits, NaN
+        raise LogError(exc.message) from None
+    if SURROGATE.search(text) and has_lone_surrogate(data):
+        raise LogError("a lone surrogate (\\ud800-\\udfff) is not text; the request cannot be tokenized")
     if not isinstance(data, dict):
         raise LogError(f"expected a JSON object, not {type(data).__name__}")
     return data
@@ -206,7 +210,7 @@ def parse_request(data: dict, line: int) -> LoggedRequest:
     text, finish, reported, message = _response(response)
     start = parse_timestamp(outer.get("timestamp"))
     return LoggedRequest(line, data, _template(data, outer), text, message, start, finish, reported,
-                         _duration(outer, start))
+                         duration_of(outer, start))
 
 
 def read_log(stream: IO[bytes], source: str, block_size: int = 512,
@@ -215,7 +219,10 @@ def read_log(stream: IO[bytes], source: str, block_size: int = 512,
     trace line (`Request`, recognised by `hash_ids`) or a `BadLine`. A log is one or the
     other: a line of the other kind is fatal. Bytes read so far via `stream.tell()`."""
     kind = None
-    for number, raw in enumerate(stream, 1):
+    for number, raw in enumerate(bounded_lines(stream), 1):
+        if raw is None:
+            yield BadLine(number, f"longer than {MAX_LINE_BYTES:,} bytes; skipped without reading it whole")
+            continue
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
