@@ -59,13 +59,6 @@ def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | N
     return _bounded_blocks(blocks, "--memory"), f"--memory {format_bytes(size)} / {format_bytes(layout.bytes_per_token)} per token"
 
 
-def _now(now_text: str | None) -> str:
-    """The clock for lines without a timestamp, fixed once for every process that renders."""
-    from datetime import datetime
-
-    return now_text if now_text is not None else datetime.now().isoformat()
-
-
 def _chat_settings(tokenizer, chat_template_path, now_text):
     """The chat template resolved once: (settings, the error to raise at the first chat line)."""
     from datetime import datetime
@@ -117,7 +110,6 @@ def _token_list(ctx, param, value):
     if not numbers or min(numbers) < 1:
         raise click.BadParameter(f"{value!r}: every capacity must be a positive number of tokens")
     return tuple(numbers)
-
 
 
 class _Renderer:
@@ -206,17 +198,17 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     from prefixlint.load.model_config import load_model_config
     from prefixlint.kv.layout import kv_layout
     from prefixlint.match.profiles import get_profile
-    from prefixlint.replay import report
+    from prefixlint.replay import report, router_report
     from prefixlint.replay.driver import Replay
     from prefixlint.replay.lora import LoraError, lora_key, parse_lora_modules
     from prefixlint.replay.run import replay_log
     from prefixlint.replay.simulators import make_simulator
-    from prefixlint.replay import router_report
-    from prefixlint.replay.options import check_options
+    from prefixlint.replay.options import check_options, fixed_now
     from prefixlint.replay.routed import build
     from prefixlint.replay.sources import Setup, record_source
 
-    policy = check_options(log, replicas, router, prefill_tps, decode_tps, workers, use_ray)
+    curve = curve or bool(curve_at) or plot_file is not None
+    policy = check_options(log, replicas, router, prefill_tps, decode_tps, workers, use_ray, curve)
     if trace_block_size < 1:
         raise click.BadParameter(f"must be a positive number of tokens, not {trace_block_size}",
                                  param_hint="--trace-block-size")
@@ -225,12 +217,9 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     if model_config:
         layout = kv_layout(load_model_config(model_config, offline=offline)[1], dtype=dtype)
     ttl_seconds = _ttl(ttl_text, profile)
-    curve = curve or bool(curve_at) or plot_file is not None
     if curve and profile.name not in CAPACITY_ENGINES:
         raise click.UsageError(f"--curve needs a capacity model: --engine {profile.name} has none"
                                f" ({' and '.join(CAPACITY_ENGINES)} have)")
-    if curve and policy is not None:
-        raise click.UsageError("--curve is the curve of one cache: drop --replicas/--router")
     if curve and (cache_tokens is not None or memory is not None):
         raise click.UsageError("--curve simulates every capacity: name capacities with --curve-at, not --cache-tokens/--memory")
     if plot_file is not None:
@@ -267,7 +256,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         lora_of = lora_key(parse_lora_modules(lora_modules))
     except LoraError as exc:
         raise click.BadParameter(str(exc), param_hint="--lora-modules") from None
-    renderer = _Renderer(tokenizer, offline, chat_template, _now(now_text), lora_of, profile.name)
+    renderer = _Renderer(tokenizer, offline, chat_template, fixed_now(now_text), lora_of, profile.name)
     source, opened = record_source(log, workers, use_ray, Setup(renderer, trace_block_size, lora_of))
     seen = replay_log(log, make_replay, renderer, strict=strict, trace_block_size=trace_block_size,
                       lora_of=lora_of, progress=_progress, source=source, opened=opened)

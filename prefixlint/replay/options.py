@@ -65,12 +65,21 @@ def no_workers_with(workers: int, ray: bool) -> None:
 
 
 def check_options(log: str, replicas: int, router: str | None, prefill_tps: float, decode_tps: float,
-                  workers: int, ray: bool) -> str | None:
+                  workers: int, ray: bool, curve: bool) -> str | None:
     """Every check of these options before anything runs; the policy (None: one plain cache)."""
     policy = check_router(replicas, router, prefill_tps, decode_tps)
+    if curve and policy is not None:
+        raise click.UsageError("--curve is the curve of one cache: drop --replicas/--router")
     no_workers_with(workers, ray)
     if ray:
         from prefixlint.replay.ray_source import check_ray
 
         check_ray(log)
     return policy
+
+
+def fixed_now(now_text: str | None) -> str:
+    """The clock for lines without a timestamp, fixed once for every process that renders."""
+    from datetime import datetime
+
+    return now_text if now_text is not None else datetime.now().isoformat()
