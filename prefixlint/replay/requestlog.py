@@ -18,7 +18,8 @@ from datetime import datetime
 from typing import IO, Any, Callable, Hashable, Iterator, Mapping
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.limits import MAX_LINE_BYTES, loads_json
+from prefixlint.limits import loads_json
+from prefixlint.replay import logtext
 from prefixlint.replay.logtext import SURROGATE, bounded_lines, duration_of, has_lone_surrogate, parse_timestamp
 from prefixlint.replay.media import MEDIA_PARTS, media_content
 from prefixlint.replay.request import Request
@@ -221,7 +222,7 @@ def read_log(stream: IO[bytes], source: str, block_size: int = 512,
     kind = None
     for number, raw in enumerate(bounded_lines(stream), 1):
         if raw is None:
-            yield BadLine(number, f"longer than {MAX_LINE_BYTES:,} bytes; skipped without reading it whole")
+            yield BadLine(number, f"longer than {logtext.MAX_LINE_BYTES:,} bytes; skipped without reading it whole")
             continue
         try:
             text = raw.decode("utf-8")
