@@ -9,23 +9,17 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import IO, Any, Iterator, Mapping
 
 from prefixlint.limits import MAX_LINE_BYTES
+from prefixlint.load import timestamps
+from prefixlint.load.timestamps import naive_utc
 
 def parse_timestamp(value: Any) -> datetime | None:
-    """ISO 8601 text or epoch seconds (milliseconds when that large); None if neither."""
-    try:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            seconds = value / 1000 if value > 1e11 else value
-            return datetime.fromtimestamp(seconds, tz=timezone.utc).replace(tzinfo=None)
-        if isinstance(value, str):
-            parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-            return parsed.astimezone(timezone.utc).replace(tzinfo=None) if parsed.tzinfo else parsed
-    except (ValueError, OverflowError, OSError):
-        return None
-    return None
+    """ISO 8601 text or epoch seconds (milliseconds when that large), in UTC without an offset;
+    None if neither."""
+    return naive_utc(timestamps.parse_timestamp(value))
 
 
 def duration_of(outer: Mapping[str, Any], start: datetime | None) -> float | None:

@@ -9,7 +9,6 @@ over.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -18,7 +17,7 @@ from datetime import datetime
 from typing import IO, Any, Callable, Hashable, Iterator, Mapping
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.limits import loads_json
+from prefixlint.load.json_source import load_json
 from prefixlint.replay import logtext
 from prefixlint.replay.logtext import SURROGATE, bounded_lines, duration_of, has_lone_surrogate, parse_timestamp
 from prefixlint.replay.media import MEDIA_PARTS, media_content
@@ -122,10 +121,10 @@ def _check_tool_calls(number: int, calls: Any) -> None:
         arguments = function.get("arguments")
         if isinstance(arguments, str) and arguments.strip():
             try:
-                loads_json(arguments)
-            except (ValueError, PrefixlintError) as exc:
+                load_json(arguments, None, "not JSON")
+            except PrefixlintError as exc:
                 raise LogError(f"message {number}: tool call arguments are not JSON"
-                               f" ({getattr(exc, 'msg', None) or getattr(exc, 'message', exc)})") from None
+                               f" ({exc.message.removeprefix('not JSON: ')})") from None
 
 
 def _check_prompt(prompt: Any) -> None:
@@ -178,11 +177,9 @@ def _response(response: Any) -> tuple[str | None, str | None, int | None, dict |
 
 def _json_object(text: str) -> dict:
     try:
-        data = loads_json(text)
-    except json.JSONDecodeError as exc:
-        raise LogError(f"not JSON: {exc.msg} (column {exc.colno})") from None
-    except PrefixlintError as exc:  # nested too deeply, an integer of 5,000 digits, NaN
-        raise LogError(exc.message) from None
+        data = load_json(text, None, "not JSON")
+    except PrefixlintError as exc:  # not JSON, nested too deeply, an integer of 5,000 digits, NaN
+        raise LogError(exc.message + (f" (column {exc.column})" if exc.column else "")) from None
     if SURROGATE.search(text) and has_lone_surrogate(data):
         raise LogError("a lone surrogate (\\ud800-\\udfff) is not text; the request cannot be tokenized")
     if not isinstance(data, dict):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from prefixlint.replay.driver import ReplayStats, Tally
 from prefixlint.replay.cluster import Cluster
 from prefixlint.replay.routed import Routing
-from prefixlint.report.style import pct
+from prefixlint.numbers import percent
 
 
 def _tally(t: Tally) -> dict:
@@ -53,7 +53,7 @@ def to_json(routing: Routing) -> dict:
 
 def _busiest(cluster: Cluster) -> str:
     total = sum(r.tally.requests for r in cluster.replicas)
-    return pct(max(r.tally.requests for r in cluster.replicas), total)
+    return percent(max(r.tally.requests for r in cluster.replicas), total)
 
 
 def to_text(routing: Routing, stats: ReplayStats, capacity: str) -> list[str]:
@@ -69,7 +69,7 @@ def to_text(routing: Routing, stats: ReplayStats, capacity: str) -> list[str]:
         for number, r in enumerate(cluster.replicas, 1):
             t = r.tally
             lines.append(f"  {number:>7}  {t.requests:>9,}  {t.prompt_tokens:>14,}  {t.cached_tokens:>14,}"
-                         f"  {pct(t.cached_tokens, t.prompt_tokens):>8}  {r.sim.evicted_blocks:>14,}")
+                         f"  {percent(t.cached_tokens, t.prompt_tokens):>8}  {r.sim.evicted_blocks:>14,}")
         return lines
     ceiling = stats.total
     lines = [f"{n} replicas, each with a cache of {capacity}; clock: {clock(routing)}",
@@ -77,12 +77,12 @@ def to_text(routing: Routing, stats: ReplayStats, capacity: str) -> list[str]:
              f"  {'router':<22}  {'cached tokens':>14}  {'hit rate':>8}  {'of global':>9}  {'busiest replica':>15}  evicted blocks"]
     for cluster in routing.clusters:
         t = _total(cluster)
-        lines.append(f"  {cluster.policy.name:<22}  {t.cached_tokens:>14,}  {pct(t.cached_tokens, t.prompt_tokens):>8}"
-                     f"  {pct(t.cached_tokens, ceiling.cached_tokens):>9}  {_busiest(cluster):>15}  {cluster.evicted_blocks:>14,}")
+        lines.append(f"  {cluster.policy.name:<22}  {t.cached_tokens:>14,}  {percent(t.cached_tokens, t.prompt_tokens):>8}"
+                     f"  {percent(t.cached_tokens, ceiling.cached_tokens):>9}  {_busiest(cluster):>15}  {cluster.evicted_blocks:>14,}")
     lines.append(f"  {'one global cache (x' + str(n) + ')':<22}  {ceiling.cached_tokens:>14,}"
-                 f"  {pct(ceiling.cached_tokens, ceiling.prompt_tokens):>8}  {'100.0%':>9}  {'-':>15}  {routing.main.evicted_blocks:>14,}")
+                 f"  {percent(ceiling.cached_tokens, ceiling.prompt_tokens):>8}  {'100.0%':>9}  {'-':>15}  {routing.main.evicted_blocks:>14,}")
     lines += ["", f"{ceiling.requests:,} requests, {ceiling.prompt_tokens:,} prompt tokens; `busiest replica`:"
-              " its share of the requests (even: " + pct(1, n) + ")."]
+              " its share of the requests (even: " + percent(1, n) + ")."]
     return lines
 
 
