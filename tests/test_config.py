@@ -306,8 +306,11 @@ TOML_ERRORS = [
      "tool.prefixlint: unknown configuration key 'blocksize' (known keys: tokenizer, engine,"
      " block-size, select, ignore, min-stable-tokens, extend-volatile, exclude, chat-template)"),
     ('engine = "vllm"\n"block-size" = "16"\n', 6, "tool.prefixlint.block-size: must be an integer, not a string"),
-    ('select = ["PFX001", "pfx002"]\n', 5,
-     "tool.prefixlint.select: 'pfx002' is not a rule code or code prefix (like PFX001 or PFX0)"),
+    ('select = ["PFX001", "pfx0x2"]\n', 5,
+     "tool.prefixlint.select: 'pfx0x2' is not a rule code or code prefix (like PFX001 or PFX0)"),
+    ('select = ["PFX001", "pfx902"]\n', 5,
+     "tool.prefixlint.select: 'pfx902' matches no rule (the rules: PFX000, PFX001, PFX002, PFX003, PFX004,"
+     " PFX005, PFX006, PFX007, PFX101, PFX102)"),
     ('engine = "vllm"\nmin-stable-tokens = 1.5\n', 6,
      "tool.prefixlint.min-stable-tokens: must be an integer, not a number"),
     ('block-size = 8\nblock_size = 8\n', 6,
