@@ -66,3 +66,38 @@ def test_codes_are_case_insensitive(tmp_path):
     (tmp_path / ".prefixlint.yaml").write_text("select: [pfx004]\n")
     result = check("--format", "json", str(prompt))
     assert [f["code"] for f in files(result)["chat.yaml"]["findings"]] == ["PFX004"]
+
+
+# Bug 3: a promptfoo folder is a folder of templates; a referenced prompt is measured once,
+# through the config that references it.
+def test_a_promptfoo_folder_is_checked_without_error():
+    result = check("--isolated", "--format", "json", str(SAMPLES / "promptfoo"))
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.stdout)
+    assert data["errors"] == []
+    assert [Path(entry["path"]).name for entry in data["files"]] == ["translate_chat.json"]
+
+
+STYLE = "\n".join(f"- Style rule {n}: keep product names, numbers and units exactly as written." for n in range(1, 9))
+
+
+def test_a_prompt_referenced_by_a_promptfoo_config_is_measured_once(tmp_path):
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "translate.txt").write_text(
+        "Attempt {{ attempt }}.\nTranslate into {{ language }}.\n" + STYLE + "\n\nText: {{ copy }}\n")
+    (tmp_path / "promptfooconfig.yaml").write_text(
+        "prompts:\n  - file://prompts/translate.txt\n"
+        "tests:\n  - vars: {attempt: 1, language: German, copy: Pack light.}\n"
+        "  - vars: {attempt: 2, language: Japanese, copy: Hike far.}\n")
+    for paths in ([str(tmp_path)], [str(tmp_path / "prompts" / "translate.txt"), str(tmp_path)],
+                  [str(tmp_path / "promptfooconfig.yaml"), str(tmp_path / "prompts")]):
+        result = check("--isolated", "--format", "json", *paths)
+        data = json.loads(result.stdout)
+        assert data["errors"] == [], paths
+        entries = [entry for entry in data["files"] if entry["path"].endswith("translate.txt")]
+        assert len(entries) == 1, (paths, entries)
+        assert entries[0]["format"] == "promptfoo", paths
+        assert [f["code"] for f in entries[0]["findings"]] == ["PFX004"], paths
+    # Named alone, the prompt file is plain text (no config names it on this command line).
+    alone = json.loads(check("--isolated", "--format", "json", str(tmp_path / "prompts" / "translate.txt")).stdout)
+    assert alone["files"][0]["format"] == "plain-text"

@@ -118,7 +118,7 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     # named on the command line is reported, unless --skip-non-templates (pre-commit names every
     # staged file that matches the hook's extensions).
     results = check_files(list(files), settings_for, frozenset(files) - (set() if skip_non_templates else named))
-    checked = {result.path for result in results}
+    checked = {result.path for result in results} | {result.extra.get("config") for result in results}
     for directory, found in walks.items():
         if found and not checked.intersection(found):
             problems.append(PrefixlintError(

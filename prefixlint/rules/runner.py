@@ -57,7 +57,10 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
         return [FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))]
     if len(templates) == 1 and templates[0].path == path:
         return [check_file(path, settings, templates[0], chat_templates=chat_templates)]
-    return merge_by_path([check_file(t.path, settings, t, chat_templates=chat_templates) for t in templates])
+    results = merge_by_path([check_file(t.path, settings, t, chat_templates=chat_templates) for t in templates])
+    for result in results:  # measured through this config: `check_files` measures such a file once
+        result.extra["config"] = path
+    return results
 
 
 def merge_by_path(results: list[FileResult]) -> list[FileResult]:
@@ -249,15 +252,23 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
     are left out."""
     from prefixlint.rules.chat_template_runs import ChatTemplateRuns
 
-    results = []
+    results: list[FileResult] = []
     chat_templates = ChatTemplateRuns()
+    through_configs: set[str] = set()  # files whose prompts a config (promptfoo) references
     for path in paths:
+        if os.path.abspath(path) in through_configs:
+            continue  # one file, one measurement: through the config that references it
         try:
             settings = settings_for(path)
         except PrefixlintError as exc:
             results.append(FileResult(path, error=exc.located(path)))
             continue
-        results += check_path(path, settings, skip_non_templates=path in walked, chat_templates=chat_templates)
+        found = check_path(path, settings, skip_non_templates=path in walked, chat_templates=chat_templates)
+        referenced = {os.path.abspath(r.path) for r in found if r.extra.get("config")}
+        if referenced:
+            results = [r for r in results if os.path.abspath(r.path) not in referenced]
+            through_configs |= referenced
+        results += found
     # A chat template also checked on its own (named, or found by the walk) is reported once.
     checked = {os.path.abspath(result.path) for result in results}
     return results + [r for r in chat_templates.results() if os.path.abspath(r.path) not in checked]
