@@ -101,3 +101,43 @@ def test_a_prompt_referenced_by_a_promptfoo_config_is_measured_once(tmp_path):
     # Named alone, the prompt file is plain text (no config names it on this command line).
     alone = json.loads(check("--isolated", "--format", "json", str(tmp_path / "prompts" / "translate.txt")).stdout)
     assert alone["files"][0]["format"] == "plain-text"
+
+
+# Bug 1: the hook's `exclude` drops only files that are certainly no prompt.
+PROMPT_LIKE = (
+    "prompts/support.md", "support.md", "history_summary.md", "prompts/news_digest.md", "security_review.md",
+    "changes_requested.md", "notice_board.txt", "authors_note.yaml", "readme_writer.md", "license_check.j2",
+    "prompts/history.md", "news.md", "changes.yaml", "requirements_gathering.txt", "prompts/contributing_guide.md",
+)
+NOT_PROMPTS = (
+    "README.md", "docs/README.rst.txt", "CHANGELOG.md", "LICENSE.txt", "license.md", "NOTICE.txt", "AUTHORS.md",
+    "CONTRIBUTING.md", "CODE_OF_CONDUCT.md", "SECURITY.md", "requirements.txt", "requirements-dev.txt",
+    "constraints.txt", "docker-compose.yml", "mkdocs.yml", "pnpm-lock.yaml", "Chart.yaml", ".github/workflows/ci.yml",
+    "node_modules/x/prompt.md", ".pre-commit-config.yaml", "robots.txt", "CMakeLists.txt",
+)
+
+
+def hook_selects():
+    import re
+
+    import yaml
+
+    (hook,) = yaml.safe_load((SAMPLES.parent / ".pre-commit-hooks.yaml").read_text())
+    files, exclude = re.compile(hook["files"]), re.compile(hook["exclude"])
+    return lambda path: bool(files.search(path)) and not exclude.search(path)
+
+
+def test_the_hook_checks_prompt_like_names_and_skips_project_files():
+    selected = hook_selects()
+    assert [path for path in PROMPT_LIKE if not selected(path)] == []
+    assert [path for path in NOT_PROMPTS if selected(path)] == []
+
+
+def test_the_directory_walk_agrees_with_the_hook(tmp_path):
+    from prefixlint.load.discover import discover
+
+    for path in PROMPT_LIKE + NOT_PROMPTS:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x\n")
+    found = {p.relative_to(tmp_path).as_posix() for p in discover([str(tmp_path)], respect_gitignore=False)}
+    assert found == set(PROMPT_LIKE)
