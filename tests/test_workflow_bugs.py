@@ -141,3 +141,45 @@ def test_the_directory_walk_agrees_with_the_hook(tmp_path):
         (tmp_path / path).write_text("x\n")
     found = {p.relative_to(tmp_path).as_posix() for p in discover([str(tmp_path)], respect_gitignore=False)}
     assert found == set(PROMPT_LIKE)
+
+
+# Bug 4: annotation and SARIF paths are relative to the repository root, wherever check runs.
+def test_github_annotations_name_files_from_the_repository_root(tmp_path, monkeypatch):
+    from tests.gitrepo import init_repo
+
+    repo = init_repo(tmp_path / "repo", {"prompts/release_notes.yaml": CHAT.read_text()})
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    monkeypatch.chdir(repo / "prompts")
+    result = check("--isolated", "--format", "github", "release_notes.yaml")
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2 and all(" file=prompts/release_notes.yaml," in line for line in lines), lines
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(repo))
+    monkeypatch.chdir(tmp_path)
+    result = check("--isolated", "--format", "github", "repo/prompts/release_notes.yaml")
+    assert all("file=prompts/release_notes.yaml," in line for line in result.stdout.splitlines())
+
+
+def test_a_template_that_is_no_repository_file_has_no_file_location(tmp_path, monkeypatch):
+    from tests.gitrepo import init_repo
+
+    repo = init_repo(tmp_path / "repo", {"support_bot.yaml": (SAMPLES / "support_bot.yaml").read_text()})
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    monkeypatch.chdir(repo)
+    args = ("--isolated", "--tokenizer", "o200k_harmony", "support_bot.yaml")
+    github = check(*args, "--format", "github").stdout.splitlines()
+    harmony = [line for line in github if "PFX101" in line or "PFX102" in line]
+    assert len(harmony) == 2 and not any("file=" in line for line in harmony), harmony
+    assert all("::harmony format (openai-harmony): " in line for line in harmony), harmony
+    sarif = json.loads(check(*args, "--format", "sarif").stdout)
+    schema = json.loads((Path(__file__).parent / "fixtures" / "sarif-schema-2.1.0.json").read_text())
+    __import__("jsonschema").validate(sarif, schema)
+    results = sarif["runs"][0]["results"]
+    uris = {r["ruleId"]: r["locations"][0].get("physicalLocation", {}).get("artifactLocation") for r in results}
+    assert uris["PFX001"] == {"uri": "support_bot.yaml", "uriBaseId": "%SRCROOT%"}
+    for code in ("PFX101", "PFX102"):
+        (found,) = [r for r in results if r["ruleId"] == code]
+        (location,) = found["locations"]
+        assert "physicalLocation" not in location
+        assert location["logicalLocations"] == [{"fullyQualifiedName": "harmony format (openai-harmony)",
+                                                 "kind": "resource"}]
