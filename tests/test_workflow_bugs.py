@@ -183,3 +183,34 @@ def test_a_template_that_is_no_repository_file_has_no_file_location(tmp_path, mo
         assert "physicalLocation" not in location
         assert location["logicalLocations"] == [{"fullyQualifiedName": "harmony format (openai-harmony)",
                                                  "kind": "resource"}]
+
+
+# Bug 5: the Action passes --tokenizer/--engine/--block-size only when the workflow sets them,
+# so `.prefixlint.yaml` decides otherwise, as for the hook and `check`.
+def test_the_action_leaves_unset_inputs_to_the_configuration(tmp_path):
+    import os
+    import subprocess
+
+    import yaml
+
+    action = yaml.safe_load((SAMPLES.parent / "action.yml").read_text())
+    for name in ("tokenizer", "engine", "block-size"):
+        assert action["inputs"][name]["default"] == "", name
+    (step,) = [s for s in action["runs"]["steps"] if s.get("name", "").startswith("Report")]
+    stub = tmp_path / "bin" / "prefixlint"
+    stub.parent.mkdir()
+    stub.write_text('#!/bin/sh\nprintf "%s\\n" "$@" > "$ARGS_FILE"\n')
+    stub.chmod(0o755)
+
+    def argv(**inputs) -> list[str]:
+        env = {**os.environ, "PATH": f"{stub.parent}{os.pathsep}{os.environ['PATH']}",
+               "ARGS_FILE": str(tmp_path / "args"), "PREFIXLINT_BASE": "abc123", "PREFIXLINT_PATHS": "prompts",
+               "PREFIXLINT_FAIL_ON": "findings", "PREFIXLINT_POST": "false", "PREFIXLINT_TOKENIZER": "",
+               "PREFIXLINT_ENGINE": "", "PREFIXLINT_BLOCK_SIZE": "", **inputs}
+        subprocess.run(["bash", "-e", "-c", step["run"]], cwd=tmp_path, env=env, check=True, timeout=60)
+        return (tmp_path / "args").read_text().splitlines()
+
+    assert argv() == ["report", "--base", "abc123", "--fail-on", "findings", "--", "prompts"]
+    assert argv(PREFIXLINT_TOKENIZER="cl100k_base", PREFIXLINT_ENGINE="sglang", PREFIXLINT_BLOCK_SIZE="32") == [
+        "report", "--base", "abc123", "--fail-on", "findings", "--tokenizer", "cl100k_base", "--engine", "sglang",
+        "--block-size", "32", "--", "prompts"]
