@@ -214,3 +214,35 @@ def test_the_action_leaves_unset_inputs_to_the_configuration(tmp_path):
     assert argv(PREFIXLINT_TOKENIZER="cl100k_base", PREFIXLINT_ENGINE="sglang", PREFIXLINT_BLOCK_SIZE="32") == [
         "report", "--base", "abc123", "--fail-on", "findings", "--tokenizer", "cl100k_base", "--engine", "sglang",
         "--block-size", "32", "--", "prompts"]
+
+
+# Bug 6: an uncached hub tokenizer without a network fails at once, with prefixlint's message only.
+def closed_port() -> int:
+    import socket
+
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens on it
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_an_uncached_hub_tokenizer_without_network_fails_fast_and_quietly(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HTTPS_PROXY", "https_proxy", "ALL_PROXY",
+                          "all_proxy", "HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE")}
+    env.update(HF_HOME=str(tmp_path / "hf"), HF_ENDPOINT=f"http://127.0.0.1:{closed_port()}", NO_COLOR="1")
+    done = subprocess.run([sys.executable, "-m", "prefixlint", "check", "--tokenizer", "bogus-org/no-such-model",
+                           str(CHAT)], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("prefixlint: error: tokenizer 'bogus-org/no-such-model' was taken as a Hugging Face"
+                               " hub id"), lines
+    assert "could not be downloaded" in lines[0] and "cannot reach http://127.0.0.1:" in lines[0]
+    assert all(line.startswith(("prefixlint: error:", "  hint:", "    ")) for line in lines), lines  # nothing else
+    hint = done.stderr[done.stderr.index("hint:"):]
+    assert "hf download bogus-org/no-such-model tokenizer.json tokenizer_config.json" in hint
+    assert "--offline" in hint and "hf auth login" in hint
+    assert "Retry" not in done.stderr and "Traceback" not in done.stderr
