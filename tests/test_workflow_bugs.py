@@ -246,3 +246,17 @@ def test_an_uncached_hub_tokenizer_without_network_fails_fast_and_quietly(tmp_pa
     assert "hf download bogus-org/no-such-model tokenizer.json tokenizer_config.json" in hint
     assert "--offline" in hint and "hf auth login" in hint
     assert "Retry" not in done.stderr and "Traceback" not in done.stderr
+
+
+# Bug 7: the README's two commands start from a virtual environment (a system Python refuses
+# `pip install`: externally-managed-environment, PEP 668).
+def test_the_readme_commands_start_from_a_virtual_environment():
+    import re
+
+    readme = (SAMPLES.parent / "README.md").read_text()
+    first = re.findall(r"```sh\n(.*?)```", readme, flags=re.S)[0]
+    commands = [line for line in first.splitlines() if line and not line.startswith("#")]
+    assert commands[0] == "python3 -m venv .venv && . .venv/bin/activate"
+    assert [c.split(" && ")[0] for c in commands[1:]] == ['python3 -m pip install .',
+                                                         'python3 -m pip install -e ".[test]"']
+    assert "externally-managed-environment" in readme
