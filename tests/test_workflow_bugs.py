@@ -260,3 +260,28 @@ def test_the_readme_commands_start_from_a_virtual_environment():
     assert [c.split(" && ")[0] for c in commands[1:]] == ['python3 -m pip install .',
                                                          'python3 -m pip install -e ".[test]"']
     assert "externally-managed-environment" in readme
+
+
+# Bug 8: check and transcript frame o200k_base's ChatML approximation alike, and both say so.
+def test_check_and_transcript_frame_the_chatml_approximation_alike():
+    from prefixlint.render.chat import render_chat
+    from prefixlint.render.conversation import join
+    from prefixlint.render.framing import ApproximateFraming
+    from prefixlint.render.spans import RenderedMessage
+    from prefixlint.tokenize import load_tokenizer
+
+    tok = load_tokenizer("o200k_base")
+    chat = [{"role": "system", "content": "You are terse.\nAnswer in English."}, {"role": "user", "content": "Hi?"}]
+    rendered = render_chat(chat, tokenizer=tok)
+    messages = [RenderedMessage(m["role"], m["content"], ()) for m in chat]
+    assert join(messages, is_chat=True)[0] == rendered.text
+    assert ApproximateFraming(True).frame(messages, tok.encode).ids == list(rendered.ids(tok))
+    assert rendered.text.startswith("<|im_start|>system<|im_sep|>You are terse.")
+
+
+def test_check_prints_the_approximation_note_for_chat_files():
+    result = check("--isolated", str(CHAT))
+    assert "note: approximation: OpenAI does not publish the chat markup" in result.stderr
+    assert "note:" not in result.stdout
+    plain = check("--isolated", str(SAMPLES / "daily_briefing.txt"))
+    assert "note:" not in plain.stderr

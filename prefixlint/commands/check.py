@@ -130,6 +130,10 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
             if result.error is not None:
                 click.echo(f"prefixlint: error: {result.error}", err=True)
     click.echo(format_results(results, output_format, color=ctx.color, statistics=statistics), color=ctx.color)
+    if output_format == "text" and any(r.extra.get("chat_format") == "chatml-approximation" for r in results):
+        from prefixlint.render.templates import CHATML_NOTE  # as transcript says it
+
+        click.echo(f"note: {CHATML_NOTE}", err=True)
     if any(result.error for result in results):
         ctx.exit(EXIT_ERROR)
     if any(result.findings for result in results) and not exit_zero:
