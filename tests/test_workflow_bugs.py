@@ -285,3 +285,45 @@ def test_check_prints_the_approximation_note_for_chat_files():
     assert "note:" not in result.stdout
     plain = check("--isolated", str(SAMPLES / "daily_briefing.txt"))
     assert "note:" not in plain.stderr
+
+
+def test_the_summary_counts_files_not_the_folder_that_held_no_template(tmp_path):
+    for name, text in (("a.yaml", "a: 1\n"), ("b.yaml", "b: 1\n"), ("c.yml", "c: 2\n")):
+        (tmp_path / name).write_text(text)
+    result = check("--isolated", str(tmp_path))
+    assert result.exit_code == 2
+    assert result.stdout.splitlines()[-1] == "0 findings in 0 files, 1 error."
+
+
+def test_rule_prints_options_as_text_not_python():
+    result = CliRunner().invoke(cli, ["rule", "pfx001"])
+    assert result.exit_code == 0
+    assert "{'" not in result.stdout and "'}" not in result.stdout
+    assert "- severity_by_frequency: per_request = error, per_user = warning, per_day = warning" in result.stdout
+
+
+def test_kv_says_byte_in_the_singular_and_layers_per_layer(tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 4,
+                                  "num_key_value_heads": 2, "hidden_size": 64, "torch_dtype": "bfloat16"}))
+    text = CliRunner().invoke(cli, ["kv", str(config), "--dtype", "fp8", "--context", "1,2"]).stdout
+    assert "(1 byte per value, --dtype)" in text and "1 bytes" not in text
+    assert "\n1 token " in "\n" + text.split("\n\n")[1].split("\n", 1)[1] and "1 tokens" not in text
+    data = json.loads(CliRunner().invoke(cli, ["kv", str(config), "--dtype", "fp8", "--format", "json"]).stdout)
+    # 2 (K and V) x 2 kv heads x 16 head dim x 1 byte = 64 bytes per token in each layer, 128 in both
+    (group,) = data["layers"]
+    assert (group["bytes_per_token"], group["bytes_per_token_per_layer"], group["bytes_per_token_all_layers"]) == (
+        64, 64, 128)
+    assert data["bytes_per_token"] == 128
+
+
+def test_docs_pin_a_commit_or_a_published_release_not_a_missing_tag():
+    import re
+
+    root = SAMPLES.parent
+    for doc in (root / "README.md", root / "docs" / "workflow.md"):
+        text = doc.read_text()
+        assert "v0.1.0" not in text, doc
+        assert re.search(r"rev: [0-9a-f]{40}|rev: REV", text), doc
+    workflow = (root / "docs" / "workflow.md").read_text()
+    assert "## Releasing" in workflow and "git tag -a v" in workflow and "git push origin v" in workflow

@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Sequence
 
 from prefixlint.report.results import FileResult
-from prefixlint.report.style import paint
+from prefixlint.report.style import paint, plural
 from prefixlint.rules.checks import percent
 
 _COLORS = {"error": "red", "warning": "yellow", "info": "blue"}
@@ -30,18 +30,29 @@ def format_text(results: Sequence[FileResult], *, color: bool | None = None, sta
         if result.error is None:
             after = percent(result.fixed_reusable_tokens, result.extra.get("fixed_tokens", result.tokens))
             lines.append(
-                f"{result.path}: {result.tokens:,} tokens · reusable now {percent(result.reusable_tokens, result.tokens)}"
+                f"{result.path}: {plural(result.tokens, 'token')} · reusable now {percent(result.reusable_tokens, result.tokens)}"
                 f" · after the suggested fixes {after}"
             )
     findings = [f for r in results for f in r.findings]
-    errors = sum(1 for r in results if r.error)
     if statistics and findings:
         lines.append("")
         for (code, name), count in sorted(Counter((f.code, f.name) for f in findings).items()):
             lines.append(f"{count:>5}  {code}  {name}")
-    noun = "finding" if len(findings) == 1 else "findings"
-    tail = f"{len(findings)} {noun} in {len(results)} file{'s' if len(results) != 1 else ''}"
-    if errors:
-        tail += f", {errors} file{'s' if errors != 1 else ''} with errors"
-    lines.append(tail + ".")
+    lines.append(summary_line(results, len(findings)) + ".")
     return "\n".join(lines)
+
+
+def summary_line(results: Sequence[FileResult], findings: int) -> str:
+    """`3 findings in 17 files, 1 file with errors`: files are files (a folder that held no
+    template, a broken configuration is an error, not a file)."""
+    import os
+
+    files = [r for r in results if not (r.error is not None and (not r.path or os.path.isdir(r.path)))]
+    tail = f"{plural(findings, 'finding')} in {plural(len(files), 'file')}"
+    broken = sum(1 for r in files if r.error)
+    other = len(results) - len(files)
+    if broken:
+        tail += f", {plural(broken, 'file')} with errors"
+    if other:
+        tail += f", {plural(other, 'error')}"
+    return tail
