@@ -62,6 +62,21 @@ def selectors(value: Any) -> tuple[str, ...]:
     return tuple(item.upper() for item in items)
 
 
+def _per_file_ignores(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`{"legacy/*.yaml": ["PFX004"]}` -> ((pattern, codes), ...), patterns in gitignore syntax."""
+    if not isinstance(value, dict):
+        raise ConfigValueError(f"must be a table/mapping of patterns to codes, not {_describe(value)}")
+    entries = []
+    for index, (pattern, codes) in enumerate(value.items()):
+        if not isinstance(pattern, str) or not pattern.strip():
+            raise ConfigValueError("each pattern must be a non-empty string", index)
+        try:
+            entries.append((pattern, selectors(codes)))
+        except ConfigValueError as exc:
+            raise ConfigValueError(f"{pattern!r}: {exc.message}", index) from None
+    return tuple(entries)
+
+
 def _patterns(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         raise ConfigValueError("must be a list of patterns, not a string")
@@ -123,7 +138,9 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "engine": ("engine", _string),
     "block-size": ("block_size", _integer(1)),
     "select": ("select", selectors),
+    "extend-select": ("extend_select", selectors),
     "ignore": ("ignore", selectors),
+    "per-file-ignores": ("per_file_ignores", _per_file_ignores),
     "min-stable-tokens": ("min_stable_tokens", _integer(0)),
     "extend-volatile": ("extend_volatile", _signals),
     "exclude": ("exclude", _patterns),

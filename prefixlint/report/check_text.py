@@ -18,7 +18,9 @@ from prefixlint.rules.checks import percent
 _COLORS = {"error": "red", "warning": "yellow", "info": "blue"}
 
 
-def format_text(results: Sequence[FileResult], *, color: bool | None = None, statistics: bool = False) -> str:
+def format_text(results: Sequence[FileResult], *, color: bool | None = None, statistics: bool = False,
+                quiet: bool = False) -> str:
+    """`quiet`: the findings and the summary only; a clean run then prints `All checks passed!`."""
     lines: list[str] = []
     for result in results:
         if result.error is not None:  # the command prints errors on stderr
@@ -27,7 +29,7 @@ def format_text(results: Sequence[FileResult], *, color: bool | None = None, sta
             code = paint(f.code, color, fg=_COLORS.get(f.severity, "white"), bold=True)
             lines.append(f"{f.path}:{f.line}:{f.column}: {code} {f.message}")
     for result in results:
-        if result.error is None:
+        if result.error is None and not quiet:
             after = percent(result.fixed_reusable_tokens, result.extra.get("fixed_tokens", result.tokens))
             lines.append(
                 f"{result.path}: {plural(result.tokens, 'token')} · reusable now {percent(result.reusable_tokens, result.tokens)}"
@@ -38,7 +40,11 @@ def format_text(results: Sequence[FileResult], *, color: bool | None = None, sta
         lines.append("")
         for (code, name), count in sorted(Counter((f.code, f.name) for f in findings).items()):
             lines.append(f"{count:>5}  {code}  {name}")
-    lines.append(summary_line(results, len(findings)) + ".")
+    clean = not findings and not any(r.error for r in results)
+    if not (quiet and clean):
+        lines.append(summary_line(results, len(findings)) + ".")
+    if clean:
+        lines.append("All checks passed!")
     return "\n".join(lines)
 
 

@@ -22,7 +22,13 @@ CHECK_FORMATS: dict[str, str] = {
 
 
 def format_results(results: Sequence[FileResult], fmt: str, *, color: bool | None = None,
-                   statistics: bool = False) -> str:
+                   statistics: bool = False, quiet: bool = False) -> str:
+    """`quiet` (findings and the summary only) is for the formats that print more than that."""
     module_name, _, attribute = CHECK_FORMATS[fmt].partition(":")
     formatter = getattr(importlib.import_module(module_name), attribute)
-    return formatter(list(results), color=color, statistics=statistics)
+    options = {"quiet": quiet} if quiet and fmt in QUIET_FORMATS else {}
+    return formatter(list(results), color=color, statistics=statistics, **options)
+
+
+#: Formats whose formatter takes `quiet`.
+QUIET_FORMATS = frozenset({"text"})

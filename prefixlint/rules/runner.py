@@ -34,7 +34,7 @@ class Settings:
 
 
 def check_path(path: str, settings: Settings, *, skip_non_templates: bool = False,
-               chat_templates=None) -> list[FileResult]:
+               chat_templates=None, text: str | None = None) -> list[FileResult]:
     """The results for one file: one per file a template comes from (a promptfoo config's prompts
     may live in the config and in the files it references); a file's prompts are summed. With
     `skip_non_templates` (a file found by a directory walk), a file no loader reads gives none.
@@ -45,10 +45,11 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
 
     if chat_templates is None:
         runs = ChatTemplateRuns()
-        return check_path(path, settings, skip_non_templates=skip_non_templates, chat_templates=runs) + runs.results()
+        return check_path(path, settings, skip_non_templates=skip_non_templates, chat_templates=runs,
+                          text=text) + runs.results()
 
     try:
-        templates = load_templates(path)
+        templates = load_templates(path, text)
     except NotATemplate as exc:
         return [] if skip_non_templates else [FileResult(path, error=exc.located(path))]
     except PrefixlintError as exc:
@@ -247,15 +248,19 @@ def _first_word(source: str, name: str) -> tuple[int | None, int | None]:
 
 
 def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
-                walked: frozenset[str] = frozenset()) -> list[FileResult]:
+                walked: frozenset[str] = frozenset(), *, texts: dict[str, str] | None = None,
+                progress: Callable[[], None] | None = None) -> list[FileResult]:
     """Results in order; files in `walked` (found by a directory walk) that are not templates
-    are left out."""
+    are left out. `texts` gives the content of paths not read from disk (standard input);
+    `progress` is called once per path."""
     from prefixlint.rules.chat_template_runs import ChatTemplateRuns
 
     results: list[FileResult] = []
     chat_templates = ChatTemplateRuns()
     through_configs: set[str] = set()  # files whose prompts a config (promptfoo) references
     for path in paths:
+        if progress is not None:
+            progress()
         if os.path.abspath(path) in through_configs:
             continue  # one file, one measurement: through the config that references it
         try:
@@ -263,7 +268,8 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
         except PrefixlintError as exc:
             results.append(FileResult(path, error=exc.located(path)))
             continue
-        found = check_path(path, settings, skip_non_templates=path in walked, chat_templates=chat_templates)
+        found = check_path(path, settings, skip_non_templates=path in walked, chat_templates=chat_templates,
+                           text=(texts or {}).get(path))
         referenced = {os.path.abspath(r.path) for r in found if r.extra.get("config")}
         if referenced:
             results = [r for r in results if os.path.abspath(r.path) not in referenced]
