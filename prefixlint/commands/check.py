@@ -104,7 +104,8 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
         from prefixlint.render.templates import load_chat_template
 
         load_chat_template(chat_template)
-    settings_for = check_inputs.settings_builder(flags, config_file=config_path, isolated=isolated, offline=offline)
+    settings_for = check_inputs.settings_builder(flags, config_file=config_path, isolated=isolated, offline=offline,
+                                                 extra={"token_view": True} if output_format == "html" else None)
     texts: dict[str, str] = {}
     if "-" in paths:
         texts[stdin_filename or "-"] = check_inputs.read_stdin(stdin_filename)

@@ -46,8 +46,10 @@ def gather(paths, *, config_file: Path | None, isolated: bool, force_exclude: bo
     return found_all
 
 
-def settings_builder(flags: dict[str, Any], *, config_file: Path | None, isolated: bool, offline: bool):
-    """`settings_for(path)`: the configuration closest to `path`, the flags over it."""
+def settings_builder(flags: dict[str, Any], *, config_file: Path | None, isolated: bool, offline: bool,
+                     extra: dict[str, Any] | None = None):
+    """`settings_for(path)`: the configuration closest to `path`, the flags over it; `extra`
+    asks the measurement for more (`{"token_view": True}` for the HTML page)."""
     from prefixlint.config import load_config
     from prefixlint.match.profiles import DEFAULT_ENGINE
     from prefixlint.rules.runner import Settings
@@ -59,7 +61,7 @@ def settings_builder(flags: dict[str, Any], *, config_file: Path | None, isolate
             tokenizer=config.tokenizer or DEFAULT_TOKENIZER, engine=config.engine or DEFAULT_ENGINE,
             block_size=config.block_size, enabled=partial(config.is_enabled, path=path),
             min_stable_tokens=config.min_stable_tokens, extend_volatile=config.extend_volatile, offline=offline,
-            chat_template=config.chat_template,
+            chat_template=config.chat_template, extra=dict(extra or {}),
         )
 
     return settings_for

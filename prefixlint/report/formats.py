@@ -18,6 +18,7 @@ CHECK_FORMATS: dict[str, str] = {
     "json": "prefixlint.report.check_json:format_json",
     "github": "prefixlint.report.github:format_github",
     "sarif": "prefixlint.report.sarif:format_sarif",
+    "html": "prefixlint.report.html:format_html",
 }
 
 

@@ -134,6 +134,10 @@ class Measurer:
             len(fixed_a), fixed_shared, self.profile.reusable_tokens(fixed_shared, len(fixed_b)),
         )
 
+    def fixed_ids(self, request: Request, moved: set[int]) -> list[int]:
+        """The ids of `request` with the lines of the `moved` placeholders moved after the stable content."""
+        return self._fixed(request, moved)
+
     def _fixed(self, request: Request, moved: set[int]) -> list[int]:
         if not moved:
             return request.ids

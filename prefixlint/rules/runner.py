@@ -159,6 +159,11 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
         chat_templates.show(framing.chat_template, tokenizer, [f for f in kept if f.path != path])
     findings = [f for f in kept if f.path == path] + unused
     findings.sort(key=Finding.sort_key)
+    view = {}
+    if settings.extra.get("token_view"):  # check --format html
+        from prefixlint.rules.token_view import token_view
+
+        view = {"token_view": token_view(measurer, measured, moved, overall)}
     return FileResult(
         path, overall.tokens, overall.reusable_tokens, overall.fixed_reusable_tokens, tuple(findings),
         extra={"format": template.format, **({"model": template.model} if template.model else {}),
@@ -168,7 +173,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
                "fixed_shared_prefix_tokens": overall.fixed_shared_prefix_tokens,
                "volatile": {m.volatility.name: {"class": m.volatility.cls, "frequency": m.volatility.frequency,
                                                 "stable_tokens_after": m.stable_tokens_after}
-                            for m in measured}},
+                            for m in measured}, **view},
     )
 
 
