@@ -322,7 +322,8 @@ chat_lines = st.lists(st.tuples(st.sampled_from(STABLE), st.sampled_from(["", *V
 def test_positions_through_the_chat_template_point_at_the_placeholder(tmp_path, models, system_lines, user_lines, model):
     """Generated chat files through real chat templates: every finding's line and column is its
     placeholder as written, and the numbers respect the engine's rounding."""
-    from prefixlint.rules.runner import Settings, check_file
+    from prefixlint.check.runner import check_file
+    from prefixlint.check.settings import Settings
 
     def block(lines):
         return "".join(f"      {(f'{v} {s}' if w == 'before' else f'{s} {v}').strip()}\n" for s, v, w in lines)
@@ -333,7 +334,7 @@ def test_positions_through_the_chat_template_point_at_the_placeholder(tmp_path, 
     path.write_text(text)
     result = check_file(str(path), Settings(tokenizer=str(models[model]), offline=True))
     assert result.error is None, result.error
-    assert result.extra["chat_format"] == "jinja"
+    assert result.chat_format == "jinja"
     assert 0 <= result.reusable_tokens <= result.tokens and result.reusable_tokens % 16 == 0
     file_lines = text.split("\n")
     for finding in result.findings:

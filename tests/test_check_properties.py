@@ -6,7 +6,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prefixlint.rules.runner import Settings, check_file
+from prefixlint.check.runner import check_file
+from prefixlint.check.settings import Settings
 
 STABLE = [
     "You are the support assistant of Acme Corp.",

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.report.github_comment import (
+from prefixlint.prreport.github_comment import (
     MARKER, GitHubAPI, PullRequest, find_pull_request, upsert_comment,
 )
 from tests.fake_github import FakeGitHub

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from prefixlint.cli import cli
 from prefixlint.errors import PrefixlintError
-from prefixlint.match.kv import format_bytes, kv_layout, parse_bytes, parse_tokens
+from prefixlint.kv.layout import format_bytes, kv_layout, parse_bytes, parse_tokens
 from tests.realfiles import hub_cache
 
 KiB, MiB, GiB = 1024, 1024**2, 1024**3

@@ -7,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from prefixlint.errors import PrefixlintError
+from prefixlint.errors import PrefixlintError, TemplateRenderError
 from prefixlint.render.chat import generated_reply, render_chat
 from prefixlint.render.templates import CHATML, HARMONY, read_chat_template
 from prefixlint.tokenize import load_tokenizer
@@ -135,9 +135,10 @@ def test_tool_call_arguments_reach_the_template_as_a_dict(qwen3):
 
 def test_a_template_that_raises_gives_its_line(qwen3):
     source = real_file("template/mistral-small").read_text()
-    with pytest.raises(PrefixlintError) as info:
+    with pytest.raises(TemplateRenderError) as info:  # the template's doing, with its line
         render_chat([{"role": "user", "content": "hi"}, {"role": "tool", "content": "x"}],
                     tokenizer=qwen3, chat_template=source, now=NOW)
+    assert isinstance(info.value, PrefixlintError)
     assert "Only user, system and assistant roles are supported!" in info.value.message
     assert info.value.template_line == 23
     assert "raise_exception" in source.splitlines()[22]

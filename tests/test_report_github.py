@@ -1,7 +1,7 @@
 """`--format github`: workflow commands with the actions toolkit's escaping."""
 
 from prefixlint.report.github import annotation, escape_data, escape_property, to_github
-from prefixlint.rules.finding import Finding
+from prefixlint.results import Finding
 
 
 def finding(**changes) -> Finding:

@@ -1,7 +1,7 @@
 """The pull-request Markdown: rows, arrows, links, folding, marker (numbers given, layout checked)."""
 
-from prefixlint.report.markdown import MARKER, Measured, Setup, TemplateChange, blob_link, to_markdown
-from prefixlint.rules.finding import Finding
+from prefixlint.prreport.markdown import MARKER, Measured, Setup, TemplateChange, blob_link, to_markdown
+from prefixlint.results import Finding
 
 FOUND = Finding(path="prompts/support.yaml", line=3, column=14, code="PFX001", name="timestamp-before-stable",
                 severity="error", message="{{ now }} ends the shared prefix | <at token 6>")
@@ -63,7 +63,7 @@ def test_equal_share_and_errors():
 # --- which findings are new: a property of the matching, whatever the findings are ------------
 from hypothesis import given, strategies as st  # noqa: E402
 
-from prefixlint.report.pr_report import introduced  # noqa: E402
+from prefixlint.prreport.rows import introduced  # noqa: E402
 
 FINDINGS = st.lists(st.builds(
     lambda code, variable, line: Finding("p.md", line, 1, code, "n", "error", "m", variable),

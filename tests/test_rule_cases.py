@@ -10,14 +10,16 @@ import inspect
 
 import pytest
 
-from prefixlint.rules import checks
+from prefixlint.check.runner import check_file
+from prefixlint.check.settings import Settings
 from prefixlint.rules.catalog import load_catalog
-from prefixlint.rules.runner import Settings, check_file
+from prefixlint.rules.registry import CHAT_TEMPLATE_CODES, CHECKS, check_for
 
 CATALOG = load_catalog()
 CASES = [
     pytest.param(rule.code, kind, case, id=f"{rule.code}-{kind}-{number}")
-    for rule in CATALOG.values() if rule.check
+    # the chat-template rules' cases are chat templates: tests/test_chat_template_rules.py runs them
+    for rule in CATALOG.values() if rule.check and rule.code not in CHAT_TEMPLATE_CODES
     for kind in ("fail", "pass")
     for number, case in enumerate(rule.cases.get(kind, ()), 1)
 ]
@@ -46,30 +48,29 @@ def test_every_rule_with_a_check_has_pass_and_fail_cases():
 
 
 def test_catalog_and_code_agree():
+    """Every rule but PFX000 (the suppressions report it) names a check of the one registry, and
+    every check of the registry is named by some rule."""
+    from prefixlint.rules.suppress import UNUSED_CODE, UNUSED_NAME
+
     named = {rule.check for rule in CATALOG.values() if rule.check}
-    assert named == set(checks.CHECKS)
-    for name in named:
-        function = getattr(checks, name)
+    assert named == set(CHECKS)
+    assert {code for code, rule in CATALOG.items() if not rule.check} == {UNUSED_CODE}
+    assert CATALOG[UNUSED_CODE].name == UNUSED_NAME
+    for name, function in CHECKS.items():
+        assert function.__name__ == name
         assert list(inspect.signature(function).parameters) == ["rule", "data"]
     for rule in CATALOG.values():
         if rule.check:
-            assert checks.check_function(rule) is getattr(checks, rule.check)
+            assert check_for(rule) is CHECKS[rule.check]
+    for code in CHAT_TEMPLATE_CODES:  # named after the rule
+        assert CATALOG[code].check == CATALOG[code].name.replace("-", "_")
 
 
-def test_every_catalog_rule_has_exactly_one_implementation():
-    """PFX000 comes from the suppressions, PFX001-PFX007 name a function of rules.checks, and the
-    chat-template rules PFX101/PFX102 are rules.chat_template_check's, named after the rule."""
-    from prefixlint.rules.chat_template_check import CHAT_TEMPLATE_CHECKS
-    from prefixlint.rules.suppress import UNUSED_CODE, UNUSED_NAME
+def test_a_rule_naming_an_unknown_check_is_an_error():
+    from dataclasses import replace
 
-    with_check = {rule.code for rule in CATALOG.values() if rule.check}
-    assert set(CATALOG) == with_check | set(CHAT_TEMPLATE_CHECKS) | {UNUSED_CODE}
-    assert not with_check & set(CHAT_TEMPLATE_CHECKS) and UNUSED_CODE not in with_check
-    assert CATALOG[UNUSED_CODE].name == UNUSED_NAME
-    assert set(CHAT_TEMPLATE_CHECKS) == {"PFX101", "PFX102"}
-    for code, function in CHAT_TEMPLATE_CHECKS.items():
-        assert function.__name__ == CATALOG[code].name.replace("-", "_")
-        assert list(inspect.signature(function).parameters) == ["rule", "data"]
+    with pytest.raises(LookupError, match="PFX001.yaml: no check function named 'nope'"):
+        check_for(replace(CATALOG["PFX001"], check="nope"))
 
 
 def test_codes_names_and_documentation():

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from prefixlint.config import Config
 from prefixlint.errors import PrefixlintError
 from prefixlint.rules.catalog import load_catalog
-from prefixlint.rules.finding import Finding
+from prefixlint.results import Finding
 from prefixlint.rules.suppress import Directive, Suppressions
 
 RULE_FILE = Path(__file__).resolve().parent.parent / "rules" / "PFX000.yaml"

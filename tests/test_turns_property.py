@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from prefixlint.load.transcript import Transcript, split_conversation
 from prefixlint.match.profiles import get_profile
-from prefixlint.match.turns import measure_turns
+from prefixlint.transcript.reuse import measure_turns
 from prefixlint.render.templates import read_chat_template
-from prefixlint.render.turns import render_turns
+from prefixlint.transcript.render import render_turns
 from prefixlint.tokenize import load_tokenizer
 from tests.realfiles import real_file
 

@@ -71,11 +71,11 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     from pathlib import Path
 
     from prefixlint.commands import check_inputs
-    from prefixlint.config import load_config
     from prefixlint.match.profiles import DEFAULT_ENGINE, get_profile
     from prefixlint.report.formats import format_results
-    from prefixlint.report.results import FileResult
-    from prefixlint.rules.runner import check_files
+    from prefixlint.check.runner import check_files
+    from prefixlint.check.settings import SettingsBuilder
+    from prefixlint.results import FileResult
     from prefixlint.tokenize import load_tokenizer
 
     if ctx.get_parameter_source("output_format") is click.core.ParameterSource.DEFAULT:
@@ -88,7 +88,8 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     # Flags are validated once, up front: a bad --select is a usage error, not a per-file one.
     # No file is read for this unless --config names one: a broken configuration elsewhere is
     # an error of the files it applies to, reported with them, not of the whole run.
-    load_config(Path.cwd(), config_file=config_path, isolated=isolated or config_path is None).merge_cli(**flags)
+    settings_for = SettingsBuilder(flags, offline, config_path, isolated, token_view=output_format == "html")
+    settings_for.validate_flags(Path.cwd(), read_files=False)
     if show_settings is not None:
         from prefixlint.report.settings_view import show
 
@@ -104,8 +105,6 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
         from prefixlint.render.templates import load_chat_template
 
         load_chat_template(chat_template)
-    settings_for = check_inputs.settings_builder(flags, config_file=config_path, isolated=isolated, offline=offline,
-                                                 extra={"token_view": True} if output_format == "html" else None)
     texts: dict[str, str] = {}
     if "-" in paths:
         texts[stdin_filename or "-"] = check_inputs.read_stdin(stdin_filename)
@@ -129,7 +128,7 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
         results = check_files(list(inputs.files), settings_for, walked, texts=texts,
                               progress=(lambda: bar.update(1)) if bar is not None else None)
     problems = inputs.problems
-    checked = {result.path for result in results} | {result.extra.get("config") for result in results}
+    checked = {result.path for result in results} | {result.config for result in results}
     for directory, found in inputs.walks.items():
         if found and not checked.intersection(found):
             problems.append(PrefixlintError(
@@ -147,7 +146,7 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
         Path(output_file).write_text(body + "\n", encoding="utf-8")
     else:
         click.echo(body, color=ctx.color)
-    if output_format == "text" and any(r.extra.get("chat_format") == "chatml-approximation" for r in results):
+    if output_format == "text" and any(r.chat_format == "chatml-approximation" for r in results):
         from prefixlint.render.templates import CHATML_NOTE  # as transcript says it
 
         click.echo(f"note: {CHATML_NOTE}", err=True)

@@ -1,12 +1,10 @@
-"""What `prefixlint check` reads: the files named or walked, or standard input, and the settings
-each file is checked with (the closest configuration, then the flags)."""
+"""What `prefixlint check` reads (the files named or walked, or standard input), when it fails
+(`--fail-level`), and its progress bar."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
-from typing import Any
 
 from prefixlint.errors import PrefixlintError
 
@@ -44,27 +42,6 @@ def gather(paths, *, config_file: Path | None, isolated: bool, force_exclude: bo
         else:
             found_all.named.update(map(str, found))
     return found_all
-
-
-def settings_builder(flags: dict[str, Any], *, config_file: Path | None, isolated: bool, offline: bool,
-                     extra: dict[str, Any] | None = None):
-    """`settings_for(path)`: the configuration closest to `path`, the flags over it; `extra`
-    asks the measurement for more (`{"token_view": True}` for the HTML page)."""
-    from prefixlint.config import load_config
-    from prefixlint.match.profiles import DEFAULT_ENGINE
-    from prefixlint.rules.runner import Settings
-    from prefixlint.tokenize import DEFAULT_TOKENIZER
-
-    def settings_for(path: str) -> Settings:
-        config = load_config(Path(path), config_file=config_file, isolated=isolated).merge_cli(**flags)
-        return Settings(
-            tokenizer=config.tokenizer or DEFAULT_TOKENIZER, engine=config.engine or DEFAULT_ENGINE,
-            block_size=config.block_size, enabled=partial(config.is_enabled, path=path),
-            min_stable_tokens=config.min_stable_tokens, extend_volatile=config.extend_volatile, offline=offline,
-            chat_template=config.chat_template, extra=dict(extra or {}),
-        )
-
-    return settings_for
 
 
 def read_stdin(stdin_filename: str | None) -> str:

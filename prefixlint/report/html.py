@@ -16,7 +16,7 @@ from __future__ import annotations
 from html import escape
 from typing import Sequence
 
-from prefixlint.report.results import FileResult
+from prefixlint.results import FileResult
 from prefixlint.rules.checks import percent
 
 STYLE = """
@@ -44,7 +44,7 @@ def format_html(results: Sequence[FileResult], *, color: bool | None = None, sta
     sections = [_section(number, result) for number, result in enumerate(good, 1)]
     errors = [f'<li class="err">{escape(str(r.error))}</li>' for r in results if r.error is not None]
     index = "".join(f'<li><a href="#t{n}">{escape(r.path)}</a>: reusable now {percent(r.reusable_tokens, r.tokens)},'
-                    f' after the suggested fixes {percent(r.fixed_reusable_tokens, r.extra.get("fixed_tokens", r.tokens))}'
+                    f' after the suggested fixes {percent(r.fixed_reusable_tokens, _fixed_tokens(r))}'
                     f"</li>" for n, r in enumerate(good, 1))
     findings = sum(len(r.findings) for r in results)
     return "\n".join([
@@ -61,12 +61,12 @@ def format_html(results: Sequence[FileResult], *, color: bool | None = None, sta
 
 
 def _section(number: int, result: FileResult) -> str:
-    view = result.extra.get("token_view")
-    fixed_tokens = result.extra.get("fixed_tokens", result.tokens)
+    view = result.token_view
+    fixed_tokens = _fixed_tokens(result)
     head = (f'<section class="template" id="t{number}" data-path="{escape(result.path)}">'
             f"<h2>{escape(result.path)}</h2>"
-            f"<p>{result.tokens:,} tokens · tokenizer {escape(str(result.extra.get('tokenizer', '')))} · engine"
-            f" {escape(str(result.extra.get('engine', '')))} ({result.extra.get('block_size', '')}-token blocks)"
+            f"<p>{result.tokens:,} tokens · tokenizer {escape(str(result.tokenizer))} · engine"
+            f" {escape(str(result.engine))} ({result.block_size}-token blocks)"
             f" · reusable now {percent(result.reusable_tokens, result.tokens)}"
             f" · after the suggested fixes {percent(result.fixed_reusable_tokens, fixed_tokens)}</p>")
     findings = "".join(f"<li><code>{escape(f.code)}</code> line {f.line}: {escape(f.message)}</li>"
@@ -113,3 +113,7 @@ def _side(kind: str, title: str, side: dict, block: int) -> str:
 
 def _share(count: int, tokens: list) -> str:
     return f"{100 * max(count, 0) / max(len(tokens), 1):.2f}"
+
+
+def _fixed_tokens(result: FileResult) -> int:
+    return result.tokens if result.fixed_tokens is None else result.fixed_tokens

@@ -1,8 +1,7 @@
 """The tokens behind a file's numbers, for `check --format html`: the request as the engine sees
 it, now and after the suggested fix, with where reuse stops and which placeholder stops it.
 
-Built only when asked for (`Settings.extra["token_view"]`): every other format needs the
-numbers alone.
+Built only when asked for (`Settings.token_view`): every other format needs the numbers alone.
 """
 
 from __future__ import annotations

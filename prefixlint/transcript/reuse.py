@@ -13,7 +13,7 @@ from typing import Sequence
 
 from prefixlint.match.prefix import PrefixCache
 from prefixlint.match.profiles import EngineProfile
-from prefixlint.render.turns import RenderedTurn
+from prefixlint.transcript.render import RenderedTurn
 
 
 @dataclass(frozen=True)

@@ -8,29 +8,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from dataclasses import replace
+from typing import Callable, Iterable
 
-from prefixlint.errors import PrefixlintError
-from prefixlint.report.results import FileResult
-from prefixlint.rules.finding import Finding
-
-
-@dataclass(frozen=True)
-class Settings:
-    """What `check` needs to know for one file (the merged configuration and flags)."""
-
-    tokenizer: str = "o200k_base"
-    engine: str = "vllm"
-    block_size: int | None = None
-    #: Whether a rule code is reported (`Config.is_enabled`: select/ignore); None: every rule.
-    enabled: Callable[[str], bool] | None = None
-    min_stable_tokens: int = 16
-    extend_volatile: Any = None
-    offline: bool = False
-    #: `--chat-template` / `chat-template`: the file a chat file's messages are rendered with.
-    chat_template: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+from prefixlint.errors import ChatTemplateFailure, PrefixlintError
+from prefixlint.check.settings import Settings
+from prefixlint.results import FileResult, Finding
 
 
 def check_path(path: str, settings: Settings, *, skip_non_templates: bool = False,
@@ -41,7 +24,7 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
     `chat_templates` (a `ChatTemplateRuns`) collects the findings of the chat templates the
     file's messages are rendered with; without it, they come after the file's own results."""
     from prefixlint.load.registry import NotATemplate, load_templates
-    from prefixlint.rules.chat_template_runs import ChatTemplateRuns
+    from prefixlint.check.chat_template_runs import ChatTemplateRuns
 
     if chat_templates is None:
         runs = ChatTemplateRuns()
@@ -59,9 +42,8 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
     if len(templates) == 1 and templates[0].path == path:
         return [check_file(path, settings, templates[0], chat_templates=chat_templates)]
     results = merge_by_path([check_file(t.path, settings, t, chat_templates=chat_templates) for t in templates])
-    for result in results:  # measured through this config: `check_files` measures such a file once
-        result.extra["config"] = path
-    return results
+    # Measured through this config: `check_files` measures such a file once, this way.
+    return [replace(result, config=path) if result.error is None else result for result in results]
 
 
 def merge_by_path(results: list[FileResult]) -> list[FileResult]:
@@ -74,15 +56,17 @@ def merge_by_path(results: list[FileResult]) -> list[FileResult]:
         good = [r for r in group if r.error is None]
         if good:
             findings = tuple(sorted(dict.fromkeys(f for r in good for f in r.findings), key=Finding.sort_key))
-            out.append(FileResult(path, sum(r.tokens for r in good), sum(r.reusable_tokens for r in good),
-                                  sum(r.fixed_reusable_tokens for r in good), findings,
-                                  extra={**good[0].extra, "prompts": len(good), **_summed(good)}))
+            out.append(replace(good[0], tokens=sum(r.tokens for r in good),
+                               reusable_tokens=sum(r.reusable_tokens for r in good),
+                               fixed_reusable_tokens=sum(r.fixed_reusable_tokens for r in good), findings=findings,
+                               prompts=len(good), **_summed(good)))
     return out
 
 
 def _summed(results: list[FileResult]) -> dict[str, int]:
     keys = ("shared_prefix_tokens", "fixed_tokens", "fixed_shared_prefix_tokens")
-    return {key: sum(r.extra.get(key, 0) for r in results) for key in keys if key in results[0].extra}
+    return {key: sum(getattr(r, key) or 0 for r in results) for key in keys
+            if getattr(results[0], key) is not None}
 
 
 def check_file(path: str, settings: Settings, template=None, *, skip_non_templates: bool = False,
@@ -106,15 +90,15 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
 
 def _check(path: str, settings: Settings, template=None, chat_templates=None,
            text: str | None = None) -> FileResult:
+    from prefixlint.check.chat_template_runs import let_through
+    from prefixlint.check.measure import Measurer
     from prefixlint.load.registry import load_template
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
     from prefixlint.render.framing import framing_for
-    from prefixlint.rules.catalog import load_catalog
-    from prefixlint.rules.chat_template_runs import CHAT_TEMPLATE_CODES, let_through
-    from prefixlint.rules.checks import Measured, check_function
     from prefixlint.rules.classify import builtin_catalog, load_catalog_extension
-    from prefixlint.rules.measure import Measurer
+    from prefixlint.rules.measured import Measured
+    from prefixlint.rules.registry import CHAT_TEMPLATE_CODES, run_checks
     from prefixlint.rules.suppress import Suppressions
     from prefixlint.tokenize import load_tokenizer
 
@@ -138,17 +122,13 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
         overall = measurer.measure_all(moved)
         # Only when the suggested fixes leave nothing reusable: would any order help at all?
         best = measurer.measure_all() if measured and overall.fixed_reusable_tokens == 0 else overall
-    except PrefixlintError as exc:
-        if getattr(exc, "chat_template_failure", False):  # at the file's first message
-            exc.located(path, template.position(template.messages[0].file_offset(0))[0])
+    except ChatTemplateFailure as exc:  # at the file's first message
+        exc.located(path, template.position(template.messages[0].file_offset(0))[0])
         raise
     data = Measured(path, template.is_chat, profile, catalog, settings.min_stable_tokens, measured, overall,
                     {m.volatility.name for m in flagged}, best, template, tokenizer, measurer)
-    findings: list[Finding] = []
+    findings = list(run_checks(data, settings.enabled))  # PFX000 comes from the suppressions
     enabled = settings.enabled or (lambda code: True)
-    for rule in load_catalog().values():
-        if rule.check and enabled(rule.code):  # PFX000 comes from the suppressions, not a check
-            findings += check_function(rule)(rule, data)
     shown: list[Finding] = []
     if (framing.chat_template is not None and chat_templates is not None
             and any(enabled(code) for code in CHAT_TEMPLATE_CODES)):
@@ -159,21 +139,19 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
         chat_templates.show(framing.chat_template, tokenizer, [f for f in kept if f.path != path])
     findings = [f for f in kept if f.path == path] + unused
     findings.sort(key=Finding.sort_key)
-    view = {}
-    if settings.extra.get("token_view"):  # check --format html
-        from prefixlint.rules.token_view import token_view
+    view = None
+    if settings.token_view:  # check --format html
+        from prefixlint.check.token_view import token_view
 
-        view = {"token_view": token_view(measurer, measured, moved, overall)}
+        view = token_view(measurer, measured, moved, overall)
     return FileResult(
         path, overall.tokens, overall.reusable_tokens, overall.fixed_reusable_tokens, tuple(findings),
-        extra={"format": template.format, **({"model": template.model} if template.model else {}),
-               "tokenizer": tokenizer.name, "engine": profile.name, **_chat_format(framing),
-               "block_size": profile.unit, "shared_prefix_tokens": overall.shared_prefix_tokens,
-               "fixed_tokens": overall.fixed_tokens,
-               "fixed_shared_prefix_tokens": overall.fixed_shared_prefix_tokens,
-               "volatile": {m.volatility.name: {"class": m.volatility.cls, "frequency": m.volatility.frequency,
-                                                "stable_tokens_after": m.stable_tokens_after}
-                            for m in measured}, **view},
+        format=template.format, model=template.model or None, tokenizer=tokenizer.name, engine=profile.name,
+        **_chat_format(framing), block_size=profile.unit, shared_prefix_tokens=overall.shared_prefix_tokens,
+        fixed_tokens=overall.fixed_tokens, fixed_shared_prefix_tokens=overall.fixed_shared_prefix_tokens,
+        volatile={m.volatility.name: {"class": m.volatility.cls, "frequency": m.volatility.frequency,
+                                      "stable_tokens_after": m.stable_tokens_after}
+                  for m in measured}, token_view=view,
     )
 
 
@@ -200,10 +178,10 @@ def _chat_format(framing) -> dict[str, str]:
 
 def _check_chat_template(path, template, settings: Settings, profile, suppressions) -> FileResult:
     """A chat template on its own: PFX101/PFX102 from probe renders with the run's tokenizer."""
-    from prefixlint.rules.catalog import load_catalog
-    from prefixlint.rules.chat_template_check import CHAT_TEMPLATE_CHECKS, detect, prompt_tokens
-    from prefixlint.rules.checks import Measured
+    from prefixlint.rules.chat_template_check import detect, prompt_tokens
     from prefixlint.rules.classify import builtin_catalog
+    from prefixlint.rules.measured import Measured
+    from prefixlint.rules.registry import run_checks
     from prefixlint.tokenize import load_tokenizer
 
     enabled = settings.enabled or (lambda code: True)
@@ -211,21 +189,16 @@ def _check_chat_template(path, template, settings: Settings, profile, suppressio
     detections = detect(template, tokenizer, enabled)
     data = Measured(path, True, profile, builtin_catalog(), settings.min_stable_tokens, [],
                     chat_template=detections)
-    findings: list[Finding] = []
-    catalog = load_catalog()
-    for code, check in CHAT_TEMPLATE_CHECKS.items():
-        if code in catalog and enabled(code):
-            findings += check(catalog[code], data)
+    findings = list(run_checks(data, enabled))
     kept, unused = suppressions.apply(findings, path, enabled=settings.enabled)
     findings = sorted(kept + unused, key=Finding.sort_key)
     date = detections.date
     tokens = date.prompt_tokens if date is not None else prompt_tokens(tokenizer, template)
     stable = date.stable_prefix_tokens if date is not None else tokens
     return FileResult(path, tokens, profile.reusable_tokens(stable, tokens), profile.reusable_tokens(tokens, tokens),
-                      tuple(findings),
-                      extra={"format": template.format, **({"model": template.model} if template.model else {}),
-               "tokenizer": tokenizer.name, "engine": profile.name,
-                             "block_size": profile.unit})
+                      tuple(findings), format=template.format, model=template.model or None,
+                      tokenizer=tokenizer.name, engine=profile.name, block_size=profile.unit,
+                      shared_prefix_tokens=stable)
 
 
 def _check_declared(template, compiled) -> None:
@@ -258,7 +231,7 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
     """Results in order; files in `walked` (found by a directory walk) that are not templates
     are left out. `texts` gives the content of paths not read from disk (standard input);
     `progress` is called once per path."""
-    from prefixlint.rules.chat_template_runs import ChatTemplateRuns
+    from prefixlint.check.chat_template_runs import ChatTemplateRuns
 
     results: list[FileResult] = []
     chat_templates = ChatTemplateRuns()
@@ -275,7 +248,7 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
             continue
         found = check_path(path, settings, skip_non_templates=path in walked, chat_templates=chat_templates,
                            text=(texts or {}).get(path))
-        referenced = {os.path.abspath(r.path) for r in found if r.extra.get("config")}
+        referenced = {os.path.abspath(r.path) for r in found if r.config}
         if referenced:
             results = [r for r in results if os.path.abspath(r.path) not in referenced]
             through_configs |= referenced

@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 from urllib.parse import quote
 
 from prefixlint.report.style import pct
-from prefixlint.rules.finding import Finding
+from prefixlint.results import Finding
 
 MARKER = "<!-- prefixlint-report -->"
 TITLE = "### prefixlint: prompt-cache reuse"

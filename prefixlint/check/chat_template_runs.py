@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-from prefixlint.errors import PrefixlintError
-from prefixlint.report.results import FileResult
-from prefixlint.rules.finding import Finding
+from prefixlint.errors import PrefixlintError, TemplateRenderError
+from prefixlint.results import FileResult, Finding
+from prefixlint.rules.registry import CHAT_TEMPLATE_CODES
 
 
 class ChatTemplateRuns:
@@ -58,7 +58,7 @@ class ChatTemplateRuns:
 
 
 def _check_template(chat_template, tokenizer_spec: str, tokenizer, settings, profile) -> FileResult:
-    from prefixlint.rules.runner import check_file
+    from prefixlint.check.runner import check_file
 
     every_rule = replace(settings, tokenizer=tokenizer_spec, enabled=_chat_template_rules, engine=profile.name)
     if chat_template.path is not None:  # a file: checked as a standalone chat template is
@@ -66,17 +66,13 @@ def _check_template(chat_template, tokenizer_spec: str, tokenizer, settings, pro
         error = result.error
         if error is not None:
             error.message = f"the chat template of {tokenizer.name} fails on prefixlint's probe messages: {error.message}"
-            if error.line is None and getattr(error, "template_line", None):
+            if error.line is None and isinstance(error, TemplateRenderError) and error.template_line:
                 error.line = chat_template.file_location(error.template_line)[1]
         return result
     try:
         return _check_unfiled(chat_template, tokenizer, profile)
     except PrefixlintError as exc:
         return FileResult(chat_template.origin, error=exc.located(chat_template.origin))
-
-
-#: The rules of the chat template itself (rules/PFX101.yaml, rules/PFX102.yaml).
-CHAT_TEMPLATE_CODES = ("PFX101", "PFX102")
 
 
 def _chat_template_rules(code: str) -> bool:
@@ -95,26 +91,23 @@ def _load(path: str):
 
 def _check_unfiled(chat_template, tokenizer, profile) -> FileResult:
     """A template with no file (harmony): the detections, reported at line 1 of its origin."""
-    from prefixlint.rules.catalog import load_catalog
     from prefixlint.rules.chat_template import detect_date_injection, detect_history_rewrite
-    from prefixlint.rules.chat_template_check import CHAT_TEMPLATE_CHECKS, ChatTemplateDetections
-    from prefixlint.rules.checks import Measured
+    from prefixlint.rules.chat_template_check import ChatTemplateDetections
     from prefixlint.rules.classify import builtin_catalog
+    from prefixlint.rules.measured import Measured
+    from prefixlint.rules.registry import run_checks
 
     date = detect_date_injection(tokenizer, chat_template)
     history = detect_history_rewrite(tokenizer, chat_template)
     detections = ChatTemplateDetections(date, (date.line or 1, 1) if date else None,
                                         history, (history.line or 1, 1) if history else None)
     data = Measured(chat_template.origin, True, profile, builtin_catalog(), 0, [], chat_template=detections)
-    catalog = load_catalog()
-    findings: list[Finding] = []
-    for code, check in CHAT_TEMPLATE_CHECKS.items():
-        findings += check(catalog[code], data)
+    findings = list(run_checks(data))
     tokens = date.prompt_tokens if date else 0
     return FileResult(chat_template.origin, tokens, profile.reusable_tokens(date.stable_prefix_tokens, tokens)
                       if date else 0, profile.reusable_tokens(tokens, tokens), tuple(findings),
-                      extra={"format": chat_template.format, "tokenizer": tokenizer.name, "engine": profile.name,
-                             "block_size": profile.unit})
+                      format=chat_template.format, tokenizer=tokenizer.name, engine=profile.name,
+                      block_size=profile.unit, shared_prefix_tokens=date.stable_prefix_tokens if date else 0)
 
 
 def let_through(findings: list[Finding], enabled: Callable[[str], bool] | None) -> list[Finding]:

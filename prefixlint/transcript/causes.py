@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from prefixlint.match.turns import TurnReuse
+from prefixlint.transcript.reuse import TurnReuse
 from prefixlint.render.chat import render_chat
 from prefixlint.render.templates import ChatTemplate
-from prefixlint.render.turns import RenderedTurn
+from prefixlint.transcript.render import RenderedTurn
 from prefixlint.report.style import visible
 from prefixlint.rules.chat_template import changed_words, common_text, rewrite_reason, template_line_at
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from prefixlint.match.kv import DTYPE_BYTES, KVLayout, format_bytes, format_tokens
-from prefixlint.report.style import plural
+from prefixlint.kv.layout import DTYPE_BYTES, KVLayout, format_bytes, format_tokens
 
 _KIND_NAMES = {
     "full": "full attention", "sliding": "sliding window", "latent": "latent attention (MLA)",
@@ -62,7 +61,7 @@ def to_text(source: str, layout: KVLayout, naive: KVLayout, contexts: Sequence[i
     size = lambda value: format_bytes(value, si=si)  # noqa: E731
     lines = [
         f"config    {source}",
-        f"dtype     {layout.dtype} ({plural(DTYPE_BYTES[layout.dtype], 'byte')} per value, {dtype_from})",
+        f"dtype     {layout.dtype} ({DTYPE_BYTES[layout.dtype]} byte{'' if DTYPE_BYTES[layout.dtype] == 1 else 's'} per value, {dtype_from})",
         f"layers    {_layers_line(layout)}",
         f"growing   {size(layout.bytes_per_token)} per token ({layout.bytes_per_token:,} bytes)",
     ]

@@ -25,6 +25,7 @@ from prefixlint.render.history import History
 from prefixlint.render.spans import CompiledTemplate, Placeholder, RenderedMessage
 from prefixlint.render.values import call_function, stable_function, variable_value
 from prefixlint.rules.classify import Catalog, Volatility, classify_call, classify_variable
+from prefixlint.rules.measured import Measurement, VolatileMeasurement
 
 
 @dataclass(frozen=True)
@@ -35,33 +36,6 @@ class Request:
     text: str
     starts: tuple[int, ...]  # where each message's text starts in `text`
     ids: list[int]
-
-
-@dataclass(frozen=True)
-class Measurement:
-    """Two requests that differ only in some volatile values, and their fixed variants."""
-
-    tokens: int  # of the first request (the base render)
-    shared_prefix_tokens: int
-    reusable_tokens: int
-    fixed_tokens: int
-    fixed_shared_prefix_tokens: int
-    fixed_reusable_tokens: int
-
-
-@dataclass(frozen=True)
-class VolatileMeasurement:
-    volatility: Volatility
-    placeholder: Placeholder  # where the two renders first differ
-    moved: frozenset[int]  # placeholders whose lines the fix moves
-    now: Measurement
-    #: Tokens of stable text after the value, in the whole request.
-    stable_tokens_after: int
-    #: The stable text just before the placeholder that the value's first token swallowed
-    #: ("" when the token boundary holds), that token, and the shared prefix without the merge.
-    merged_text: str
-    merged_token: str
-    unmerged_shared_prefix_tokens: int
 
 
 class Measurer:
@@ -94,8 +68,7 @@ class Measurer:
         if ids is None:
             # tiktoken encodings reuse the ids of lines already tokenized (exact: see
             # `prefixlint.tokenize.tiktoken_family.LINE_START`); other tokenizers take the text whole.
-            encode_lines = getattr(self.tokenizer, "encode_lines", None)
-            ids = encode_lines(text, self._lines) if encode_lines else self.tokenizer.encode(text)
+            ids = self.tokenizer.encode_lines(text, self._lines)
             self._encoded[text] = ids
         return ids
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from prefixlint.errors import PrefixlintError
+from prefixlint.errors import PrefixlintError, TemplateRenderError
 from prefixlint.load.transcript import Request, Transcript, for_rendering
 from prefixlint.render.chat import GeneratedReply, RenderedChat, generated_reply, render_chat
 from prefixlint.render.templates import ChatTemplate
@@ -60,20 +60,17 @@ def render_turns(
                 reply = generated_reply([*messages, for_rendering(request.reply)], len(messages),
                                         tokenizer=tokenizer, chat_template=chat_template,
                                         tools=request.tools, now=clock)
-        except PrefixlintError as exc:
-            if not hasattr(exc, "template_line"):
-                raise  # not the template's doing (a missing extra, an unreadable file)
+        except TemplateRenderError as exc:  # anything else is not the template's doing (a missing extra)
             raise located(exc, transcript.path, request, number, chat_template) from None
         turns.append(RenderedTurn(number, request, messages, prompt, tuple(prompt.ids(tokenizer)), reply, clock))
     return turns
 
 
-def located(exc: PrefixlintError, path: str, request: Request, number: int,
+def located(exc: TemplateRenderError, path: str, request: Request, number: int,
             chat_template: ChatTemplate) -> PrefixlintError:
     """A template failure, placed at the last message of the request that made it fail."""
     line = next((line for line in reversed(request.lines) if line), None)
-    template_line = getattr(exc, "template_line", None)
-    where = chat_template.origin + (f":{template_line}" if template_line else "")
+    where = chat_template.origin + (f":{exc.template_line}" if exc.template_line else "")
     return PrefixlintError(
         f"turn {number} ({len(request.messages)} messages): {exc.message} [template {where}]",
         path=path, line=line, hint=exc.hint,

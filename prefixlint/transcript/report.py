@@ -7,10 +7,10 @@ from dataclasses import asdict
 from typing import Sequence
 
 from prefixlint.match.profiles import EngineProfile
-from prefixlint.match.turns import TurnReuse
+from prefixlint.transcript.reuse import TurnReuse
 from prefixlint.render.templates import ChatTemplate
 from prefixlint.report.style import paint, pct
-from prefixlint.rules.turn_causes import Cause
+from prefixlint.transcript.causes import Cause
 
 
 def to_dict(path: str, tokenizer: str, profile: EngineProfile, template: ChatTemplate, generated: bool,

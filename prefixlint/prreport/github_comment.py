@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from prefixlint import __version__
 from prefixlint.errors import PrefixlintError
-from prefixlint.report.markdown import MARKER
+from prefixlint.prreport.markdown import MARKER
 
 DEFAULT_API_URL = "https://api.github.com"
 #: GitHub refuses a comment body longer than this many characters.

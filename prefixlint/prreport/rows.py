@@ -17,8 +17,8 @@ from typing import Callable, Sequence
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.files import decode_text, read_text
 from prefixlint.load.gitrev import FileChange, Repository, open_repository
-from prefixlint.report.markdown import Measured, Setup, TemplateChange, blob_link
-from prefixlint.rules.finding import Finding
+from prefixlint.prreport.markdown import Measured, Setup, TemplateChange, blob_link
+from prefixlint.results import Finding
 
 #: (a template's path, its text) -> Measured, or None when the file is not a template at all.
 Measure = Callable[[str, str], "Measured | None"]
@@ -124,7 +124,7 @@ def link_for_environment() -> Callable[[str, int], str | None]:
     The head commit comes from the event payload when there is one (it exists in the base
     repository even for a fork, unlike the head branch name), then GITHUB_HEAD_REF, GITHUB_SHA.
     """
-    from prefixlint.report.github_comment import event_payload
+    from prefixlint.prreport.github_comment import event_payload
 
     head = ((event_payload().get("pull_request") or {}).get("head") or {}).get("sha")
     ref = head or os.environ.get("GITHUB_HEAD_REF") or os.environ.get("GITHUB_SHA")
@@ -136,30 +136,23 @@ def measurer(repo: Repository, tokenizer: str | None, offline: bool, engine: str
     """`check`'s measurement of a text as the content of a repository path, with the
     configuration that applies to that path in the working tree (flags win), and the
     tokenizers, engines and block sizes it used."""
-    from prefixlint.config import load_config
-    from prefixlint.match.profiles import DEFAULT_ENGINE
-    from prefixlint.rules.runner import Settings, check_file
-    from prefixlint.tokenize import DEFAULT_TOKENIZER
+    from prefixlint.check.runner import check_file
+    from prefixlint.check.settings import SettingsBuilder
 
     used: dict[str, set] = {"tokenizer": set(), "engine": set(), "block_size": set()}
-    flags = dict(tokenizer=tokenizer, engine=engine, block_size=block_size, select=None, ignore=None)
-    load_config(repo.root).merge_cli(**flags)  # a bad flag is one error up front, not one per file
+    settings_for = SettingsBuilder(dict(tokenizer=tokenizer, engine=engine, block_size=block_size), offline)
+    settings_for.validate_flags(repo.root)  # a bad flag is one error up front, not one per file
 
     def measure(path: str, text: str) -> Measured | None:
-        config = load_config(repo.root / path).merge_cli(**flags)
-        settings = Settings(
-            tokenizer=config.tokenizer or DEFAULT_TOKENIZER, engine=config.engine or DEFAULT_ENGINE,
-            block_size=config.block_size, enabled=config.is_enabled, min_stable_tokens=config.min_stable_tokens,
-            extend_volatile=config.extend_volatile, offline=offline,
-        )
-        result = check_file(path, settings, skip_non_templates=True, text=text)
+        result = check_file(path, settings_for(repo.root / path), skip_non_templates=True, text=text)
         if result is None:  # a YAML file that is no prompt template (a config, a data file)
             return None
         if result.error is not None:
             raise result.error
-        for key in used:
-            used[key].add(result.extra[key])
-        return Measured(result.tokens, result.extra["shared_prefix_tokens"], result.reusable_tokens, result.findings)
+        used["tokenizer"].add(result.tokenizer)
+        used["engine"].add(result.engine)
+        used["block_size"].add(result.block_size)
+        return Measured(result.tokens, result.shared_prefix_tokens, result.reusable_tokens, result.findings)
 
     return measure, used
 
