@@ -93,6 +93,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     from prefixlint.check.chat_template_runs import let_through
     from prefixlint.check.measure import Measurer
     from prefixlint.load.registry import load_template
+    from prefixlint.load.source_prompts import finding_tags
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
     from prefixlint.render.framing import framing_for
@@ -137,7 +138,8 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     kept, unused = suppressions.apply(findings, path, enabled=settings.enabled, elsewhere=shown)
     if shown:  # what this file lets through of its chat template's findings, reported once
         chat_templates.show(framing.chat_template, tokenizer, [f for f in kept if f.path != path])
-    findings = [f for f in kept if f.path == path] + unused
+    tags = finding_tags(template)  # "source" (python, typescript, a format name) and "prompt"
+    findings = [replace(f, extra={**tags, **f.extra}) for f in kept if f.path == path] + unused
     findings.sort(key=Finding.sort_key)
     view = None
     if settings.token_view:  # check --format html

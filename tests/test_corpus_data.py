@@ -1,0 +1,58 @@
+"""The real-world corpus of issue 11 is consistent data (tests/corpus/README.md).
+
+These tests do not run `check` on the fixtures (most would fail today: the score is printed by
+benchmarks/score_corpus.py); they keep the list, the fixtures and the expected verdicts in step.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+CORPUS = Path(__file__).parent / "corpus"
+REAL = yaml.safe_load((CORPUS / "real_corpus.yaml").read_text(encoding="utf-8"))["files"]
+EXPECTED = yaml.safe_load((CORPUS / "expected.yaml").read_text(encoding="utf-8"))["files"]
+CODES = {"PFX001", "PFX002", "PFX003", "PFX004", "PFX005", "PFX101", "PFX102"}
+
+
+def test_at_least_45_real_files_with_both_verdicts_and_a_before_after_pair():
+    assert len(REAL) >= 45
+    assert len({e["id"] for e in REAL}) == len(REAL)
+    verdicts = {e["verdict"] for e in REAL}
+    assert verdicts == {"FIRE", "CLEAN"}
+    pairs = {e["id"]: e["pair"] for e in REAL if "pair" in e}
+    assert pairs and all(pairs.get(other) == ident for ident, other in pairs.items())
+
+
+@pytest.mark.parametrize("entry", REAL, ids=[e["id"] for e in REAL])
+def test_real_entry_is_complete(entry):
+    assert re.fullmatch(r"[0-9a-f]{40}", entry["commit"])
+    assert re.fullmatch(r"[\w.-]+/[\w.-]+", entry["repo"])
+    assert entry["reason"].strip()
+    if entry["verdict"] == "FIRE":
+        assert entry["codes"] and set(entry["codes"]) <= CODES and entry["variable"]
+    else:
+        assert "codes" not in entry and "variable" not in entry
+
+
+def test_one_fixture_per_real_file_with_the_same_verdict():
+    by_id = {e["id"]: e for e in REAL}
+    assert sorted(e["real"] for e in EXPECTED) == sorted(by_id)
+    for entry in EXPECTED:
+        real = by_id[entry["real"]]
+        assert entry["path"] == real["fixture"] and entry["kind"] == real["kind"]
+        assert entry["verdict"] == real["verdict"]
+        assert entry.get("codes") == real.get("codes")
+        assert entry.get("variable") == real.get("variable")
+
+
+@pytest.mark.parametrize("entry", EXPECTED, ids=[e["real"] for e in EXPECTED])
+def test_fixture_exists_and_its_line_holds_the_placeholder(entry):
+    fixture = CORPUS / "fixtures" / entry["path"]
+    assert fixture.is_file()
+    if entry["verdict"] == "FIRE":
+        line = fixture.read_text(encoding="utf-8").splitlines()[entry["line"] - 1]
+        assert entry["variable"] in line
