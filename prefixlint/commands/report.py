@@ -6,7 +6,7 @@ import os
 
 import click
 
-from prefixlint.commands.options import tokenizer_options
+from prefixlint.commands.options import allow_outside_paths_option, tokenizer_options
 
 FAIL_ON_HELP = (
     "When to exit 1: `findings` (findings the change introduces), `drop:N` (a changed template's"
@@ -55,10 +55,11 @@ def parse_fail_on(value: str) -> tuple[bool, float | None]:
               show_default=True, help="Markdown for the comment, or JSON for bots (the comment is Markdown).")
 @click.option("--page-url", metavar="URL", default=None,
               help="Link the HTML page of the reuse (`check --format html`, e.g. an artifact's URL) from the comment.")
+@allow_outside_paths_option
 @click.option("--annotate/--no-annotate", default=None,
               help="Also print a workflow command per new finding (default: when GITHUB_ACTIONS=true).")
 def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, post, repository, pr_number,
-           output_format, page_url, annotate):
+           output_format, page_url, allow_outside_paths, annotate):
     """Measure each template at git revision REF and in the working tree, and write Markdown for a
     pull-request comment: tokens and reusable share before and after the engine's block
     rounding, at the base and now, and the findings the change introduces. Appended to

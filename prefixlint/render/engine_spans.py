@@ -25,6 +25,7 @@ from typing import Any, Callable, Mapping
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Message, Template
 from prefixlint.render.jinja_spans import CLOSE, OPEN, SEP, unmark
+from prefixlint.sandbox import time_limit
 from prefixlint.render.spans import Placeholder, RenderedMessage
 
 #: One tag: a comment, a triple-stash, or any double-brace tag (blocks, closers, outputs).
@@ -35,6 +36,10 @@ _LITERAL = re.compile(r"^(?:\"[^\"]*\"|'[^']*'|-?\d+(?:\.\d+)?|true|false|null|u
 HELPERS = frozenset({"if", "unless", "each", "with", "lookup", "log", "else", "this", "json", "media", "section",
                      "role", "history", "ifEquals", "unlessEquals", "as"})
 SCOPING = frozenset({"each", "with"})  # Handlebars blocks that change the context
+
+
+#: The largest `{{json x indent=N}}` a Handlebars template may ask for.
+MAX_JSON_INDENT = 16
 
 
 class EngineTemplate:
@@ -140,8 +145,7 @@ class EngineTemplate:
         from dotpromptz_handlebars import Handlebars
 
         engine = Handlebars(escape_html=False)
-        engine.register_helper("json", lambda args, options: json.dumps(args[0] if args else None, default=str,
-                                                                       indent=options.hash.get("indent")))
+        engine.register_helper("json", _json_helper)
         for name in ("media", "section"):
             engine.register_helper(name, lambda args, options: "")
         for name, partial in self.template.partials.items():
@@ -155,10 +159,20 @@ class EngineTemplate:
         rendered = []
         for number, (message, compiled) in enumerate(zip(self.template.messages, self._compiled)):
             try:
-                raw = compiled(dict(values))
+                with time_limit():
+                    raw = compiled(dict(values))
             except PrefixlintError:
                 raise
             except Exception as exc:  # the engines' own errors: report them at the message
                 raise self._error(message, 0, f"cannot render: {type(exc).__name__}: {exc}") from None
             rendered.append(unmark(message.role, raw))
         return tuple(rendered)
+
+
+def _json_helper(args, options) -> str:
+    """Dotprompt's `{{json value indent=N}}`, with the indent bounded (`indent=10**8` on a list
+    would pad every item with that many spaces)."""
+    indent = options.hash.get("indent")
+    if indent is not None and not (isinstance(indent, int) and 0 <= indent <= MAX_JSON_INDENT):
+        raise ValueError(f"json indent must be a number from 0 to {MAX_JSON_INDENT}, not {indent!r}")
+    return json.dumps(args[0] if args else None, default=str, indent=indent)

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from prefixlint.cli import cli
 from prefixlint.report.github import escape_data
 from tests.gitrepo import init_repo
-from tests.test_report_sarif import validator  # noqa: F401  (the schema fixture)
+from tests.report.test_report_sarif import validator  # noqa: F401  (the schema fixture)
 
-SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 SAMPLE = SAMPLES / "greeting_policy.md"
 
 

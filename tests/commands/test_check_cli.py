@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from prefixlint.cli import cli
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 CHAT = SAMPLES / "research_agent_chat.yaml"  # PFX004 and PFX001
 
 FINDING_KEYS = ["code", "name", "severity", "line", "column", "variable", "message",

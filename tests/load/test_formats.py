@@ -23,7 +23,7 @@ from prefixlint.render.compile import compile_template
 from prefixlint.tokenize import load_tokenizer
 from tests.realfiles import real_file
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "formats"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
 BLOCK = 16
 
 # (file under fixtures/formats, code, line, column, placeholder as written there)

@@ -19,7 +19,7 @@ from prefixlint.load.discover import NOT_TEMPLATES, SKIPPED_DIRECTORIES
 from prefixlint.load.registry import template_extensions
 from tests.gitrepo import ENV, git, init_repo, write
 
-CHECKOUT = Path(__file__).resolve().parents[1]
+CHECKOUT = Path(__file__).resolve().parents[2]
 PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
 
 POLICY = "\n".join(

@@ -15,7 +15,7 @@ from prefixlint.rules.catalog import load_catalog
 from prefixlint.results import Finding
 from prefixlint.rules.suppress import Directive, Suppressions
 
-RULE_FILE = Path(__file__).resolve().parent.parent / "rules" / "PFX000.yaml"
+RULE_FILE = Path(__file__).resolve().parents[2] / "rules" / "PFX000.yaml"
 NAMES = {"PFX001": "timestamp-before-stable", "PFX002": "identifier-before-stable",
          "PFX003": "user-data-before-stable", "PFX004": "counter-or-random-before-stable"}
 

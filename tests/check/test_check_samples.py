@@ -14,7 +14,7 @@ from prefixlint.cli import cli
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.tokenize import load_tokenizer
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 # (file, code, line, column, severity, variable, placeholder as written there)
 EXPECTED = [

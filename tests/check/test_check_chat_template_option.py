@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from prefixlint.cli import cli
 from prefixlint.config import clear_cache
 from tests.realfiles import model_dir, real_file
-from tests.test_check_chat_template import (
+from tests.check.test_check_chat_template import (
     NOW_AT, QUESTION, SAMPLES, by_path, llama32_text, shared, system, user, vllm_reusable, vocabulary, write_chat,
 )
 
@@ -32,14 +32,6 @@ def llama(tmp_path_factory):
     template.parent.mkdir()
     shutil.copy(real_file("template/llama3.2"), template)
     return tokenizer, template
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    clear_cache()
-    yield
-    clear_cache()
 
 
 def run(*args: str):

@@ -84,11 +84,6 @@ def models(tmp_path_factory):
     return {"qwen3": qwen, "llama": llama}
 
 
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-
 def check(*args: str):
     result = CliRunner().invoke(cli, ["check", "--isolated", "--offline", "--format", "json", *args])
     return result.exit_code, json.loads(result.stdout), result.stderr

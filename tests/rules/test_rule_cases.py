@@ -18,7 +18,7 @@ from prefixlint.rules.registry import CHAT_TEMPLATE_CODES, CHECKS, check_for
 CATALOG = load_catalog()
 CASES = [
     pytest.param(rule.code, kind, case, id=f"{rule.code}-{kind}-{number}")
-    # the chat-template rules' cases are chat templates: tests/test_chat_template_rules.py runs them
+    # the chat-template rules' cases are chat templates: tests/rules/test_chat_template_rules.py runs them
     for rule in CATALOG.values() if rule.check and rule.code not in CHAT_TEMPLATE_CODES
     for kind in ("fail", "pass")
     for number, case in enumerate(rule.cases.get(kind, ()), 1)
