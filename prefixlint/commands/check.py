@@ -52,14 +52,9 @@ EXIT_ERROR = 2
               help="Skip files named on the command line that are no prompt template (a package.json,"
               " a CI workflow), as a directory walk does, instead of reporting them (for pre-commit hooks).")
 @click.pass_context
-<<<<<<< HEAD
 def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, select, ignore, output_format, output_file,
           quiet, fail_level, exit_zero, statistics, stdin_filename, show_settings, show_files, config_file, isolated,
-          force_exclude, skip_non_templates):
-=======
-def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, select, ignore, output_format, exit_zero,
-          statistics, config_file, isolated, force_exclude, allow_outside_paths, skip_non_templates):
->>>>>>> main
+          force_exclude, allow_outside_paths, skip_non_templates):
     """Find the values in prompt templates that change between requests (timestamps, ids, user
     data, counters, retrieved content) and sit ahead of stable content, and measure with the
     real tokenizer what each costs in prefix-cache reuse and what moving it would give.

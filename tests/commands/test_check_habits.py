@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from prefixlint.cli import cli
 from tests.realfiles import real_file
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 CHAT = SAMPLES / "research_agent_chat.yaml"  # PFX004 (line 10, col 17) and PFX001 (line 10, col 67)
 CLEAN = SAMPLES / "support_bot_fixed.yaml"
 GREETING = SAMPLES / "greeting_policy.md"  # PFX003, a warning

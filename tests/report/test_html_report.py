@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from prefixlint.cli import cli
 from prefixlint.tokenize import load_tokenizer
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 FILES = [SAMPLES / name for name in ("support_bot.yaml", "daily_briefing.txt", "support_bot_fixed.yaml",
                                      "chat_template_dated.jinja")]
 

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from prefixlint.cli import cli
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 DATED = SAMPLES / "chat_template_dated.jinja"
 CHAT = SAMPLES / "research_agent_chat.yaml"  # PFX004 and PFX001
 
@@ -172,7 +172,7 @@ def test_a_template_that_is_no_repository_file_has_no_file_location(tmp_path, mo
     assert len(harmony) == 2 and not any("file=" in line for line in harmony), harmony
     assert all("::harmony format (openai-harmony): " in line for line in harmony), harmony
     sarif = json.loads(check(*args, "--format", "sarif").stdout)
-    schema = json.loads((Path(__file__).parent / "fixtures" / "sarif-schema-2.1.0.json").read_text())
+    schema = json.loads((Path(__file__).parents[1] / "fixtures" / "sarif-schema-2.1.0.json").read_text())
     __import__("jsonschema").validate(sarif, schema)
     results = sarif["runs"][0]["results"]
     uris = {r["ruleId"]: r["locations"][0].get("physicalLocation", {}).get("artifactLocation") for r in results}
