@@ -89,6 +89,10 @@ def chatml(messages) -> list[str]:
     return [p for role, content in messages for p in ("<|im_start|>", role, "<|im_sep|>", content, "<|im_end|>") if p]
 
 
+#: The generation prompt of the approximation, in its pieces.
+GENERATION = ["<|im_start|>", "assistant", "<|im_sep|>"]
+
+
 def encode_pieces(tok, pieces) -> list[int]:
     return [i for piece in pieces for i in tok.encode(piece)]
 
@@ -197,7 +201,7 @@ def test_a_value_ahead_of_the_conversation_slot_is_a_finding(tmp_path, report, t
     question = GENERATED["paragraph"][0]
     requests = [
         chatml([("system", f"Today is {day}. You are the Contoso Outdoor support assistant.")]) + history
-        + chatml([("user", f"I am a Contoso customer. {question}")]) + ["<|im_start|>", "assistant", "<|im_sep|>"]
+        + chatml([("user", f"I am a Contoso customer. {question}")]) + GENERATION
         for day in GENERATED["iso_date"]
     ]
     a, b = encode_pieces(tok, requests[0]), encode_pieces(tok, requests[1])
