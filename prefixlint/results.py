@@ -77,6 +77,8 @@ class FileResult:
     config: str | None = _fact()
     #: The tokens behind the numbers (`check --format html` only; `prefixlint.check.token_view`).
     token_view: dict[str, Any] | None = field(default=None, compare=False, hash=False, repr=False)
+    #: What `check --fix`/`--diff` need to write this file's fixes (`prefixlint.fix.attach.FixSource`).
+    fix_sources: tuple[Any, ...] = field(default=(), compare=False, hash=False, repr=False)
 
     def facts(self) -> dict[str, Any]:
         """The facts that are set, in the order of the JSON output."""

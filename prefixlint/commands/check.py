@@ -51,10 +51,16 @@ EXIT_ERROR = 2
 @click.option("--skip-non-templates", is_flag=True, default=False,
               help="Skip files named on the command line that are no prompt template (a package.json,"
               " a CI workflow), as a directory walk does, instead of reporting them (for pre-commit hooks).")
+@click.option("--fix", is_flag=True, default=False,
+              help="Move the flagged values after the stable content in the files (safe fixes only).")
+@click.option("--unsafe-fixes", is_flag=True, default=False,
+              help="Also apply the fixes that split a sentence (with --fix or --diff).")
+@click.option("--diff", is_flag=True, default=False,
+              help="Print the fixes as unified diffs and change nothing (exit 1 when there is a diff).")
 @click.pass_context
 def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, select, ignore, output_format, output_file,
           quiet, fail_level, exit_zero, statistics, stdin_filename, show_settings, show_files, config_file, isolated,
-          force_exclude, allow_outside_paths, skip_non_templates):
+          force_exclude, allow_outside_paths, skip_non_templates, fix, unsafe_fixes, diff):
     """Find the values in prompt templates that change between requests (timestamps, ids, user
     data, counters, retrieved content) and sit ahead of stable content, and measure with the
     real tokenizer what each costs in prefix-cache reuse and what moving it would give.
@@ -66,6 +72,7 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
       prefixlint check prompt.md --select PFX001,PFX002 --exit-zero
       git show HEAD:prompts/x.yaml | prefixlint check - --stdin-filename prompts/x.yaml
       prefixlint check chats/ --tokenizer ./llama --chat-template llama3.2.jinja
+      prefixlint check prompts/ --diff          # the fixes as a diff; --fix writes them
 
     Exit status: 0 no findings at --fail-level or above, 1 findings, 2 usage, configuration or input error.
     """
@@ -137,12 +144,26 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
                 f" file{'s are' if len(found) != 1 else ' is'} in no format prefixlint reads", path=directory,
                 hint="name a file on the command line to see why"))
     results += [FileResult(problem.path or "", error=problem) for problem in problems]
+    if diff:
+        from prefixlint.commands.check_fix import show_diffs
+
+        for result in results:
+            if result.error is not None:
+                click.echo(f"prefixlint: error: {result.error}", err=True)
+        files_changed, _ = show_diffs(results, unsafe_fixes)
+        ctx.exit(EXIT_ERROR if any(r.error for r in results) else EXIT_FINDINGS if files_changed else 0)
+    fixed = 0
+    if fix:
+        from prefixlint.commands.check_fix import apply_fixes
+
+        results, fixed = apply_fixes(results, unsafe_fixes, lambda written: check_files(written, settings_for))
     if output_format == "text":  # diagnostics on stderr, as the other commands print them
         for result in results:
             if result.error is not None:
                 click.echo(f"prefixlint: error: {result.error}", err=True)
     color = False if output_file else ctx.color
-    body = format_results(results, output_format, color=color, statistics=statistics, quiet=quiet)
+    body = format_results(results, output_format, color=color, statistics=statistics, quiet=quiet,
+                          unsafe_fixes=unsafe_fixes)
     if output_file:
         Path(output_file).write_text(body + "\n", encoding="utf-8")
     else:
@@ -151,6 +172,8 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
         from prefixlint.render.templates import CHATML_NOTE  # as transcript says it
 
         click.echo(f"note: {CHATML_NOTE}", err=True)
+    if fix and output_format == "text":
+        click.echo(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.", err=True)
     if any(result.error for result in results):
         ctx.exit(EXIT_ERROR)
     if check_inputs.fails(results, fail_level) and not exit_zero:

@@ -6,11 +6,9 @@ import click
 
 from prefixlint.commands.options import format_option
 
-HEADINGS = {
-    "what_it_does": "What it does",
-    "why_is_this_bad": "Why is this bad?",
-    "example": "Example",
-    "use_instead": "Use instead",
+FIX_AVAILABILITY = {
+    "sometimes": "Fix is sometimes available: `check --fix` (safe) or `--unsafe-fixes` (splits a sentence).",
+    "never": "Fix is not available.",
 }
 
 
@@ -38,13 +36,14 @@ def rules(output_format):
 def rule(code):
     """Print one rule's documentation: what it does, why it is bad, an example, what to use instead."""
     from prefixlint.errors import PrefixlintError
-    from prefixlint.rules.catalog import load_catalog
+    from prefixlint.rules.catalog import HEADINGS, load_catalog
 
     catalog = load_catalog()
     found = catalog.get(code.upper()) or next((r for r in catalog.values() if r.name == code.lower()), None)
     if found is None:
         raise PrefixlintError(f"unknown rule {code!r}", hint="`prefixlint rules` lists them")
     lines = [f"{found.code} {found.name} ({found.severity})", "", found.summary.strip(), ""]
+    lines += [FIX_AVAILABILITY[found.fix], ""]
     for part, heading in HEADINGS.items():
         lines += [f"## {heading}", "", found.docs[part].rstrip(), ""]
     if found.options:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 from urllib.parse import quote
 
-from prefixlint.report.style import pct
+from prefixlint.numbers import percent
 from prefixlint.results import Finding
 
 MARKER = "<!-- prefixlint-report -->"
@@ -34,12 +34,14 @@ class Measured:
     reusable_tokens: int = 0
     findings: tuple[Finding, ...] = ()
     error: str | None = None  # the diagnostic when it could not be measured
+    #: `report --suggest`: the unified diff of the template's safe fixes ("" when none).
+    suggestion: str = ""
 
     def before_rounding(self) -> str:
-        return "error" if self.error else pct(self.shared_prefix_tokens, self.tokens)
+        return "error" if self.error else percent(self.shared_prefix_tokens, self.tokens)
 
     def after_rounding(self) -> str:
-        return "error" if self.error else pct(self.reusable_tokens, self.tokens)
+        return "error" if self.error else percent(self.reusable_tokens, self.tokens)
 
     def reusable_share(self) -> float:
         return 100 * self.reusable_tokens / self.tokens if self.tokens else 0.0
@@ -162,6 +164,16 @@ def fixed_item(item: Finding, setup: Setup) -> str:
             f" (line {item.line} at `{escape(setup.base_label)}`)")
 
 
+def suggestions(changed: Sequence[TemplateChange]) -> list[str]:
+    """`report --suggest`: the fix of each template whose reuse fell, as a diff to apply."""
+    fell = [row for row in changed if row.now and row.now.suggestion and (row.drop() > 0 or row.status == "added")]
+    lines: list[str] = []
+    for row in fell:
+        lines += ["", f"**Suggested fix for `{escape(row.path)}`** (`prefixlint check --fix {escape(row.path)}`):", "",
+                  "```diff", row.now.suggestion.rstrip("\n"), "```"]
+    return lines
+
+
 def to_markdown(rows: Sequence[TemplateChange], setup: Setup) -> str:
     from prefixlint.prreport.bars import picture
 
@@ -188,6 +200,7 @@ def to_markdown(rows: Sequence[TemplateChange], setup: Setup) -> str:
     if fixed:
         lines += ["", f"**{len(fixed)} fixed finding{'s' if len(fixed) != 1 else ''}**", ""]
         lines += [fixed_item(item, setup) for item in fixed]
+    lines += suggestions(changed)
     errors = [(row.path, side.error) for row in changed for side in (row.now,) if side and side.error]
     if errors:
         lines += ["", "**Could not be measured**", ""]

@@ -11,15 +11,21 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
+from prefixlint.numbers import percent
 from prefixlint.report.style import paint, plural
 from prefixlint.results import FileResult
-from prefixlint.rules.checks import percent
 
 _COLORS = {"error": "red", "warning": "yellow", "info": "blue"}
 
 
+def fixable(finding, unsafe_fixes: bool = False) -> bool:
+    """Has a fix `--fix` applies (an unsafe one only with `--unsafe-fixes`)."""
+    fix = finding.extra.get("fix")
+    return bool(fix) and (fix["applicability"] == "safe" or unsafe_fixes)
+
+
 def format_text(results: Sequence[FileResult], *, color: bool | None = None, statistics: bool = False,
-                quiet: bool = False) -> str:
+                quiet: bool = False, unsafe_fixes: bool = False) -> str:
     """`quiet`: the findings and the summary only; a clean run then prints `All checks passed!`."""
     lines: list[str] = []
     for result in results:
@@ -27,12 +33,14 @@ def format_text(results: Sequence[FileResult], *, color: bool | None = None, sta
             continue
         for f in result.findings:
             code = paint(f.code, color, fg=_COLORS.get(f.severity, "white"), bold=True)
-            lines.append(f"{f.path}:{f.line}:{f.column}: {code} {f.message}")
+            mark = "[*] " if fixable(f, unsafe_fixes) else ""  # as ruff marks what --fix can fix
+            lines.append(f"{f.path}:{f.line}:{f.column}: {code} {mark}{f.message}")
     for result in results:
         if result.error is None and not quiet:
-            after = percent(result.fixed_reusable_tokens, result.tokens if result.fixed_tokens is None else result.fixed_tokens)
+            after = percent(result.fixed_reusable_tokens, result.tokens if result.fixed_tokens is None else result.fixed_tokens,
+                            bare_ends=True)
             lines.append(
-                f"{result.path}: {plural(result.tokens, 'token')} · reusable now {percent(result.reusable_tokens, result.tokens)}"
+                f"{result.path}: {plural(result.tokens, 'token')} · reusable now {percent(result.reusable_tokens, result.tokens, bare_ends=True)}"
                 f" · after the suggested fixes {after}"
             )
     findings = [f for r in results for f in r.findings]
@@ -43,6 +51,7 @@ def format_text(results: Sequence[FileResult], *, color: bool | None = None, sta
     clean = not findings and not any(r.error for r in results)
     if not (quiet and clean):
         lines.append(summary_line(results, len(findings)) + ".")
+    lines += _fix_summary(findings, unsafe_fixes)
     if clean:
         lines.append("All checks passed!")
     return "\n".join(lines)
@@ -62,3 +71,16 @@ def summary_line(results: Sequence[FileResult], findings: int) -> str:
     if other:
         tail += f", {plural(other, 'error')}"
     return tail
+
+
+def _fix_summary(findings, unsafe_fixes: bool) -> list[str]:
+    """Ruff's footer: how many findings --fix fixes, and the unsafe fixes it leaves hidden."""
+    shown = sum(1 for f in findings if fixable(f, unsafe_fixes))
+    hidden = sum(1 for f in findings if f.extra.get("fix") and not fixable(f, unsafe_fixes))
+    if not shown and not hidden:
+        return []
+    hint = f"{shown} fixable with the `--fix` option" if shown else "No fixes available"
+    if hidden:
+        hint += (f" ({hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the"
+                 " `--unsafe-fixes` option)")
+    return [hint + "."]

@@ -23,13 +23,10 @@ CHECK_FORMATS: dict[str, str] = {
 
 
 def format_results(results: Sequence[FileResult], fmt: str, *, color: bool | None = None,
-                   statistics: bool = False, quiet: bool = False) -> str:
-    """`quiet` (findings and the summary only) is for the formats that print more than that."""
+                   statistics: bool = False, quiet: bool = False, unsafe_fixes: bool = False) -> str:
+    """`quiet` (findings and the summary only) and `unsafe_fixes` (count the fixes --fix with
+    --unsafe-fixes applies) are for the text output."""
     module_name, _, attribute = CHECK_FORMATS[fmt].partition(":")
     formatter = getattr(importlib.import_module(module_name), attribute)
-    options = {"quiet": quiet} if quiet and fmt in QUIET_FORMATS else {}
+    options = {key: True for key, given in (("quiet", quiet), ("unsafe_fixes", unsafe_fixes)) if given and fmt == "text"}
     return formatter(list(results), color=color, statistics=statistics, **options)
-
-
-#: Formats whose formatter takes `quiet`.
-QUIET_FORMATS = frozenset({"text"})

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from prefixlint.cli import cli
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.tokenize import load_tokenizer
+from tests.oracles import vllm_reusable
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
@@ -36,7 +37,6 @@ EXPECTED = [
     ("translate_short.txt", "PFX007", 3, 1, "warning", "input", "${input}"),
 ]
 CLEAN = ["code_review.yaml", "support_bot_fixed.yaml"]
-BLOCK = 16
 
 
 @pytest.fixture(scope="module")
@@ -49,11 +49,6 @@ def report():
     result = CliRunner().invoke(cli, ["check", str(SAMPLES), "--format", "json", "--isolated"])
     assert result.exit_code == 1, result.output
     return {Path(f["path"]).relative_to(SAMPLES).as_posix(): f for f in json.loads(result.output)["files"]}
-
-
-def vllm_reusable(shared: int, tokens: int) -> int:
-    usable = min(shared, tokens - 1)
-    return usable - usable % BLOCK
 
 
 def test_at_least_eight_samples_of_realistic_size(tok):
@@ -89,7 +84,9 @@ def test_daily_briefing_numbers(report, tok):
     monday, tuesday = (text.replace("{date}", day).replace("{reports}", "reports") for day in ("2025-03-14", "2025-03-15"))
     a, b = tok.encode(monday), tok.encode(tuesday)
     first_line = lambda t: t.split("\n", 1)  # noqa: E731
-    fixed_a, fixed_b = (tok.encode(rest.rstrip("\n") + "\n" + head + "\n") for head, rest in map(first_line, (monday, tuesday)))
+    # the date line moves to the end, and the blank line after it (it opened the prompt) goes too
+    fixed_a, fixed_b = (tok.encode(rest.removeprefix("\n").rstrip("\n") + "\n" + head + "\n")
+                        for head, rest in map(first_line, (monday, tuesday)))
     (finding,) = report["daily_briefing.txt"]["findings"]
     assert finding["tokens"] == len(a)
     assert finding["shared_prefix_tokens"] == shared_prefix(a, b) == len(tok.encode("Today is 2025-03-"))
@@ -175,9 +172,9 @@ def test_text_output_and_summary_lines(report):
                                       "--isolated"])
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert lines[0].startswith(f"{SAMPLES / 'support_bot.yaml'}:10:21: PFX001 {{{{ now }}}} (a timestamp, changes every"
+    assert lines[0].startswith(f"{SAMPLES / 'support_bot.yaml'}:10:21: PFX001 [*] {{{{ now }}}} (a timestamp, changes every"
                                " request) ends the shared prefix at token ")
     assert "Moved into the last user message: " in lines[0]
     assert lines[1].startswith(f"{SAMPLES / 'support_bot.yaml'}: {report_tokens('support_bot.yaml')} tokens · reusable now ")
     assert lines[2].startswith(f"{SAMPLES / 'code_review.yaml'}: ") and "tokens · reusable now" in lines[2]
-    assert lines[-1] == "1 finding in 2 files."
+    assert lines[-2:] == ["1 finding in 2 files.", "1 fixable with the `--fix` option."]
