@@ -122,8 +122,9 @@ def hook_selects():
 
     import yaml
 
-    (hook,) = yaml.safe_load((SAMPLES.parent / ".pre-commit-hooks.yaml").read_text())
-    files, exclude = re.compile(hook["files"]), re.compile(hook["exclude"])
+    hooks = yaml.safe_load((SAMPLES.parent / ".pre-commit-hooks.yaml").read_text())
+    assert len({(hook["files"], hook["exclude"]) for hook in hooks}) == 1  # prefixlint and prefixlint-fix alike
+    files, exclude = re.compile(hooks[0]["files"]), re.compile(hooks[0]["exclude"])
     return lambda path: bool(files.search(path)) and not exclude.search(path)
 
 
