@@ -12,6 +12,7 @@ import click
 from prefixlint.commands.kv import dtype_option
 from prefixlint.commands.options import engine_options, format_option, tokenizer_options
 from prefixlint.errors import PrefixlintError
+from prefixlint.replay.options import parallel_options, router_options
 
 #: Logs larger than this get a progress bar (when standard error is a terminal).
 PROGRESS_BYTES = 4 * 1024 * 1024
@@ -111,7 +112,6 @@ def _token_list(ctx, param, value):
     return tuple(numbers)
 
 
-
 class _Renderer:
     """Renders logged requests; the tokenizer is loaded at the first one (a trace needs none)."""
 
@@ -120,16 +120,19 @@ class _Renderer:
         self.tokenizer = None
         self.lora_of, self.engine = lora_of, engine
 
+    def load(self) -> None:
+        from prefixlint.tokenize import load_tokenizer
+
+        name, offline, chat_template, now_text = self.args
+        self.tokenizer = load_tokenizer(name, offline=offline)
+        self.settings, self.template_error = _chat_settings(self.tokenizer, chat_template, now_text)
+
     def __call__(self, item):
         from prefixlint.replay.prepare import prepare
         from prefixlint.replay.run import Fatal
 
         if self.tokenizer is None:
-            from prefixlint.tokenize import load_tokenizer
-
-            name, offline, chat_template, now_text = self.args
-            self.tokenizer = load_tokenizer(name, offline=offline)
-            self.settings, self.template_error = _chat_settings(self.tokenizer, chat_template, now_text)
+            self.load()
         if item.is_chat and self.template_error is not None:
             raise Fatal(self.template_error)
         from prefixlint.replay.simulators import skips_lookup
@@ -172,10 +175,13 @@ class _Renderer:
 @dtype_option
 @click.option("--si", is_flag=True, help="SI units (GB) instead of binary units (GiB).")
 @click.option("--strict", is_flag=True, help="A bad line is fatal (exit 2) instead of counted and reported.")
+@router_options
+@parallel_options
 @format_option("text", "json")
 @click.pass_context
 def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_size, cache_tokens, memory,
-           trace_block_size, lora_modules, ttl_text, no_overlap, curve, curve_at, plot_file, model_config, dtype, si, strict, output_format):
+           trace_block_size, lora_modules, ttl_text, no_overlap, curve, curve_at, plot_file, model_config, dtype, si, strict,
+           replicas, router, seed, prefill_tps, decode_tps, workers, use_ray, output_format):
     """Replay a request log (JSON Lines, one OpenAI chat or completions request per line, in
     the order served) or a hashed-block trace (Mooncake, AIPerf: `hash_ids` per line) through
     the engine's prefix cache: requests, prompt tokens, cached tokens and hit rate, per
@@ -192,12 +198,17 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     from prefixlint.load.model_config import load_model_config
     from prefixlint.kv.layout import kv_layout
     from prefixlint.match.profiles import get_profile
-    from prefixlint.replay import report
+    from prefixlint.replay import report, router_report
     from prefixlint.replay.driver import Replay
     from prefixlint.replay.lora import LoraError, lora_key, parse_lora_modules
     from prefixlint.replay.run import replay_log
     from prefixlint.replay.simulators import make_simulator
+    from prefixlint.replay.options import check_options, fixed_now
+    from prefixlint.replay.routed import build
+    from prefixlint.replay.sources import Setup, record_source
 
+    curve = curve or bool(curve_at) or plot_file is not None
+    policy = check_options(log, replicas, router, prefill_tps, decode_tps, workers, use_ray, curve)
     if trace_block_size < 1:
         raise click.BadParameter(f"must be a positive number of tokens, not {trace_block_size}",
                                  param_hint="--trace-block-size")
@@ -206,7 +217,6 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     if model_config:
         layout = kv_layout(load_model_config(model_config, offline=offline)[1], dtype=dtype)
     ttl_seconds = _ttl(ttl_text, profile)
-    curve = curve or bool(curve_at) or plot_file is not None
     if curve and profile.name not in CAPACITY_ENGINES:
         raise click.UsageError(f"--curve needs a capacity model: --engine {profile.name} has none"
                                f" ({' and '.join(CAPACITY_ENGINES)} have)")
@@ -219,7 +229,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     # vLLM's blocks (and a trace's) live until evicted; other engines may expire entries.
     ttl_seconds = None if profile.name == "vllm" else (ttl_seconds if ttl_seconds is not None else profile.ttl) or None
     overlap = False if no_overlap else None
-    capacities = {}
+    capacities, routing = {}, {}
 
     def make_replay(trace: bool) -> Replay:
         if trace and profile.name != "vllm":
@@ -237,18 +247,24 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
             from prefixlint.replay.radix_curve import RadixCurve
 
             return Replay(RadixCurve(profile, ttl_seconds or 0, overlap, curve_at))
-        return Replay(make_simulator(profile, capacities[trace][0], trace_block_size if trace else None,
-                                     ttl_seconds or 0, overlap))
+        routing[trace] = build(policy, replicas, seed, (prefill_tps, decode_tps), unit, capacities[trace][0],
+                               lambda blocks: make_simulator(profile, blocks, trace_block_size if trace else None,
+                                                             ttl_seconds or 0, overlap))
+        return Replay(routing[trace])
 
     try:
         lora_of = lora_key(parse_lora_modules(lora_modules))
     except LoraError as exc:
         raise click.BadParameter(str(exc), param_hint="--lora-modules") from None
-    renderer = _Renderer(tokenizer, offline, chat_template, now_text, lora_of, profile.name)
+    renderer = _Renderer(tokenizer, offline, chat_template, fixed_now(now_text), lora_of, profile.name)
+    source, opened = record_source(log, workers, use_ray, Setup(renderer, trace_block_size, lora_of))
     seen = replay_log(log, make_replay, renderer, strict=strict, trace_block_size=trace_block_size,
-                      lora_of=lora_of, progress=_progress)
+                      lora_of=lora_of, progress=_progress, source=source, opened=opened)
     run, (blocks, capacity_from) = seen.replay, capacities[seen.trace]
-    simulator = run.cache
+    routes = routing.get(seen.trace)
+    if source is not None and not seen.trace and renderer.tokenizer is None:
+        renderer.load()  # the workers rendered; the report shows tokens as text
+    simulator = routes.main if routes is not None and routes.policy is None else run.cache
     unit = trace_block_size if seen.trace else profile.unit
     for item in seen.bad[: report.BAD_LINES_SHOWN]:
         click.echo(f"prefixlint: warning: {log}:{item.line}: {item.message}", err=True)
@@ -257,7 +273,8 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     engine_text = f"vllm block pool ({unit}-token blocks of the trace)" if seen.trace else profile.describe()
     setup = report.Setup(
         log=log, tokenizer=renderer.tokenizer, engine=profile.name, block_size=unit,
-        engine_text=engine_text, capacity_tokens=None if blocks is None else blocks * unit,
+        engine_text=engine_text,
+        capacity_tokens=None if blocks is None else blocks * unit * (replicas if routes and routes.side_by_side else 1),
         capacity_from=capacity_from, group_by=seen.group_by, layout=layout, si=si, trace=seen.trace,
         ttl=None if seen.trace else ttl_seconds,
     )
@@ -266,9 +283,14 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         from prefixlint.replay.curve_report import curve_output
 
         extra = curve_output(simulator, curve_at, layout, plot_file, f"{Path(log).name}: prefix-cache hit rate by capacity", si)
+    if routes is not None and routes.policy is not None:
+        extra = router_report.outputs(routes, run.stats, blocks, unit)
     if output_format == "json":
         data = report.to_dict(setup, run.stats, seen.bad, simulator.evicted_blocks)
         click.echo(json.dumps({**data, **(extra[0] if extra else {})}, indent=2, ensure_ascii=False))
+    elif routes is not None and routes.side_by_side:  # the routers' table is the report
+        click.echo("\n".join([report.to_text(setup, run.stats, seen.bad, simulator.evicted_blocks).split("\n")[0],
+                              "", *extra[1]]))
     else:
         text = report.to_text(setup, run.stats, seen.bad, simulator.evicted_blocks, color=ctx.color)
         click.echo("\n".join([text, "", *extra[1]]) if extra else text, color=ctx.color)

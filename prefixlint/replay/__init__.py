@@ -40,4 +40,10 @@ comes, `prepare` renders and tokenizes a logged request (`media`: image and audi
 tallies; `curve` (vLLM, one LRU stack) and `radix_curve` (SGLang) give the hit rate at every
 capacity in one pass; `report` and `curve_report` print. The exact vLLM block pool is
 `prefixlint.match.blockpool`.
+
+Replicas and parallel preparation (issue 13): `routing` (the policies), `cluster` (N
+simulators behind one policy, load in time; it stands where one simulator stands),
+`routed` (what the options build), `router_report`; `prepared`, `sources`, `parallel`
+(`--workers`) and `ray_source` (`--ray`) render and tokenize elsewhere and give
+`run.replay_log` its records in log order; `options` holds the flags and their checks.
 """

@@ -98,4 +98,5 @@ def prepare(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) 
     group = entry.template if entry.template is not None else leading_group(_first_text(entry))
     return Request(entry.line, group, prompt, generated, last, entry.cache_salt,
                    timestamp=entry.timestamp.timestamp() if entry.timestamp is not None else None,
-                   reported_cached_tokens=entry.reported_cached_tokens)
+                   reported_cached_tokens=entry.reported_cached_tokens, session=entry.session,
+                   duration=entry.duration)

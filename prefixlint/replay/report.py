@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from prefixlint.kv.layout import KVLayout, format_bytes
+from prefixlint.numbers import percent
 from prefixlint.replay.driver import Place, ReplayStats, Tally
 from prefixlint.replay.requestlog import BadLine
-from prefixlint.numbers import percent
 from prefixlint.report.style import paint, visible
 from prefixlint.tokenize import Tokenizer
 

@@ -30,6 +30,10 @@ class Request:
     #: The engine does not look the prompt up (vLLM: prompt_logprobs; SGLang: echo+logprobs).
     skip_lookup: bool = False
     reported_cached_tokens: int | None = None
+    #: What a session router keys on: `user`, `metadata.session_id` or a trace's `chat_id`.
+    session: str | None = None
+    #: Seconds the request was in flight, when the log says (a router's load).
+    duration: float | None = None
 
     @property
     def prompt_tokens(self) -> int:

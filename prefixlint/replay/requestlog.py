@@ -9,7 +9,6 @@ over.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -18,10 +17,9 @@ from datetime import datetime
 from typing import IO, Any, Callable, Hashable, Iterator, Mapping
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.limits import MAX_LINE_BYTES
-from prefixlint.load import timestamps
 from prefixlint.load.json_source import load_json
-from prefixlint.load.timestamps import naive_utc
+from prefixlint.replay import logtext
+from prefixlint.replay.logtext import SURROGATE, bounded_lines, duration_of, has_lone_surrogate, parse_timestamp
 from prefixlint.replay.media import MEDIA_PARTS, media_content
 from prefixlint.replay.request import Request
 from prefixlint.replay.trace import TRACE_KEY, TraceError, parse_trace
@@ -47,10 +45,22 @@ class LoggedRequest:
     finish_reason: str | None = None
     #: `usage.prompt_tokens_details.cached_tokens` as the server reported it, if it did.
     reported_cached_tokens: int | None = None
+    #: Seconds the request was in flight: the wrapper's `duration` (seconds), `duration_ms`,
+    #: or `end_timestamp` less `timestamp`.
+    duration: float | None = None
 
     @property
     def is_chat(self) -> bool:
         return "messages" in self.body
+
+    @property
+    def session(self) -> str | None:
+        """What a session router keys on: `user`, else `metadata.session_id`."""
+        metadata = self.body.get("metadata")
+        for value in (self.body.get("user"), metadata.get("session_id") if isinstance(metadata, Mapping) else None):
+            if isinstance(value, (str, int)) and not isinstance(value, bool):
+                return str(value)
+        return None
 
     @property
     def cache_salt(self) -> str | None:
@@ -138,12 +148,6 @@ def _template(*sources: Any) -> str | None:
     return None
 
 
-def parse_timestamp(value: Any) -> datetime | None:
-    """ISO 8601 text or epoch seconds (milliseconds when that large), in UTC without an offset;
-    None if neither."""
-    return naive_utc(timestamps.parse_timestamp(value))
-
-
 def _response(response: Any) -> tuple[str | None, str | None, int | None, dict | None]:
     """(text, finish_reason, reported cached tokens, chat message) of a response."""
     if response is None:
@@ -176,7 +180,7 @@ def _json_object(text: str) -> dict:
         data = load_json(text, None, "not JSON")
     except PrefixlintError as exc:  # not JSON, nested too deeply, an integer of 5,000 digits, NaN
         raise LogError(exc.message + (f" (column {exc.column})" if exc.column else "")) from None
-    if _SURROGATE.search(text) and _has_lone_surrogate(data):
+    if SURROGATE.search(text) and has_lone_surrogate(data):
         raise LogError("a lone surrogate (\\ud800-\\udfff) is not text; the request cannot be tokenized")
     if not isinstance(data, dict):
         raise LogError(f"expected a JSON object, not {type(data).__name__}")
@@ -202,34 +206,9 @@ def parse_request(data: dict, line: int) -> LoggedRequest:
     if salt is not None and not isinstance(salt, str):
         raise LogError("`cache_salt` must be a string")
     text, finish, reported, message = _response(response)
-    return LoggedRequest(line, data, _template(data, outer), text, message, parse_timestamp(outer.get("timestamp")),
-                         finish, reported)
-
-
-_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def _has_lone_surrogate(data: Any) -> bool:
-    try:
-        json.dumps(data, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-def _lines(stream: IO[bytes]) -> Iterator[bytes | None]:
-    """The lines of `stream`, each read at most MAX_LINE_BYTES at a time: a longer line is None
-    (and the rest of it is skipped), so one 200 MB line cannot fill memory."""
-    while True:
-        raw = stream.readline(MAX_LINE_BYTES + 1)
-        if not raw:
-            return
-        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-            while raw and not raw.endswith(b"\n"):
-                raw = stream.readline(MAX_LINE_BYTES + 1)
-            yield None
-            continue
-        yield raw
+    start = parse_timestamp(outer.get("timestamp"))
+    return LoggedRequest(line, data, _template(data, outer), text, message, start, finish, reported,
+                         duration_of(outer, start))
 
 
 def read_log(stream: IO[bytes], source: str, block_size: int = 512,
@@ -238,9 +217,9 @@ def read_log(stream: IO[bytes], source: str, block_size: int = 512,
     trace line (`Request`, recognised by `hash_ids`) or a `BadLine`. A log is one or the
     other: a line of the other kind is fatal. Bytes read so far via `stream.tell()`."""
     kind = None
-    for number, raw in enumerate(_lines(stream), 1):
+    for number, raw in enumerate(bounded_lines(stream), 1):
         if raw is None:
-            yield BadLine(number, f"longer than {MAX_LINE_BYTES:,} bytes; skipped without reading it whole")
+            yield BadLine(number, f"longer than {logtext.MAX_LINE_BYTES:,} bytes; skipped without reading it whole")
             continue
         try:
             text = raw.decode("utf-8")
@@ -283,3 +262,14 @@ def open_log(source: str) -> tuple[IO[bytes], int | None]:
 
         raise open_error(exc, source) from None
     return stream, os.fstat(stream.fileno()).st_size
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def leading_group(text: str, width: int = 48) -> str:
+    """A label for requests without a template name: the first line of their first message
+    (or prompt), numbers masked as `#` so that dates and counters do not split groups."""
+    first = text.strip().split("\n", 1)[0] if text else ""
+    first = _DIGITS.sub("#", first)
+    return (first[: width - 1] + "…") if len(first) > width else first or "(empty)"

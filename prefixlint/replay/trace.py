@@ -47,4 +47,8 @@ def parse_trace(data: dict[str, Any], line: int, block_size: int,
         raise TraceError("`cache_salt` must be a string")
     return Request(line, "(trace)", salt=salt or None, lora=lora_of(data.get("model")), block_ids=ids,
                    input_length=input_length, output_length=_count(data, "output_length", False),
-                   timestamp=None if stamp is None else stamp / 1000)
+                   timestamp=None if stamp is None else stamp / 1000, session=_session(data.get("chat_id")))
+
+
+def _session(value: Any) -> str | None:
+    return str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
