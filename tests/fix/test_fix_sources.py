@@ -77,3 +77,17 @@ def test_a_format_template_and_an_f_string_keep_their_braces_and_escapes():
         '\\tfile\\tline\\tseverity"""', '\\tfile\\tline\\tseverity\nReview id: {datetime.now():%Y%m%d%H%M%S}"""')
     assert after == expected
     compile(after, "planner_prompts.py", "exec")
+
+
+def test_two_prompts_over_one_literal_are_fixed_once(tmp_path):
+    """Both calls name a local `system`: the loader reads the review literal for both prompts
+    (two templates, one literal); their identical fixes are written once, not twice."""
+    text = (SOURCES / "planner_prompts.py").read_text(encoding="utf-8").replace("planner_system", "system")
+    path = tmp_path / "planner_prompts.py"
+    path.write_text(text, encoding="utf-8")
+    results = [r for r in check(path) if r.path == str(path)]
+    (result,) = results
+    before, after, _ = fixed_text(result)
+    assert after.count("Review id: {datetime.now():%Y%m%d%H%M%S}") == 1
+    assert after.index("Review id:") > after.index("Tab-separated summary")
+    compile(after, "planner_prompts.py", "exec")
