@@ -56,7 +56,10 @@ def test_hook_definition_matches_the_loaders_and_the_directory_walk():
     for folder in SKIPPED_DIRECTORIES | {".github", ".venv"}:
         assert not selected(f"{folder}/prompt.md") and not selected(f"a/{folder}/b/prompt.yaml")
     assert not selected(".pre-commit-config.yaml") and not selected("prompts/.prefixlint.yaml")
-    assert not selected("src/app.py") and not selected("notes.yaml.bak")
+    assert not selected("notes.yaml.bak") and not selected("src/app.pyc") and not selected("types.json5")
+    # program source: prompts in Python and TypeScript/JavaScript (modules without one are skipped)
+    for name in ("src/app.py", "app/prompts.ts", "ui/chat.tsx", "lib/agent.js", "lib/agent.mjs", "lib/a.cjs"):
+        assert selected(name), name
 
 
 @pytest.mark.slow

@@ -8,7 +8,8 @@ import sys
 import pytest
 
 HEAVY = {"tiktoken", "tiktoken_ext", "tokenizers", "transformers", "jinja2", "huggingface_hub",
-         "mistral_common", "openai_harmony", "yaml", "sentencepiece", "torch", "numpy"}
+         "mistral_common", "openai_harmony", "yaml", "sentencepiece", "torch", "numpy", "tree_sitter",
+         "tree_sitter_typescript", "tree_sitter_javascript"}
 
 
 def imported_modules(*args: str) -> set[str]:

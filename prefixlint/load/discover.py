@@ -37,7 +37,11 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
 #: is skipped silently. A JSON file named on the command line is always checked, and is an
 #: error when it is not a template. Bare message lists (promptfoo's prompt.json) are read when
 #: named or referenced from a promptfoo config, not by walking: they look like any data file.
-SNIFFED_PATTERNS: tuple[str, ...] = ("*.json",)
+#: Program source (Python, TypeScript, JavaScript) is sniffed the same way: a module that names
+#: no prompt-like word is not opened further, and one without a prompt is skipped by the check.
+SNIFFED_PATTERNS: tuple[str, ...] = (
+    "*.json", "*.py", "*.ts", "*.tsx", "*.mts", "*.cts", "*.js", "*.jsx", "*.mjs", "*.cjs",
+)
 #: Files larger than this are not opened to sniff them (templates are a few kilobytes).
 SNIFF_MAX_BYTES = 1024 * 1024
 #: Directory names never walked into (hidden directories are skipped as well).
@@ -224,7 +228,7 @@ def _name_matcher(patterns: tuple[str, ...]):
 
 
 def _recognised(path: Path) -> bool:
-    """Whether a sniffed file (JSON) is a template a loader reads when walking."""
+    """Whether a sniffed file (JSON, program source) is a template a loader reads when walking."""
     from prefixlint.load.registry import recognises
 
     try:

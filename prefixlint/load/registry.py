@@ -54,6 +54,10 @@ LOADERS: dict[str, tuple[str, ...]] = {
     ".jinja2": ("chat_template", "plain_text"),
     ".prompty": ("prompty",),
     ".prompt": ("dotprompt", "humanloop"),
+    # prompts in program source: strings and template literals where a prompt goes
+    ".py": ("python_source",),
+    ".ts": ("ts_source",), ".tsx": ("ts_source",), ".mts": ("ts_source",), ".cts": ("ts_source",),
+    ".js": ("ts_source",), ".jsx": ("ts_source",), ".mjs": ("ts_source",), ".cjs": ("ts_source",),
 }
 
 

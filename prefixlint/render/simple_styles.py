@@ -34,6 +34,7 @@ class SimpleTemplate:
         self.template = template
         self.pattern = _PATTERNS[template.syntax]
         placeholders: list[Placeholder] = []
+        texts = getattr(template, "placeholder_texts", {})  # SourceTemplate (prefixlint.load.source_prompts)
         self._pieces: list[list[tuple[str, Any]]] = []  # per message: ("text", s) | ("field", (index, match))
         for number, message in enumerate(template.messages):
             pieces: list[tuple[str, Any]] = []
@@ -52,6 +53,7 @@ class SimpleTemplate:
                 offset = message.file_offset(match.start())
                 line, column = template.position(offset)
                 index = len(placeholders)
+                written = texts.get(offset, match.group(0))  # as written in program source
                 call = match.groupdict().get("call")
                 if call:  # Semantic Kernel function call: names are its $arguments
                     args = _SK_ARG.findall(match.group("args") or "")
@@ -59,7 +61,7 @@ class SimpleTemplate:
                                                     tuple(a[0] for a in args if a[0]), (call,),
                                                     tuple(a[1] or a[2] for a in args if not a[0])))
                 else:
-                    placeholders.append(Placeholder(index, number, match.group(0), offset, line, column,
+                    placeholders.append(Placeholder(index, number, written, offset, line, column,
                                                     (match.group("name"),)))
                 pieces.append(("field", (index, match)))
             pieces.append(("text", message.content[last:]))

@@ -3,7 +3,8 @@
     {"files": [{"path", "tokens", "reusable_tokens", "fixed_reusable_tokens", "error",
                 "findings": [{"code", "name", "severity", "line", "column", "variable",
                               "message", "shared_prefix_tokens", "reusable_tokens",
-                              "fixed_reusable_tokens", "tokens", "end_line", "end_column", ...}]}],
+                              "fixed_reusable_tokens", "tokens", "end_line", "end_column",
+                              "source", "prompt" (program source), ...}]}],
      "errors": [{"path", "line", "column", "message", "hint"}],
      "summary": {"files", "findings", "errors", "by_code": {code: count}}}
 """
@@ -31,6 +32,14 @@ def finding_dict(finding: Finding) -> dict:
     return data
 
 
+def _with_source(data: dict, result: FileResult) -> dict:
+    """Every finding says where its prompt comes from: `python`/`typescript`/`javascript` for
+    program source (set by the check), else the file's format."""
+    if "source" not in data and result.extra.get("format"):
+        data["source"] = result.extra["format"]
+    return data
+
+
 def error_dict(error: PrefixlintError) -> dict:
     return {"path": error.path, "line": error.line, "column": error.column, "message": error.message,
             "hint": error.hint}
@@ -42,7 +51,7 @@ def to_dict(results: Sequence[FileResult]) -> dict:
         entry = {
             "path": result.path, "tokens": result.tokens, "reusable_tokens": result.reusable_tokens,
             "fixed_reusable_tokens": result.fixed_reusable_tokens,
-            "findings": [finding_dict(f) for f in result.findings],
+            "findings": [_with_source(finding_dict(f), result) for f in result.findings],
             "error": error_dict(result.error) if result.error else None,
         }
         entry.update({key: value for key, value in result.extra.items() if key not in entry})

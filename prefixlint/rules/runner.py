@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from prefixlint.errors import PrefixlintError
@@ -103,6 +103,7 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
 def _check(path: str, settings: Settings, template=None, chat_templates=None,
            text: str | None = None) -> FileResult:
     from prefixlint.load.registry import load_template
+    from prefixlint.load.source_prompts import finding_tags
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
     from prefixlint.render.framing import framing_for
@@ -153,7 +154,8 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     kept, unused = suppressions.apply(findings, path, enabled=settings.enabled, elsewhere=shown)
     if shown:  # what this file lets through of its chat template's findings, reported once
         chat_templates.show(framing.chat_template, tokenizer, [f for f in kept if f.path != path])
-    findings = [f for f in kept if f.path == path] + unused
+    tags = finding_tags(template)  # "source" (python, typescript, a format name) and "prompt"
+    findings = [replace(f, extra={**tags, **f.extra}) for f in kept if f.path == path] + unused
     findings.sort(key=Finding.sort_key)
     return FileResult(
         path, overall.tokens, overall.reusable_tokens, overall.fixed_reusable_tokens, tuple(findings),

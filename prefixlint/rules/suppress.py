@@ -6,8 +6,8 @@
     # prefixlint: disable-file
 
 `disable-line` and `disable` cover the line they are written on; `disable-file` covers the
-whole file wherever it is written. Any comment form works in any file: a YAML comment
-(`#`), a Jinja comment (`{# ... #}`, also `{#- ... -#}`) or a Handlebars/Mustache comment
+whole file wherever it is written. Any comment form works in any file: a YAML or Python
+comment (`#`), a TypeScript/JavaScript comment (`//`), a Jinja comment (`{# ... #}`, also `{#- ... -#}`) or a Handlebars/Mustache comment
 (`{{! ... }}`, `{{!-- ... --}}`, for Dotprompt, Prompty's Mustache variant, LangChain
 mustache and Semantic Kernel handlebars templates). No code means every code. A
 directive on a line of its own covers only that (empty) line, never the file: write
@@ -28,7 +28,7 @@ from prefixlint.rules.finding import Finding
 
 DIRECTIVE = re.compile(
     r"""
-    (?P<comment> \{\#[-+]? | \{\{!(?:--)? | \# )  # a Jinja `{#`, Handlebars/Mustache `{{!`, or YAML `#` comment,
+    (?P<comment> \{\#[-+]? | \{\{!(?:--)? | \# | // )  # Jinja `{#`, Handlebars `{{!`, YAML/Python `#`, JS `//`,
     [ \t]* prefixlint [ \t]* : [ \t]*     # naming the tool,
     (?P<scope> disable-file | disable-line | disable ) (?![\w-]) :?  # the scope, a whole word,
     (?P<codes> [^\n]*? )                 # codes, comma- or space-separated (none = all codes),

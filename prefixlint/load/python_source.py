@@ -1,0 +1,275 @@
+"""Prompts in Python source (`.py`), read with the standard `ast` module.
+
+A string is a prompt when it is
+- assigned to a prompt-like name (`SYSTEM_PROMPT`, `agent_prompt`, `SYSTEM_MESSAGE`,
+  `INSTRUCTIONS`, `qa_template`; any case): one prompt, a system message when the name starts
+  with `system`;
+- passed where a prompt goes: LangChain `PromptTemplate(template=...)`, `X.from_template(...)`,
+  `ChatPromptTemplate.from_messages([("system", ...), ("human", ...), MessagesPlaceholder(...)])`
+  (one chat, roles from the tuples, the placeholder as the conversation slot),
+  `SystemMessage(content=...)`; OpenAI and Anthropic SDK calls (`messages=[{"role": "system",
+  "content": ...}]`, `system=`, `instructions=`, with `prompt=`/`input=` as the user's turn):
+  one chat per call.
+Texts are followed through names, `.format()`, `%`, `+`, `join`, `dedent` (see `python_values`);
+a message the code fills from a variable (`{"role": "user", "content": question}`) is one
+placeholder. A module without a prompt is not a template (a directory walk skips it).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from prefixlint.load.python_values import Resolver, dotted
+from prefixlint.load.registry import NotATemplate
+from prefixlint.load.source_prompts import (PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content,
+                                            to_template)
+from prefixlint.load.template import Template
+
+FORMAT = "python"
+HINT = ("prefixlint reads strings assigned to prompt-like names (*PROMPT*, SYSTEM*, *instructions*, *template*)"
+        " and strings passed to LangChain prompt classes or to OpenAI/Anthropic message calls")
+_SNIFF = re.compile(r"prompt|system|instruction|template|messages", re.IGNORECASE)
+ROLES = {"system": "system", "developer": "system", "human": "user", "user": "user", "ai": "assistant",
+         "assistant": "assistant"}
+MESSAGE_CLASSES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant",
+                   "SystemMessagePromptTemplate": "system", "HumanMessagePromptTemplate": "user",
+                   "AIMessagePromptTemplate": "assistant"}
+#: Keyword arguments that take the system prompt: OpenAI (`instructions`), Anthropic (`system`),
+#: pydantic-ai and other agent frameworks (`system_prompt`, `system_message`).
+SYSTEM_KEYWORDS = ("system", "instructions", "system_prompt", "system_message")
+LANGCHAIN_SYNTAX = {"f-string": "format", "jinja2": "jinja", "mustache": "mustache"}
+
+
+def sniff(text: str) -> bool:
+    return True
+
+
+def sniff_walked(text: str) -> bool:
+    """A walk opens only modules that mention a prompt-like word at all."""
+    return _SNIFF.search(text) is not None
+
+
+def load(path: str, text: str) -> Template:
+    return load_all(path, text)[0]
+
+
+def load_all(path: str, text: str) -> list[Template]:
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise NotATemplate(f"not valid Python: {exc.msg}", path=path, line=exc.lineno, column=exc.offset) from None
+    except ValueError as exc:  # a NUL byte, on older Pythons
+        raise NotATemplate(f"not valid Python: {exc}", path=path, line=1) from None
+    prompts = _Finder(text, tree).prompts()
+    if not prompts:
+        raise NotATemplate("no prompt found in this Python module", path=path, line=1, hint=HINT)
+    return [to_template(path, text, FORMAT, prompt) for prompt in prompts]
+
+
+class _Finder:
+    def __init__(self, text: str, tree: ast.Module) -> None:
+        self.tree = tree
+        self.resolve = Resolver(text, tree)
+        self.found: list[tuple[int, SourcePrompt]] = []
+        self.done: set[int] = set()  # ids of calls already read as part of another prompt
+
+    def prompts(self) -> list[SourcePrompt]:
+        calls = self.resolve.calls
+        for call in calls:  # chats first: their messages are not prompts of their own
+            if id(call) not in self.done:
+                self.chat_call(call)
+        for call in calls:
+            if id(call) not in self.done:
+                self.single_call(call)
+        for node in self.resolve.statements:
+            self.assignment(node)
+        self.found.sort(key=lambda item: item[0])
+        return [prompt for _, prompt in self.found if has_content(prompt)]
+
+    def add(self, node: ast.AST, prompt: SourcePrompt) -> None:
+        if any(m.pieces and not all(isinstance(p, Field) for p in m.pieces) for m in prompt.messages if not m.slot):
+            self.found.append((self.resolve.offset(node.lineno, node.col_offset), prompt))
+
+    def start(self, node: ast.AST) -> int:
+        return self.resolve.offset(node.lineno, node.col_offset)
+
+    # -- chats ------------------------------------------------------------------------------
+    def chat_call(self, call: ast.Call) -> None:
+        name = dotted(call.func)
+        last = name.rsplit(".", 1)[-1]
+        if last == "from_messages" or last == "ChatPromptTemplate":
+            items = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "messages"), None)
+            if isinstance(items, (ast.List, ast.Tuple)):
+                self.done.add(id(call))
+                messages = [m for m in (self.langchain_message(item) for item in items.elts) if m is not None]
+                self.add(call, SourcePrompt(name, messages, is_chat=True))
+            return
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        listed = self.message_list(call.args[0] if call.args else None)  # model.invoke([...]) and the like
+        if not {*SYSTEM_KEYWORDS, "messages"} & set(keywords) and listed is None:
+            return
+        messages: list[PromptMessage] = []
+        for key in SYSTEM_KEYWORDS:
+            if key in keywords:
+                messages += self.sdk_content(keywords[key], "system")
+        messages += self.message_list(keywords.get("messages")) or listed or []
+        for key in ("prompt", "input"):
+            if key in keywords:
+                messages += self.sdk_content(keywords[key], "user" if messages else None)
+        if messages:
+            self.done.add(id(call))
+            named = len(messages) == 1 and isinstance(_value(keywords, *SYSTEM_KEYWORDS), (ast.Name, ast.Attribute))
+            prompt_name = dotted(_value(keywords, *SYSTEM_KEYWORDS)) if named else name
+            self.add(call, SourcePrompt(prompt_name, messages, is_chat=any(m.role for m in messages)))
+
+    def message_list(self, items: ast.AST | None) -> list[PromptMessage] | None:
+        """A list of `{"role", "content"}` dicts or message objects; `*state.messages` in it is
+        the conversation so far (the slot). None when it is not such a list."""
+        if isinstance(items, (ast.Name, ast.Attribute)):
+            items = self.resolve.bound(items)
+        if not isinstance(items, (ast.List, ast.Tuple)) or not any(
+                isinstance(e, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "role" for k in e.keys)
+                or isinstance(e, ast.Call) and dotted(e.func).rsplit(".", 1)[-1] in MESSAGE_CLASSES for e in items.elts):
+            return None
+        messages: list[PromptMessage] = []
+        for item in items.elts:
+            if isinstance(item, ast.Starred):
+                messages.append(self.slot(item, dotted(item.value).rsplit(".", 1)[-1].replace("?", "history")))
+            elif isinstance(item, ast.Dict):
+                messages += self.sdk_message(item)
+            else:
+                message = self.langchain_message(item)
+                messages += [message] if message is not None else []
+        return messages
+
+    def langchain_message(self, item: ast.AST) -> PromptMessage | None:
+        if isinstance(item, (ast.Name, ast.Attribute)) and isinstance(self.resolve.bound(item), (ast.Tuple, ast.Call)):
+            item = self.resolve.bound(item)
+        if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2 and isinstance(item.elts[0], ast.Constant):
+            role, content = str(item.elts[0].value), item.elts[1]
+            if role == "placeholder":
+                return self.slot(content, _slot_name(content))
+            return self.message(ROLES.get(role, role), content, "format")
+        if isinstance(item, ast.Call):
+            self.done.add(id(item))
+            name = dotted(item.func).split(".")
+            if name[-1] == "MessagesPlaceholder":
+                variable = item.args[0] if item.args else next((k.value for k in item.keywords if k.arg == "variable_name"), None)
+                return self.slot(item, variable.value if isinstance(variable, ast.Constant) else "history")
+            cls = name[-2] if name[-1] == "from_template" and len(name) > 1 else name[-1]
+            if cls in MESSAGE_CLASSES:
+                content = item.args[0] if item.args else next(
+                    (k.value for k in item.keywords if k.arg in ("content", "template")), None)
+                style = "format" if cls.endswith("PromptTemplate") else "plain"
+                return self.message(MESSAGE_CLASSES[cls], content, style)
+        if isinstance(item, ast.Constant) and isinstance(item.value, str):
+            return self.message("user", item, "format")
+        return None
+
+    def slot(self, node: ast.AST, name: str) -> PromptMessage:
+        start, end = self.resolve.span(node)
+        return PromptMessage("(conversation)", [Field(start, self.resolve.source[start:end], name)], start, slot=name)
+
+    def message(self, role: str | None, content: ast.AST | None, style: str) -> PromptMessage | None:
+        if content is None:
+            return None
+        pieces = self.resolve.text(content, style)
+        if pieces is None:
+            pieces = [self.resolve.field(content)]
+        return PromptMessage(role, pieces, self.start(content))
+
+    def sdk_message(self, item: ast.AST) -> list[PromptMessage]:
+        if not isinstance(item, ast.Dict):
+            return []
+        entries = {k.value: v for k, v in zip(item.keys, item.values) if isinstance(k, ast.Constant)}
+        role = entries.get("role")
+        if not isinstance(role, ast.Constant) or "content" not in entries:
+            return []
+        return self.sdk_content(entries["content"], ROLES.get(str(role.value), str(role.value)))
+
+    def sdk_content(self, node: ast.AST, role: str | None) -> list[PromptMessage]:
+        """A message's content: a text, or a list of content blocks (`{"type": "text", "text": ...}`)."""
+        if isinstance(node, ast.List):
+            blocks = []
+            for block in node.elts:
+                if isinstance(block, ast.Dict):
+                    entries = {k.value: v for k, v in zip(block.keys, block.values) if isinstance(k, ast.Constant)}
+                    if "text" in entries:
+                        blocks.append(self.message(role, entries["text"], "plain"))
+            return [b for b in blocks if b is not None]
+        message = self.message(role, node, "plain")
+        return [message] if message is not None else []
+
+    # -- single prompts ---------------------------------------------------------------------
+    def single_call(self, call: ast.Call) -> None:
+        name = dotted(call.func)
+        parts = name.split(".")
+        if parts[-1] not in ("PromptTemplate", "from_template") and parts[-1] not in MESSAGE_CLASSES:
+            return
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        content = call.args[0] if call.args else keywords.get("template", keywords.get("content"))
+        cls = parts[-2] if parts[-1] == "from_template" and len(parts) > 1 else parts[-1]
+        fmt = keywords.get("template_format")
+        syntax = LANGCHAIN_SYNTAX.get(fmt.value if isinstance(fmt, ast.Constant) else "f-string", "format")
+        style = "plain" if cls in ("SystemMessage", "HumanMessage", "AIMessage") or syntax != "format" else "format"
+        message = self.message(MESSAGE_CLASSES.get(cls), content, style)
+        if message is not None:
+            self.add(call, SourcePrompt(name, [message], is_chat=message.role is not None, syntax=syntax))
+
+    def assignment(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            return
+        name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
+        if name is None or not PROMPT_NAME.search(name) or not _is_text_expression(value):
+            return
+        if any(id(n) in self.done for n in ast.walk(value)):
+            return
+        before, self.resolve.touched = set(self.resolve.used), []
+        call = self.resolve.format_calls.get(name.lower())
+        if call is not None and _is_text_literal(value):
+            pieces = self.resolve.formatted(value, "format", call, 0)
+        else:
+            pieces = self.resolve.text(value, _style(value))
+        if pieces is None or all(touched in before for touched in self.resolve.touched):
+            return  # not a text, or one already read as part of another prompt
+        role = "system" if name.lstrip("_").lower().startswith("system") else None
+        self.add(value, SourcePrompt(name, [PromptMessage(role, pieces, self.start(value))], is_chat=role is not None))
+
+
+def _value(keywords: dict, *keys: str):
+    return next((keywords[k] for k in keys if k in keywords), None)
+
+
+def _slot_name(node: ast.AST) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.strip("{} ") or "history"
+    return "history"
+
+
+def _is_text_expression(node: ast.AST) -> bool:
+    """A literal, an f-string, or a call or operation on one (`.format`, `dedent`, `+`, `join`)."""
+    return any(isinstance(n, ast.JoinedStr) or isinstance(n, ast.Constant) and isinstance(n.value, str)
+               and len(n.value) > 1 for n in ast.walk(node))
+
+
+def _is_text_literal(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) or (
+        isinstance(node, ast.Call) and dotted(node.func).rsplit(".", 1)[-1] in ("dedent", "strip"))
+
+
+def _style(node: ast.AST) -> str:
+    """How a text assigned to a prompt-like name is filled in later, from its fields: `{name}`
+    (str.format, LangChain's default), `%(name)s` (printf-style), else used as it is."""
+    texts = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    if isinstance(node, ast.JoinedStr) or not texts:
+        return "plain"
+    if any(re.search(r"(?<!\{)\{[A-Za-z_][\w.\[\]']*\}", text) for text in texts):
+        return "format"
+    if any(re.search(r"%\(\w+\)[sdifr]", text) for text in texts):
+        return "percent"
+    return "plain"

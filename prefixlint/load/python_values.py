@@ -1,0 +1,285 @@
+"""What a Python expression in a prompt is: the text it builds, or the value a placeholder takes.
+
+`Resolver.text(node)` follows a prompt's text through what Python code does to it: string
+literals and f-strings (scanned by `source_literals` for exact positions), names bound in the
+module, `+`, `"\\n".join([...])`, `.format(...)`, `%`, `string.Template(...).substitute(...)`,
+`textwrap.dedent`, `.strip()`, pydantic `Field(default=...)`. `Resolver.field(node)` makes the
+placeholder a value becomes: named by its words, volatile by construction when it calls the
+clock (`datetime.now()`, `date.today()`, `time.time()`), `uuid4()` or `random`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from bisect import bisect_left, bisect_right
+from typing import Any
+
+from prefixlint.load.source_literals import RawField, scan
+from prefixlint.load.template import line_starts
+from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, stable_variable, variable_name
+from prefixlint.load.source_text import dedent_pieces, strip_pieces, template_fields
+
+_DEPTH = 8
+
+
+def dotted(node: ast.AST) -> str:
+    """`client.messages.create` for the function of a call (`?` for what is not a name)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{dotted(node.value)}.{node.attr}"
+    if isinstance(node, ast.Call):
+        return dotted(node.func)
+    return "?"
+
+
+#: Lines that may hold a call where a prompt goes, or a `.format(...)` of one: only statements
+#: spanning such a line have their expressions walked (a module is mostly other code).
+_CALL_HINT = re.compile(r"from_messages|PromptTemplate|from_template|Message|\.format\(|substitute"
+                        r"|\b(?:system|instructions|system_prompt|system_message|messages|prompt|input|content)\s*=|[\"']role[\"']")
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def statements(tree: ast.Module):
+    """Every statement of the module, in every body (functions, classes, branches, loops)."""
+    stack = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in _BODIES:
+            children = getattr(node, name, None)
+            if children:
+                stack.extend(reversed(children))
+
+
+def calls(text: str, tree: ast.Module) -> list[ast.Call]:
+    """The calls of the statements that span a line naming a prompt call (see _CALL_HINT)."""
+    starts = line_starts(text)
+    lines = sorted({bisect_right(starts, m.start()) for m in _CALL_HINT.finditer(text)})
+    found: list[ast.Call] = []
+    for statement in statements(tree):
+        end = getattr(statement, "end_lineno", statement.lineno)
+        at = bisect_left(lines, statement.lineno)
+        if at == len(lines) or lines[at] > end:
+            continue
+        own = [value for name, value in ast.iter_fields(statement) if name not in _BODIES]
+        for value in own:
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, ast.AST):
+                    found += [n for n in ast.walk(item) if isinstance(n, ast.Call)]
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+
+class Resolver:
+    def __init__(self, text: str, tree: ast.Module) -> None:
+        self.source = text
+        self._line_starts = line_starts(text)
+        self.bindings: dict[str, ast.expr] = {}
+        self.used: set[int] = set()  # ids of the string nodes already in a prompt
+        self.touched: list[int] = []  # ids of the string nodes the last texts read
+        #: `X.format(...)` calls by the lower-case last name of X (`prompts.SYSTEM_PROMPT.format`)
+        self.format_calls: dict[str, ast.Call] = {}
+        self.statements = list(statements(tree))
+        self.calls = calls(text, tree)
+        for node in self.calls:
+            if (isinstance(node.func, ast.Attribute) and node.func.attr == "format"
+                    and isinstance(node.func.value, (ast.Name, ast.Attribute))):
+                self.format_calls.setdefault(dotted(node.func.value).rsplit(".", 1)[-1].lower(), node)
+        for node in self.statements:
+            target, value = None, None
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                target, value = node.target, node.value
+            name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
+            if name is not None and not (name in self.bindings and self._is_text(self.bindings[name])):
+                self.bindings[name] = value
+        self._lowered = {name.lower(): value for name, value in self.bindings.items()}
+
+    # -- positions --------------------------------------------------------------------------
+    def offset(self, line: int, column: int) -> int:
+        """File character offset of an `ast` (line, UTF-8 byte column)."""
+        start = self._line_starts[line - 1]
+        text = self.source[start : start + column]
+        if not text.isascii():
+            encoded = self.source[start : start + column * 4].encode()[:column]
+            return start + len(encoded.decode("utf-8", errors="ignore"))
+        return start + column
+
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        return self.offset(node.lineno, node.col_offset), self.offset(node.end_lineno, node.end_col_offset)
+
+    # -- names ------------------------------------------------------------------------------
+    def bound(self, node: ast.AST) -> ast.expr | None:
+        """What a name (or `obj.attr`, `module.NAME`) is bound to in this module."""
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+        if name is None:
+            return None
+        return self.bindings.get(name) if name in self.bindings else self._lowered.get(name.lower())
+
+    def _is_text(self, node: ast.AST) -> bool:
+        return isinstance(node, ast.JoinedStr) or isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+    # -- texts ------------------------------------------------------------------------------
+    def text(self, node: ast.AST | None, style: str = "plain", depth: int = 0) -> list | None:
+        """The pieces of the text `node` evaluates to, or None when it is not a text we can read."""
+        if node is None or depth > _DEPTH:
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) or isinstance(node, ast.JoinedStr):
+            start, end = self.span(node)
+            raw = scan(self.source, start, end)
+            if raw is None:
+                return None
+            self.used.add(id(node))
+            self.touched.append(id(node))
+            pieces: list = []
+            for piece in raw:
+                pieces += self.raw_field(piece, depth) if isinstance(piece, RawField) else [piece]
+            return template_fields(pieces, style, self.source) if style != "plain" else pieces
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            return self.text(self.bound(node), style, depth + 1)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = self.text(node.left, style, depth + 1), self.text(node.right, style, depth + 1)
+            if left is None and right is None:
+                return None
+            return (left if left is not None else [self.field(node.left)]) + (
+                right if right is not None else [self.field(node.right)])
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            return self.formatted(node.left, "percent", node.right, depth)
+        if isinstance(node, ast.Call):
+            return self._call_text(node, style, depth)
+        return None
+
+    def _call_text(self, node: ast.Call, style: str, depth: int) -> list | None:
+        name = dotted(node.func)
+        method = name.rsplit(".", 1)[-1]
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+        first = node.args[0] if node.args else None
+        if method == "format" and receiver is not None:
+            return self.formatted(receiver, "format", node, depth)
+        if method in ("substitute", "safe_substitute") and isinstance(receiver, ast.Call) and receiver.args:
+            return self.formatted(receiver.args[0], "dollar", node, depth)
+        if method == "dedent":
+            pieces = self.text(first, style, depth + 1)
+            return dedent_pieces(pieces) if pieces is not None else None
+        if method in ("strip", "lstrip", "rstrip") and receiver is not None and not node.args:
+            pieces = self.text(receiver, style, depth + 1)
+            return strip_pieces(pieces, method != "rstrip", method != "lstrip") if pieces is not None else None
+        if method == "join" and isinstance(receiver, ast.Constant) and isinstance(first, (ast.List, ast.Tuple)):
+            separator = self.text(receiver, "plain", depth + 1) or []
+            out: list = []
+            for number, item in enumerate(first.elts):
+                out += (separator if number else []) + (self.text(item, style, depth + 1) or [self.field(item)])
+            return out
+        if method == "Field":
+            default = next((k.value for k in node.keywords if k.arg == "default"), first)
+            return self.text(default, style, depth + 1)
+        return None
+
+    def formatted(self, template: ast.AST, style: str, arguments: Any, depth: int) -> list | None:
+        """`template.format(...)`, `template % (...)`, `Template(template).substitute(...)`."""
+        pieces = self.text(template, "plain", depth + 1)
+        if pieces is None:
+            return None
+        named: dict[str, ast.AST] = {}
+        positional: list[ast.AST] = []
+        if isinstance(arguments, ast.Call):
+            named = {k.arg: k.value for k in arguments.keywords if k.arg}
+            positional = list(arguments.args)
+        elif isinstance(arguments, ast.Dict):
+            named = {k.value: v for k, v in zip(arguments.keys, arguments.values) if isinstance(k, ast.Constant)}
+        elif isinstance(arguments, ast.Tuple):
+            positional = list(arguments.elts)
+        elif arguments is not None:
+            positional = [arguments]
+        return template_fields(
+            pieces, style, self.source,
+            positional=lambda i: self.field(positional[i]) if i < len(positional) else None,
+            named=lambda name: self.declared(named[name]) if name in named else None)
+
+    # -- values -----------------------------------------------------------------------------
+    def raw_field(self, raw: RawField, depth: int) -> list:
+        """An f-string field: the text it inlines (another prompt constant) or one Field."""
+        written = self.source[raw.start : raw.end]
+        try:
+            node = ast.parse("(" + raw.expression.strip() + "\n)", mode="eval").body
+        except SyntaxError:
+            return [Field(raw.start, written, variable_name([raw.expression]))]
+        if isinstance(node, (ast.Name, ast.Attribute)) and self.bound(node) is not None:
+            inlined = self.text(node, "plain", depth + 1)  # another text of the module: its words
+            if inlined is not None:
+                return inlined
+        return [self.field(node, raw.start, written, raw.spec)]
+
+    def field(self, node: ast.AST, offset: int | None = None, written: str | None = None, spec: str = "") -> Field:
+        if offset is None:
+            offset, end = self.span(node)
+            written = self.source[offset:end]
+        clock = self.clock(node, spec)
+        if clock is None and isinstance(node, ast.Name) and self.bound(node) is not None:
+            clock = self.clock(self.bound(node))
+        segments, keyed = self.segments(node)
+        if clock is not None:  # named by the code's own name for it (`today`), else by the call
+            return Field(offset, written, variable_name(segments) if isinstance(node, ast.Name) else clock.name, clock)
+        return Field(offset, written, variable_name(segments, keyed))
+
+    def declared(self, node: ast.AST):
+        """The variable a `.format()` argument declares: clock or random values, stable texts."""
+        clock = self.clock(node)
+        if clock is None and isinstance(node, ast.Name) and self.bound(node) is not None:
+            clock = self.clock(self.bound(node))
+        if clock is not None:
+            return clock
+        pieces = self.text(node, "plain") if isinstance(node, (ast.Constant, ast.Name, ast.Attribute)) else None
+        if pieces and all(isinstance(p, Text) for p in pieces):
+            return stable_variable("value", "".join(p.chars for p in pieces))
+        return None
+
+    def clock(self, node: ast.AST, spec: str = ""):
+        """The variable of an expression that calls the clock, a UUID or a random source."""
+        for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+            path = dotted(call.func)
+            found = CLOCK_CALLS.get(path) or CLOCK_CALLS.get(".".join(path.split(".")[-2:])) \
+                or CLOCK_CALLS.get(path.split(".")[-1] + "()")
+            if found is None:
+                continue
+            name, frequency, generate = found
+            strftime = spec if "%" in spec else None
+            for outer in ast.walk(node):
+                method = outer.func.attr if isinstance(outer, ast.Call) and isinstance(outer.func, ast.Attribute) else None
+                if method == "strftime":
+                    fmt = outer.args[0] if outer.args else None
+                    if isinstance(fmt, ast.Constant) and isinstance(fmt.value, str):
+                        strftime = fmt.value
+                elif method == "date" and frequency == "per_request":
+                    frequency, generate = "per_day", "iso_date"
+                elif isinstance(outer, ast.Attribute) and outer.attr in ("year", "month"):
+                    frequency = "per_deployment"
+            if strftime:
+                from prefixlint.rules.classify import strftime_frequency
+
+                frequency = strftime_frequency(strftime)
+            return clock_variable(name, frequency, generate, strftime)
+        return None
+
+    def segments(self, node: ast.AST) -> tuple[list[str], bool]:
+        """The names a value is reached by (`self.user.name`, `state['date']`, `state.get('date')`)."""
+        if isinstance(node, ast.Name):
+            return [node.id], False
+        if isinstance(node, ast.Attribute):
+            inner, keyed = self.segments(node.value)
+            return inner + [node.attr], keyed
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            inner, _ = self.segments(node.value)
+            return inner + [str(node.slice.value)], True
+        if isinstance(node, ast.Call):
+            key = node.args[0] if node.args else None
+            if (isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                    and isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return self.segments(node.func.value)[0] + [key.value], True
+            if node.args:
+                return self.segments(node.args[0])
+            return [dotted(node.func).replace("?", "value")], False
+        names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+        return (names[:1] or ["value"]), False

@@ -1,0 +1,200 @@
+"""Prompts found in program source (Python, TypeScript, JavaScript) become ordinary Templates.
+
+A source loader (`python_source`, `ts_source`) finds the strings that are prompts and turns
+each into pieces: `Text` (characters, each with its file offset) and `Field` (one placeholder:
+an f-string field, a `${...}` substitution, a `{name}` / `%(name)s` / `$name` template field, or
+a value the code passes in). This module turns those pieces into a `Template` the existing
+pipeline measures unchanged: the text is written in str.format syntax (literal braces doubled),
+each field becomes `{variable}`, and the placeholder's text as written in the file is kept for
+messages (`SourceTemplate.placeholder_texts`).
+
+Variables are named by the words of the expression (`{self.user.name}` -> `user_name`,
+`${requestHints.city}` -> `city`, `{state['date']}` -> `state_date`): the longest run of
+trailing words the volatility catalog recognises, else all of them. A value the code computes
+from the clock, a UUID or a random generator (`datetime.now()`, `new Date()`, `uuid4()`) is
+declared volatile by construction: a `Variable` with its kind and two realistic samples.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from prefixlint.load.template import SLOT_ROLE, Message, Template, Variable
+
+#: Names that hold prompts: `*PROMPT*`, `SYSTEM*`, `*instruction*`, `*template*` (any case), and
+#: LangChain's agent parts `*_PREFIX` / `*_SUFFIX` (`SQL_PREFIX`); a text without a blank in it
+#: (a key, a path, a URL) is never a prompt (`has_content`).
+PROMPT_NAME = re.compile(r"prompt|^_*system|instruction|template|(^|_)(prefix|suffix)$", re.IGNORECASE)
+#: Receivers that say nothing about a value (`self.user.name` is the user's name).
+RECEIVERS = frozenset({"self", "cls", "this", "props"})
+#: Single trailing words too generic to classify a longer name by (`config.model_name`).
+GENERIC_WORDS = frozenset({"name", "title", "type", "kind", "value", "text", "label", "id", "key", "data",
+                           "prompt", "prompts", "instructions", "template", "message", "content"})
+#: Calls whose value changes by construction, by their last two dotted names (`name()`: the last
+#: one alone) -> (variable name, how often it changes, how to generate two samples).
+CLOCK_CALLS: dict[str, tuple[str, str, str]] = {
+    "datetime.now": ("now", "per_request", "iso_datetime"), "datetime.utcnow": ("now", "per_request", "iso_datetime"),
+    "datetime.today": ("now", "per_request", "iso_datetime"), "timezone.now": ("now", "per_request", "iso_datetime"),
+    "pendulum.now": ("now", "per_request", "iso_datetime"), "arrow.now": ("now", "per_request", "iso_datetime"),
+    "arrow.utcnow": ("now", "per_request", "iso_datetime"), "date.today": ("today", "per_day", "iso_date"),
+    "time.time": ("time", "per_request", "epoch"), "time.time_ns": ("time", "per_request", "epoch"),
+    "time.ctime": ("time", "per_request", "rfc2822"), "time.localtime": ("time", "per_request", "strftime"),
+    "time.gmtime": ("time", "per_request", "strftime"), "time.strftime": ("time", "per_request", "strftime"),
+    "uuid.uuid4": ("uuid", "per_request", "uuid"), "uuid.uuid1": ("uuid", "per_request", "uuid"),
+    "uuid4()": ("uuid", "per_request", "uuid"), "uuid1()": ("uuid", "per_request", "uuid"),
+    "secrets.token_hex": ("nonce", "per_request", "hex"), "secrets.token_urlsafe": ("nonce", "per_request", "hex"),
+    "random.random": ("random", "per_request", "random"), "random.randint": ("random", "per_request", "integer"),
+    "random.choice": ("random", "per_request", "random"),
+    # JavaScript and TypeScript
+    "new Date()": ("now", "per_request", "iso_datetime"), "Date.now": ("now", "per_request", "epoch"),
+    "performance.now": ("now", "per_request", "epoch"), "crypto.randomUUID": ("uuid", "per_request", "uuid"),
+    "randomUUID()": ("uuid", "per_request", "uuid"), "uuidv4()": ("uuid", "per_request", "uuid"),
+    "nanoid()": ("uuid", "per_request", "uuid"), "Math.random": ("random", "per_request", "random"),
+}
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+@dataclass(frozen=True)
+class Text:
+    chars: str
+    offsets: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Field:
+    """One placeholder: where it starts in the file, its text there, and its variable."""
+
+    offset: int
+    text: str
+    name: str
+    variable: Variable | None = None
+
+
+@dataclass
+class PromptMessage:
+    role: str | None
+    pieces: list
+    start: int
+    slot: str | None = None  # the conversation slot's variable (a MessagesPlaceholder)
+
+
+@dataclass
+class SourcePrompt:
+    name: str | None
+    messages: list[PromptMessage]
+    is_chat: bool = False
+    syntax: str = "format"  # "jinja" / "mustache" for LangChain templates in those formats
+
+
+@dataclass(frozen=True)
+class SourceTemplate(Template):
+    #: The variable or call the prompt is (`SYSTEM_PROMPT`, `ChatPromptTemplate.from_messages`).
+    prompt_name: str | None = None
+    #: file offset of a placeholder -> its text as written (`{datetime.now():%Y-%m-%d}`)
+    placeholder_texts: dict[int, str] = field(default_factory=dict)
+
+
+def words(*segments: str) -> list[str]:
+    """The lower-case words of identifiers: camelCase, PascalCase, snake, kebab, dotted."""
+    return [w.lower() for segment in segments for w in _WORD.findall(segment)]
+
+
+def variable_name(segments: list[str], keyed: bool = False) -> str:
+    """A variable name for a value reached by `segments` (`self`, `user`, `name`), classified by
+    its words: the longest run of trailing words the catalog knows, else all the words."""
+    from prefixlint.rules.classify import builtin_catalog, classify_variable
+
+    kept = [s for s in segments if s.lower() not in RECEIVERS] or list(segments)
+    found = words(*kept) or ["value"]
+    if found[0].isdigit():
+        found.insert(0, "value")  # a placeholder name is an identifier
+    if "system" in found[:-1]:  # systemMessage, system_instructions: a fixed text
+        return "_".join(found)
+    catalog = builtin_catalog()
+    for start in range(len(found)):
+        candidate = "_".join(found[start:])
+        if start == len(found) - 1 and (candidate in GENERIC_WORDS and not (keyed and len(kept) == 1)):
+            continue
+        if classify_variable(catalog, candidate, None, ()).cls is not None:
+            return candidate
+    return "_".join(found)
+
+
+def clock_variable(name: str, frequency: str, generate: str, strftime: str | None = None) -> Variable:
+    """A value the code computes from the clock, a UUID or a random source."""
+    from prefixlint.render.values import GENERATED, MOMENTS
+
+    if strftime:
+        samples = tuple(moment.strftime(strftime) for moment in MOMENTS)
+    else:
+        samples = GENERATED.get(generate, GENERATED["text"])
+    if frequency == "per_deployment":
+        return Variable(name, "stable", samples[:1])
+    return Variable(name, frequency, samples)
+
+
+def stable_variable(name: str, value: str) -> Variable:
+    return Variable(name, "stable", (value,))
+
+
+# -- the Template -------------------------------------------------------------------------------
+
+def to_template(path: str, source: str, fmt: str, prompt: SourcePrompt) -> SourceTemplate:
+    messages: list[Message] = []
+    variables: dict[str, Variable] = {}
+    texts: dict[int, str] = {}
+    slot = None
+    for message in prompt.messages:
+        if message.slot:
+            slot = slot or message.slot
+            variables[message.slot] = Variable(message.slot, "conversation")
+            raw = message.pieces[0].text if message.pieces else message.slot
+            messages.append(Message(SLOT_ROLE, raw, (message.start,) * len(raw), message.start))
+            continue
+        chars: list[str] = []
+        offsets: list[int] = []
+        for piece in message.pieces:
+            if isinstance(piece, Text):
+                if prompt.syntax == "format":
+                    for char, offset in zip(piece.chars, piece.offsets):
+                        chars.append(char * 2 if char in "{}" else char)
+                        offsets.extend([offset] * (2 if char in "{}" else 1))
+                else:
+                    chars.append(piece.chars)
+                    offsets.extend(piece.offsets)
+                continue
+            name = _unique(piece, variables)
+            written = "{" + name + "}"
+            chars.append(written)
+            offsets.extend([piece.offset] * len(written))
+            texts[piece.offset] = piece.text
+            if piece.variable is not None:
+                variables[name] = replace(piece.variable, name=name)
+        messages.append(Message(message.role, "".join(chars), tuple(offsets), message.start))
+    return SourceTemplate(path=path, format=fmt, source=source, messages=tuple(messages), syntax=prompt.syntax,
+                          variables=variables, slot=slot, is_chat=prompt.is_chat, prompt_name=prompt.name,
+                          placeholder_texts=texts)
+
+
+def _unique(piece: Field, variables: dict[str, Variable]) -> str:
+    """The piece's variable name, suffixed when the same name is declared as another value."""
+    name, number = piece.name, 1
+    while (piece.variable is not None and name in variables
+           and variables[name] != replace(piece.variable, name=name)):
+        number += 1
+        name = f"{piece.name}_{number}"
+    return name
+
+
+def has_content(prompt: SourcePrompt) -> bool:
+    """Whether a prompt is worth measuring: some text with a blank in it (not a path or a key)."""
+    text = "".join(p.chars for m in prompt.messages for p in m.pieces if isinstance(p, Text))
+    return any(char.isspace() for char in text.strip()) or any(
+        isinstance(p, Field) for m in prompt.messages for p in m.pieces)
+
+
+def finding_tags(template: Template) -> dict[str, str]:
+    """The keys `--format json` findings gain: the prompt's source kind and, where known, its name."""
+    name = getattr(template, "prompt_name", None)
+    return {"source": template.format, **({"prompt": name} if name else {})}

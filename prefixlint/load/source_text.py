@@ -1,0 +1,137 @@
+"""Operations on the pieces of a prompt in source, keeping every character's file offset.
+
+`template_fields` finds the fields of a template text (str.format `{x}`, printf-style
+`%(x)s`, string.Template `$x`) in its Text pieces; `strip_pieces` and `dedent_pieces` do what
+`str.strip` and `textwrap.dedent` (or `.trim()`) do to the text, a Field counting as content.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Callable
+
+from prefixlint.load.source_prompts import Field, Text, variable_name
+from prefixlint.load.template import Variable
+
+# -- template fields inside a text: str.format, printf-style %, string.Template -----------------
+
+_STYLES = {
+    "format": re.compile(r"(?P<escape>\{\{|\}\})|\{(?P<name>[A-Za-z_]\w*(?:\.\w+|\[[^\]{}]*\])*|\d*)"
+                         r"(?:![rsa])?(?::[^{}]*)?\}"),
+    "percent": re.compile(r"(?P<escape>%%)|%(?:\((?P<name>\w+)\))?[#0\- +]*\d*(?:\.\d+)?[sdifrxXeEgGc]"),
+    "dollar": re.compile(r"(?P<escape>\$\$)|\$(?:\{(?P<braced>[A-Za-z_]\w*)\}|(?P<name>[A-Za-z_]\w*))"),
+}
+_PATH = re.compile(r"\w+")
+
+
+def template_fields(pieces: list, style: str, source: str, positional: Callable[[int], Field | None] | None = None,
+                    named: Callable[[str], Variable | None] | None = None) -> list:
+    """`pieces` with the fields of a `style` template text (format, percent, dollar) made Fields.
+    `named(variable)` gives a declared variable (a `.format(date=datetime.now())` argument);
+    `positional(i)` the Field for the i-th positional field (`{}`, `{0}`, `%s`)."""
+    pattern = _STYLES.get(style)
+    if pattern is None:
+        return pieces
+    out: list = []
+    count = 0
+    for piece in pieces:
+        if not isinstance(piece, Text):
+            out.append(piece)
+            continue
+        last = 0
+        for match in pattern.finditer(piece.chars):
+            _append_text(out, piece, last, match.start())
+            last = match.end()
+            if match.group("escape"):
+                out.append(Text(match.group("escape")[0], (piece.offsets[match.start()],)))
+                continue
+            path = match.groupdict().get("braced") or match.group("name") or ""
+            start, end = piece.offsets[match.start()], piece.offsets[match.end() - 1] + 1
+            if not path or path.isdigit():
+                index = int(path) if path else count
+                count += 1
+                given = positional(index) if positional else None
+                out.append(replace(given, offset=start, text=source[start:end]) if given else
+                           Field(start, source[start:end], f"arg{index}"))
+                continue
+            segments = _PATH.findall(path)
+            name = variable_name(segments, keyed="[" in path) if len(segments) > 1 else segments[0]
+            out.append(Field(start, source[start:end], name, named(segments[0]) if named else None))
+        _append_text(out, piece, last, len(piece.chars))
+    return out
+
+
+def _append_text(out: list, piece: Text, start: int, end: int) -> None:
+    if end > start:
+        out.append(Text(piece.chars[start:end], piece.offsets[start:end]))
+
+
+# -- what Python's textwrap.dedent and str.strip do, on pieces ---------------------------------
+
+def strip_pieces(pieces: list, left: bool = True, right: bool = True) -> list:
+    pieces = list(pieces)
+    if left:
+        while pieces and isinstance(pieces[0], Text):
+            kept = pieces[0].chars.lstrip()
+            cut = len(pieces[0].chars) - len(kept)
+            if kept:
+                pieces[0] = Text(kept, pieces[0].offsets[cut:])
+                break
+            pieces.pop(0)
+    if right:
+        while pieces and isinstance(pieces[-1], Text):
+            kept = pieces[-1].chars.rstrip()
+            if kept:
+                pieces[-1] = Text(kept, pieces[-1].offsets[: len(kept)])
+                break
+            pieces.pop()
+    return pieces
+
+
+def dedent_pieces(pieces: list) -> list:
+    """textwrap.dedent: the margin common to the lines with content is removed from each line,
+    and lines of only blanks become empty (a field counts as content)."""
+    lines: list[list] = [[]]  # each: (char, offset) pairs or a Field
+    for piece in pieces:
+        if isinstance(piece, Field):
+            lines[-1].append(piece)
+            continue
+        for char, offset in zip(piece.chars, piece.offsets):
+            lines[-1].append((char, offset))
+            if char == "\n":
+                lines.append([])
+    margins = [_margin(line) for line in lines if not _blank(line[len(_margin(line)):])]
+    margin = _common_prefix(margins)
+    out: list = []
+    for line in lines:
+        line = line[len(_margin(line)):] if _blank(line[len(_margin(line)):]) else line[len(margin):]
+        for item in line:
+            if isinstance(item, Field):
+                out.append(item)
+            elif out and isinstance(out[-1], Text):
+                out[-1] = Text(out[-1].chars + item[0], out[-1].offsets + (item[1],))
+            else:
+                out.append(Text(item[0], (item[1],)))
+    return out
+
+
+def _margin(line: list) -> str:
+    indent = 0
+    while indent < len(line) and not isinstance(line[indent], Field) and line[indent][0] in " \t":
+        indent += 1
+    return "".join(item[0] for item in line[:indent])
+
+
+def _blank(rest: list) -> bool:
+    return not rest or (len(rest) == 1 and not isinstance(rest[0], Field) and rest[0][0] == "\n")
+
+
+def _common_prefix(margins: list[str]) -> str:
+    if not margins:
+        return ""
+    first, last = min(margins), max(margins)
+    size = 0
+    while size < len(first) and first[size] == last[size]:
+        size += 1
+    return first[:size]

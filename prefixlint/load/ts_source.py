@@ -1,0 +1,196 @@
+"""Prompts in TypeScript and JavaScript (`.ts .tsx .mts .cts .js .jsx .mjs .cjs`), read with tree-sitter.
+
+A text is a prompt when it is
+- declared under a prompt-like name (`systemPrompt`, `SYSTEM_PROMPT`, `researchInstructions`;
+  a function so named gives the text it returns, its last `return`);
+- passed where a prompt goes: an object with `system`, `instructions`, `prompt`, `input` or
+  `messages: [{role, content}]` (Vercel AI SDK `generateText`/`streamText`, OpenAI and Anthropic
+  Node SDKs): one chat per object, `system`/`instructions` as the system message; an array of
+  `{role, content}` objects anywhere is a chat too.
+Texts are string literals and template literals; `${...}` substitutions that name another text
+of the file (a constant, or a call of a function returning a template literal) are inlined,
+`+`, `.join()`, `.trim()` followed; every other substitution is a placeholder at the line and
+column of its `$`. A prompt that is part of a larger one is measured as part of that one.
+tree-sitter and its grammars are imported only when such a file is checked.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import PurePath
+
+from prefixlint.load.registry import NotATemplate
+from prefixlint.load.source_prompts import PROMPT_NAME, PromptMessage, SourcePrompt, Text, has_content, to_template
+from prefixlint.load.ts_values import Values, node_key
+from prefixlint.load.template import Template
+
+FORMAT = "typescript"
+HINT = ("prefixlint reads texts declared under prompt-like names (*Prompt*, SYSTEM*, *instructions*, *template*)"
+        " and `system`/`prompt`/`instructions`/`messages` properties of SDK calls")
+_SNIFF = re.compile(r"prompt|system|instruction|template|messages", re.IGNORECASE)
+ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant"}
+TEXT_KEYS = {"system": "system", "instructions": "system", "prompt": "user", "input": "user"}
+
+
+def sniff(text: str) -> bool:
+    return True
+
+
+def sniff_walked(text: str) -> bool:
+    return _SNIFF.search(text) is not None
+
+
+def source_kind(path: str) -> tuple[str, str]:
+    """(format name, grammar) of a file by its extension."""
+    suffix = PurePath(path).suffix.lower()
+    if suffix in (".ts", ".mts", ".cts"):
+        return "typescript", "typescript"
+    if suffix == ".tsx":
+        return "typescript", "tsx"
+    return "javascript", "javascript"
+
+
+@lru_cache(maxsize=None)
+def _parser(grammar: str):
+    import tree_sitter
+
+    if grammar == "javascript":
+        import tree_sitter_javascript as module
+
+        language = module.language()
+    else:
+        import tree_sitter_typescript as module
+
+        language = module.language_tsx() if grammar == "tsx" else module.language_typescript()
+    return tree_sitter.Parser(tree_sitter.Language(language))
+
+
+_QUERY = """
+(variable_declarator name: (identifier) @name) @decl
+(function_declaration name: (identifier) @name) @decl
+(pair key: [(property_identifier) (string)] @key) @pair
+(shorthand_property_identifier) @short
+"""
+
+
+@lru_cache(maxsize=None)
+def _cursor(grammar: str):
+    import tree_sitter
+
+    return tree_sitter.QueryCursor(tree_sitter.Query(_parser(grammar).language, _QUERY))
+
+
+def load(path: str, text: str) -> Template:
+    return load_all(path, text)[0]
+
+
+def load_all(path: str, text: str) -> list[Template]:
+    fmt, grammar = source_kind(path)
+    source = _Source(text, _parser(grammar).parse(text.encode("utf-8")).root_node, _cursor(grammar))
+    prompts = source.prompts()
+    if not prompts:
+        raise NotATemplate(f"no prompt found in this {fmt.title()} module", path=path, line=1, hint=HINT)
+    return [to_template(path, text, fmt, prompt) for prompt in prompts]
+
+
+class _Source(Values):
+    def __init__(self, text: str, root, cursor) -> None:
+        super().__init__(text)
+        self.root = root
+        self.bindings: dict[str, object] = {}
+        self.candidates: dict[tuple, object] = {}  # declarations, objects, arrays: where prompts may be
+        captures = cursor.captures(root)
+        for node in captures.get("decl", ()):
+            name = node.child_by_field_name("name")
+            value = node.child_by_field_name("value") or node
+            self.bindings.setdefault(name.text.decode(), value)
+            if PROMPT_NAME.search(name.text.decode()):
+                self.candidates[node_key(node)] = node
+        for node in [*captures.get("pair", ()), *captures.get("short", ())]:
+            key = node.child_by_field_name("key") if node.type == "pair" else node
+            name = key.text.decode().strip("'\"`")
+            holder = node.parent
+            if name == "role" and holder.parent is not None and holder.parent.type == "array":
+                self.candidates[node_key(holder.parent)] = holder.parent
+            elif name in TEXT_KEYS or name == "messages":
+                self.candidates[node_key(holder)] = holder
+
+    # -- where prompts are --------------------------------------------------------------------
+    def prompts(self) -> list[SourcePrompt]:
+        found: list[tuple[int, frozenset, SourcePrompt]] = []
+        consumed: set[tuple] = set()
+        for node in sorted(self.candidates.values(), key=lambda n: n.start_byte):
+            prompt = None
+            self.touched = []
+            if node.type == "object" and node_key(node) not in consumed:
+                prompt = self.sdk_object(node, consumed)
+            elif node.type == "array" and node_key(node) not in consumed:
+                messages = self.role_messages(node)
+                prompt = SourcePrompt(None, messages, is_chat=True) if messages else None
+            elif node.type in ("variable_declarator", "function_declaration"):
+                name = node.child_by_field_name("name")
+                pieces = self.text_of(node.child_by_field_name("value") or node, 0, function=True)
+                if pieces is not None:
+                    label = name.text.decode()
+                    role = "system" if label.lstrip("_").lower().startswith("system") else None
+                    prompt = SourcePrompt(label, [PromptMessage(role, pieces, self.at(node.start_byte))],
+                                          is_chat=role is not None)
+            if prompt is not None and has_content(prompt) and any(
+                    any(isinstance(p, Text) for p in m.pieces) for m in prompt.messages):
+                found.append((self.at(node.start_byte), frozenset(self.touched), prompt))
+        # A prompt whose texts are all part of another one is measured there: the larger one wins,
+        # then the one with more messages (a call's system prompt and user turn), then the first.
+        rank = {id(p): (-len(t), -len(p.messages), s) for s, t, p in found}
+        kept = [(start, touched, prompt) for start, touched, prompt in found
+                if not any(touched <= other and rank[id(p)] < rank[id(prompt)]
+                           for s, other, p in found if p is not prompt)]
+        return [prompt for _, _, prompt in sorted(kept, key=lambda item: item[0])]
+
+    def sdk_object(self, node, consumed: set) -> SourcePrompt | None:
+        pairs = self.pairs(node)
+        if not ({"system", "instructions", "messages", "prompt"} & set(pairs)) or "role" in pairs:
+            return None
+        messages: list[PromptMessage] = []
+        for key in ("system", "instructions"):
+            if key in pairs:
+                messages += self.content(pairs[key], "system")
+        if pairs.get("messages") is not None and pairs["messages"].type == "array":
+            consumed.add(node_key(pairs["messages"]))
+            messages += self.role_messages(pairs["messages"])
+        for key in ("prompt", "input"):
+            if key in pairs:
+                messages += self.content(pairs[key], "user" if messages else None)
+        if not messages:
+            return None
+        call = node.parent.parent if node.parent is not None and node.parent.type == "arguments" else None
+        name = call.child_by_field_name("function").text.decode() if call is not None else None
+        return SourcePrompt(name, messages, is_chat=any(m.role for m in messages))
+
+    def pairs(self, node) -> dict:
+        out = {}
+        for child in node.named_children:
+            if child.type == "pair":
+                key = child.child_by_field_name("key")
+                name = key.text.decode().strip("'\"`") if key is not None else ""
+                out[name] = child.child_by_field_name("value")
+            elif child.type == "shorthand_property_identifier":
+                out[child.text.decode()] = child
+        return out
+
+    def role_messages(self, array) -> list[PromptMessage]:
+        messages: list[PromptMessage] = []
+        for item in array.named_children:
+            pairs = self.pairs(item) if item.type == "object" else {}
+            role = pairs.get("role")
+            if role is None or "content" not in pairs or role.type != "string":
+                continue
+            name = role.text.decode().strip("'\"")
+            messages += self.content(pairs["content"], ROLES.get(name, name))
+        return messages
+
+    def content(self, node, role: str | None) -> list[PromptMessage]:
+        pieces = self.text_of(node, 0)
+        if pieces is None:
+            pieces = [self.field(node)]
+        return [PromptMessage(role, pieces, self.at(node.start_byte))]

@@ -1,0 +1,160 @@
+"""Prompts in TypeScript and JavaScript, read with tree-sitter: template literals, `${...}` at
+their exact line and column, constants and prompt-building functions inlined, SDK calls as chats.
+
+Fixtures (tests/fixtures/sources/) follow real structures: a chatbot whose request-hints geo
+block sits between two long static prompts, a research agent with `${today}` and an iteration
+counter ahead of about 300 lines of examples, and a clean bot (its name a constant, the
+question last). Renders are spelled out here and tokenized with o200k_base.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from prefixlint.load.registry import load_templates
+from prefixlint.match.prefix import shared_prefix
+from prefixlint.render.values import GENERATED
+from prefixlint.tokenize import load_tokenizer
+from tests.test_formats import chatml, vllm_reusable
+from tests.test_python_source import FIXTURES, findings, run, where
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return load_tokenizer("o200k_base")
+
+
+def between(text: str, start: str, end: str) -> str:
+    return text[text.index(start) + len(start) : text.index(end, text.index(start))]
+
+
+def test_chatbot_geo_block_between_two_static_prompts(tok):
+    path = FIXTURES / "chatbot_prompts.ts"
+    text = path.read_text()
+    found = findings(path)
+    assert [(f["code"], f["line"], f["column"], f["placeholder"]) for f in found] == [
+        ("PFX003", *where(path, "${requestHints.city}"), "${requestHints.city}"),
+        ("PFX003", *where(path, "${requestHints.country}"), "${requestHints.country}"),
+    ]
+    assert (found[0]["line"], found[0]["column"]) == (39, 9)
+    assert {f["source"] for f in found} == {"typescript"} and {f["prompt"] for f in found} == {"systemPrompt"}
+    # systemPrompt's last return: regularPrompt, the request hints, artifactsPrompt (inlined)
+    regular = between(text, "'You are a friendly", "';")
+    artifacts = between(text, "artifactsPrompt = `", "`;").replace("\\`", "`")
+    hints = ("About the origin of user's request:\n- lat: request hints latitude\n"
+             "- lon: request hints longitude\n- city: {city}\n- country: {country}\n")
+    requests = [chatml([("system", "You are a friendly" + regular + "\n\n"
+                         + hints.format(city=city, country=GENERATED["person_name"][0]) + "\n\n" + artifacts)])
+                + "<|im_start|>assistant\n" for city in GENERATED["person_name"]]
+    a, b = tok.encode(requests[0]), tok.encode(requests[1])
+    assert (found[0]["tokens"], found[0]["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
+    assert found[0]["reusable_tokens"] == vllm_reusable(shared_prefix(a, b), len(b))
+
+
+def test_research_agent_today_and_iteration_ahead_of_examples(tok):
+    path = FIXTURES / "research_agent.ts"
+    text = path.read_text()
+    today, iteration = findings(path)
+    assert (today["code"], today["line"], today["column"]) == ("PFX001", *where(path, "${today}"))
+    assert (iteration["code"], iteration["line"], iteration["column"]) == ("PFX004", *where(path, "${iteration}"))
+    assert (today["line"], today["column"], iteration["line"], iteration["column"]) == (7, 57, 8, 19)
+    # `today` is `new Date().toISOString().split("T")[0]`: a date, changing every day
+    assert (today["variable"], today["frequency"]) == ("today", "per_day")
+    assert today["prompt"] == "generateText"  # system: researchSystemPrompt(...), prompt: question
+    body = between(text, "return `", "`;\n}")
+    question = GENERATED["paragraph"][0]
+    requests = [chatml([("system", body.replace("${today}", day).replace("${iteration}", "3")
+                         .replace("${maxIterations}", "max iterations")), ("user", question)])
+                + "<|im_start|>assistant\n" for day in GENERATED["iso_date"]]
+    a, b = tok.encode(requests[0]), tok.encode(requests[1])
+    assert len(body.split("\n")) > 300
+    assert (today["tokens"], today["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
+
+
+def test_clean_bot_name_constant_and_question_last():
+    path = FIXTURES / "clean_chat.ts"
+    result = run(str(path))
+    assert result.exit_code == 0, result.output
+    (template,) = load_templates(str(path))
+    assert [m.role for m in template.messages] == ["system", "user"]
+    assert template.messages[0].content.startswith("You are Ada, the support assistant")
+    # the inlined constant points at where its text is written
+    assert template.source[template.messages[0].offsets[len("You are ")]:].startswith('Ada";')
+
+
+@pytest.mark.parametrize("suffix", [".js", ".mjs", ".cjs", ".jsx", ".tsx"])
+def test_javascript_and_tsx_grammars(tmp_path, suffix):
+    module = tmp_path / f"agent{suffix}"
+    module.write_text(
+        "const sessionId = crypto.randomUUID();\n"
+        "export const messages = [\n"
+        "  { role: 'system', content: `Session ${sessionId}.\\n" + "Follow the support policy closely. " * 12 + "` },\n"
+        "  { role: 'user', content: question },\n"
+        "];\n")
+    (finding,) = findings(module)
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX002", 3, 39)
+    assert finding["source"] == ("typescript" if suffix == ".tsx" else "javascript")
+
+
+def test_no_prompt_and_non_ascii_columns(tmp_path):
+    module = tmp_path / "util.ts"
+    module.write_text("export const add = (a: number, b: number) => a + b;\n")
+    result = run(str(module))
+    assert result.exit_code == 2 and "no prompt found in this Typescript module" in result.output
+    accented = tmp_path / "prompt.ts"
+    accented.write_text("const PROMPT = `Café — «${new Date().toISOString()}» " + "Réponds poliment. " * 20 + "`;\n")
+    (finding,) = findings(accented)
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", 1, 25)
+
+
+def test_checking_a_typescript_file_imports_tree_sitter_only_then():
+    code = ("import sys; from prefixlint.load.registry import load_templates; import prefixlint.load.python_source;"
+            " assert 'tree_sitter' not in sys.modules;"
+            f" load_templates({str(FIXTURES / 'clean_chat.ts')!r}); assert 'tree_sitter' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_suppression_comments_in_source(tmp_path):
+    module = tmp_path / "agent.ts"
+    module.write_text(
+        "// prefixlint: disable-file PFX002 -- the session id is what this prompt is about\n"
+        "const sessionId = crypto.randomUUID();\n"
+        "export const SYSTEM_PROMPT = `Session ${sessionId}.\\n" + "Follow the support policy closely. " * 12 + "`;\n")
+    assert findings(module) == []
+    python = tmp_path / "agent.py"
+    python.write_text('import uuid\nAGENT_PROMPT = (f"Session {uuid.uuid4()}. "  # prefixlint: disable-line PFX002\n'
+                      '    "' + "Follow the support policy closely. " * 12 + '")\n')
+    assert findings(python) == []
+
+
+def test_tagged_dedent_template(tmp_path):
+    module = tmp_path / "planner.ts"
+    module.write_text('import dedent from "dedent";\nexport const SYSTEM_PROMPT = dedent`\n'
+                      "    You are a planner. The current time is ${new Date().toLocaleTimeString()}.\n"
+                      "    Plan the user's trip step by step, and list the bookings to make in order.\n"
+                      "    Prefer trains to flights under 600 km, and hotels near the station.\n`;\n")
+    (template,) = load_templates(str(module))
+    assert template.messages[0].content.startswith("\nYou are a planner. The current time is {now}.\nPlan")
+    (finding,) = findings(module)
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(module, "${new Date()"))
+    assert finding["frequency"] == "per_request"
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab {}$`\\'\"\n\té😀\u2028")), max_size=30))
+def test_string_literal_values_and_offsets(value):
+    """Any JavaScript string literal (as JSON writes it): the prompt's text is its value, and each
+    character written as itself points at itself."""
+    value += " tail text"
+    source = f"const PROMPT = {json.dumps(value, ensure_ascii=False)};\n"
+    (template,) = load_templates("prompt.ts", source)
+    (message,) = template.messages
+    assert message.content == value.replace("{", "{{").replace("}", "}}")
+    for char, offset in zip(message.content, message.offsets):
+        if source[offset] != "\\":
+            assert source[offset] == char
