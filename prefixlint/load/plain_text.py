@@ -15,7 +15,9 @@ The placeholder syntax is decided from the text, in this order:
 Plain files declare no variables: every free name in a placeholder is a variable, classified
 from its name by the catalog. A file with role lines (`# system:`, `# user:`, `# assistant:`
 on a line of their own, as Prompt flow writes them) is a conversation: it is rendered as one
-text and split into messages at those lines.
+text and split into messages at those lines. A conversation name the template loops over
+(`{% for m in history %}`, `{{#each history}}`) is the conversation slot: it renders as
+earlier turns (`prefixlint.render.history.loop_slots`).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
-from prefixlint.load.template import ROLE_LINE, Template, identity_message
+from prefixlint.load.template import ROLE_LINE, Template, Variable, identity_message
 
 FORMAT = "plain-text"
 JINJA_EXTENSIONS = (".j2", ".jinja", ".jinja2")
@@ -60,8 +62,11 @@ def placeholder_syntax(path: str, text: str) -> str:
 
 
 def load(path: str, text: str) -> Template:
+    from prefixlint.render.history import loop_slots
+
     has_roles = ROLE_LINE.search(text) is not None
+    slots = {name: Variable(name, "conversation") for name in sorted(loop_slots(text))}
     return Template(
         path=path, format=FORMAT, source=text, messages=(identity_message(None, text, 0),),
-        syntax=placeholder_syntax(path, text), is_chat=has_roles, role_markers=has_roles,
+        syntax=placeholder_syntax(path, text), is_chat=has_roles, role_markers=has_roles, variables=slots,
     )
