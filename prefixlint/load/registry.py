@@ -46,7 +46,7 @@ class NotATemplate(PrefixlintError):
 LOADERS: dict[str, tuple[str, ...]] = {
     ".yaml": ("promptfoo", "langchain", "semantic_kernel", "native_yaml"),
     ".yml": ("promptfoo", "langchain", "semantic_kernel", "native_yaml"),
-    ".json": ("langchain", "chat_template", "promptfoo"),
+    ".json": ("langchain", "chat_template", "promptfoo", "semantic_kernel_json"),
     ".md": ("plain_text",),
     ".txt": ("plain_text",),
     ".j2": ("chat_template", "plain_text"),
