@@ -72,7 +72,7 @@ def rendered(path: Path) -> tuple[list[str], bool]:
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
     from prefixlint.rules.classify import builtin_catalog
-    from prefixlint.rules.measure import Measurer
+    from prefixlint.check.measure import Measurer
     from prefixlint.tokenize import load_tokenizer
 
     tokenizer = load_tokenizer("o200k_base")

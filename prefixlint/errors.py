@@ -46,3 +46,18 @@ class PrefixlintError(Exception):
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text
+
+
+class TemplateRenderError(PrefixlintError):
+    """The template itself failed (it does not compile, or raised while rendering): not a missing
+    package or an unreadable file. `template_line` is the line of the template's own source
+    where it failed, when known (a tokenizer_config.json holds its template on one file line)."""
+
+    def __init__(self, message: str, *, template_line: int | None = None, **where) -> None:
+        super().__init__(message, **where)
+        self.template_line = template_line
+
+
+class ChatTemplateFailure(PrefixlintError):
+    """The model's chat template cannot render a chat file's messages: `check` reports it at the
+    file's first message."""

@@ -16,7 +16,7 @@ import yaml
 
 from tests.fake_github import FakeGitHub
 from tests.gitrepo import git, init_repo, write
-from tests.test_report_command import BAD, CLEAN, expected_rows
+from tests.prreport.test_report_command import BAD, CLEAN, expected_rows
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 

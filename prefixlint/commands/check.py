@@ -60,9 +60,10 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     from prefixlint.load.discover import discover
     from prefixlint.match.profiles import DEFAULT_ENGINE, get_profile
     from prefixlint.report.formats import format_results
-    from prefixlint.report.results import FileResult
-    from prefixlint.rules.runner import Settings, check_files
-    from prefixlint.tokenize import DEFAULT_TOKENIZER, load_tokenizer
+    from prefixlint.check.runner import check_files
+    from prefixlint.check.settings import SettingsBuilder
+    from prefixlint.results import FileResult
+    from prefixlint.tokenize import load_tokenizer
 
     if ctx.get_parameter_source("output_format") is click.core.ParameterSource.DEFAULT:
         from prefixlint.report.github import is_github_actions
@@ -73,10 +74,8 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     flags = dict(tokenizer=tokenizer, engine=engine, block_size=block_size, select=select, ignore=ignore,
                  chat_template=chat_template)
     config_path = Path(config_file) if config_file else None
-    # Flags are validated once, up front: a bad --select is a usage error, not a per-file one.
-    # No file is read for this unless --config names one: a broken configuration elsewhere is
-    # an error of the files it applies to, reported with them, not of the whole run.
-    load_config(Path.cwd(), config_file=config_path, isolated=isolated or config_path is None).merge_cli(**flags)
+    settings_for = SettingsBuilder(flags, offline, config_path, isolated)
+    settings_for.validate_flags(Path.cwd(), read_files=False)
     if engine is not None or block_size is not None:
         get_profile(engine or DEFAULT_ENGINE, block_size)
     if tokenizer is not None:  # a bad --tokenizer is one error, not one per file
@@ -85,14 +84,6 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
         from prefixlint.render.templates import load_chat_template
 
         load_chat_template(chat_template)
-
-    def settings_for(path: str) -> Settings:
-        config = load_config(Path(path), config_file=config_path, isolated=isolated).merge_cli(**flags)
-        return Settings(
-            tokenizer=config.tokenizer or DEFAULT_TOKENIZER, engine=config.engine or DEFAULT_ENGINE,
-            block_size=config.block_size, enabled=config.is_enabled, min_stable_tokens=config.min_stable_tokens,
-            extend_volatile=config.extend_volatile, offline=offline, chat_template=config.chat_template,
-        )
 
     problems: list[PrefixlintError] = []
     files: dict[str, None] = {}

@@ -16,7 +16,7 @@ def context_option(function):
 
 
 def parse_contexts(values) -> list[int]:
-    from prefixlint.match.kv import DEFAULT_CONTEXTS, parse_tokens
+    from prefixlint.kv.layout import DEFAULT_CONTEXTS, parse_tokens
 
     found = [parse_tokens(part) for value in values for part in value.split(",") if part.strip()]
     return found or list(DEFAULT_CONTEXTS)
@@ -50,8 +50,8 @@ def kv(config, dtype, naive, contexts, memory, si, offline, output_format):
       prefixlint kv ./Llama-3.1-8B/config.json --dtype fp8 --context 128K --si
     """
     from prefixlint.load.model_config import load_model_config
-    from prefixlint.match.kv import kv_layout, parse_bytes
-    from prefixlint.report import kv as report
+    from prefixlint.kv.layout import kv_layout, parse_bytes
+    from prefixlint.kv import report
 
     source, data = load_model_config(config, offline=offline)
     layout = kv_layout(data, dtype=dtype, naive=naive)

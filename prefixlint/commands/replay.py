@@ -17,7 +17,7 @@ PROGRESS_BYTES = 4 * 1024 * 1024
 
 def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | None, str]:
     """Usable cache blocks and where the number came from; None: unlimited."""
-    from prefixlint.match.kv import format_bytes, parse_bytes
+    from prefixlint.kv.layout import format_bytes, parse_bytes
 
     if cache_tokens is not None and memory is not None:
         raise click.UsageError("give --cache-tokens or --memory, not both")
@@ -102,7 +102,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     from prefixlint.load.model_config import load_model_config
     from prefixlint.load.requestlog import BadLine, open_log, read_log
     from prefixlint.match.blockpool import VllmPrefixCache
-    from prefixlint.match.kv import kv_layout
+    from prefixlint.kv.layout import kv_layout
     from prefixlint.match.profilecache import ProfilePrefixCache
     from prefixlint.match.profiles import get_profile
     from prefixlint.match.replay import Replay

@@ -69,9 +69,9 @@ def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, pos
     """
     from dataclasses import replace
 
-    from prefixlint.report import markdown
+    from prefixlint.prreport import markdown
     from prefixlint.report.github import is_github_actions, to_github
-    from prefixlint.report.pr_report import build_rows, link_for_environment, new_findings
+    from prefixlint.prreport.rows import build_rows, link_for_environment, new_findings
 
     fail_on_findings, max_drop = parse_fail_on(fail_on)
     rows, setup = build_rows(paths or (".",), base_ref, tokenizer, offline, engine, block_size)
@@ -100,7 +100,7 @@ def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, pos
 
 
 def _post(body: str, repository: str | None, number: int | None) -> None:
-    from prefixlint.report.github_comment import (
+    from prefixlint.prreport.github_comment import (
         GitHubError, api_from_environment, find_pull_request, upsert_comment,
     )
 

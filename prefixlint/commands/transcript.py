@@ -35,11 +35,11 @@ def transcript(ctx, file, tokenizer, offline, chat_template_path, engine, block_
     """
     from prefixlint.load.transcript import load_transcript
     from prefixlint.match.profiles import get_profile
-    from prefixlint.match.turns import measure_turns
+    from prefixlint.transcript.reuse import measure_turns
     from prefixlint.render.templates import read_chat_template, resolve_chat_template
-    from prefixlint.render.turns import render_turns
-    from prefixlint.report import transcript as report
-    from prefixlint.rules.turn_causes import explain
+    from prefixlint.transcript.render import render_turns
+    from prefixlint.transcript import report
+    from prefixlint.transcript.causes import explain
     from prefixlint.tokenize import load_tokenizer
 
     profile = get_profile(engine, block_size)
@@ -77,7 +77,7 @@ def _parse_now(text: str | None):
 
 def _template_findings(tokenizer, template, turns) -> list[dict]:
     """PFX101 for a template that writes the date, measured on the transcript's first request."""
-    from prefixlint.report.transcript import finding_dict
+    from prefixlint.transcript.report import finding_dict
     from prefixlint.rules.chat_template import detect_date_injection
 
     if not turns:

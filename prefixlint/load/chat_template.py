@@ -19,6 +19,7 @@ import re
 from pathlib import PurePath
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.load.base import Loader
 from prefixlint.load.template import Message, Template, identity_message
 
 FORMAT = "hf-chat-template"
@@ -65,3 +66,6 @@ def load(path: str, text: str) -> Template:
     offsets = node_offsets(node, text) if node.id == "scalar" else (node.start_mark.index,) * len(source)
     message = Message(None, source, offsets, node.start_mark.index)
     return Template(path=path, format=FORMAT, source=text, messages=(message,), syntax="jinja")
+
+
+LOADER = Loader(FORMAT, sniff, load, hint=HINT)

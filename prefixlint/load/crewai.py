@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.load.base import Loader
 from prefixlint.load.template import Message, Template, Variable, align
 from prefixlint.load.yaml_source import compose, line_of, mapping_get
 
@@ -94,3 +95,6 @@ def _template(path: str, text: str, key, node, pieces: tuple[str, ...], role: st
     message = Message(role, content, offsets, at)
     return Template(path=path, format=FORMAT, source=text, messages=(message,), syntax="format",
                     variables=variables, is_chat=True)
+
+
+LOADER = Loader(FORMAT, sniff, load, hint=HINT, many=load_all)

@@ -31,6 +31,7 @@ import re
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.front_matter import has_front_matter, python, split, trimmed, variable
+from prefixlint.load.base import Loader
 from prefixlint.load.template import SLOT_ROLE, Template, Variable
 from prefixlint.load.yaml_source import line_of, mapping_get
 
@@ -127,3 +128,6 @@ def _schema_names(schema, path: str, line: int | None) -> list[str]:
             raise PrefixlintError(f"input.schema: {key!r} is not a Picoschema field name", path=path, line=line)
         names.append(match.group("name"))
     return names
+
+
+LOADER = Loader(FORMAT, sniff, load, hint=HINT)

@@ -27,6 +27,7 @@ import re
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.front_matter import has_front_matter, python, split, trimmed
+from prefixlint.load.base import Loader
 from prefixlint.load.template import Message, Template
 
 FORMAT = "humanloop"
@@ -82,3 +83,6 @@ def load(path: str, text: str) -> Template:
     model = front.get("model")
     return Template(path=path, format=FORMAT, source=text, messages=tuple(messages), syntax="jinja", is_chat=is_chat,
                     model=str(model) if model else None)
+
+
+LOADER = Loader(FORMAT, sniff, load, hint=HINT)

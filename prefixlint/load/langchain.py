@@ -32,6 +32,7 @@ from pathlib import Path
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.json_source import compose_json, looks_like_json, node_offsets
+from prefixlint.load.base import Loader
 from prefixlint.load.template import SLOT_NAMES, SLOT_ROLE, Message, Template, Variable, align
 from prefixlint.load.yaml_source import compose, line_of, mapping_get, to_python
 
@@ -293,3 +294,6 @@ def load(path: str, text: str) -> Template:
         reader.variables.setdefault(name, Variable(name, "conversation"))
     return Template(path=path, format=FORMAT, source=text, messages=tuple(messages), syntax=syntax,
                     variables=reader.variables, is_chat=kind == "chat", slot=reader.slot)
+
+
+LOADER = Loader(FORMAT, sniff, load, hint=HINT)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.load.base import Loader
 from prefixlint.load.template import KINDS, Message, Template, Variable, align
 from prefixlint.load.yaml_source import compose, line_of, mapping_get, to_python
 
@@ -120,3 +121,6 @@ def _optional_str(root, key: str, path: str) -> str | None:
     if node.id != "scalar" or not node.value:
         raise PrefixlintError(f"`{key}` must be a name", path=path, line=line_of(node))
     return str(node.value)
+
+
+LOADER = Loader(FORMAT, sniff, load)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePath
 
+from prefixlint.load.base import Loader
 from prefixlint.load.template import ROLE_LINE, Template, Variable, identity_message
 
 FORMAT = "plain-text"
@@ -70,3 +71,6 @@ def load(path: str, text: str) -> Template:
         path=path, format=FORMAT, source=text, messages=(identity_message(None, text, 0),),
         syntax=placeholder_syntax(path, text), is_chat=has_roles, role_markers=has_roles, variables=slots,
     )
+
+
+LOADER = Loader(FORMAT, sniff, load)

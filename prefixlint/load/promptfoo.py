@@ -28,6 +28,7 @@ from pathlib import Path
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.json_source import compose_json, node_offsets
+from prefixlint.load.base import Loader
 from prefixlint.load.template import Message, Template, Variable, align
 from prefixlint.load.yaml_source import compose, line_of, mapping_get, to_python
 
@@ -208,3 +209,6 @@ def _variables(root, path: str) -> dict[str, Variable]:
                 if sample not in seen and len(seen) < 2:
                     seen.append(sample)
     return {name: Variable(name, None, tuple(samples)) for name, samples in found.items()}
+
+
+LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, many=load_all)

@@ -35,6 +35,7 @@ import re
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.file_refs import resolve
 from prefixlint.load.front_matter import has_front_matter, python, split, trimmed, variable
+from prefixlint.load.base import Loader
 from prefixlint.load.template import SLOT_NAMES, Template, Variable
 from prefixlint.load.yaml_source import line_of, mapping_get
 
@@ -99,3 +100,6 @@ def load(path: str, text: str) -> Template:
                     variables=variables, is_chat=is_chat, slot=slot, role_markers=is_chat,
                     model=str(model_name) if model_name else None,
                     role_line=ROLE_LINE.pattern if is_chat else None)
+
+
+LOADER = Loader(FORMAT, sniff, load, hint=HINT)

@@ -6,10 +6,11 @@ Adding a format is one module plus one line here. An adapter module (e.g.
     FORMAT = "prompty"                          # a short name, shown in output
     def sniff(text: str) -> bool: ...           # does this text look like my format?
     def load(path: str, text: str) -> Template: # parse it (prefixlint.load.template.Template)
+    LOADER = Loader(FORMAT, sniff, load, hint=HINT)   # its `Format` (prefixlint.load.base)
 
 and is listed under each extension it reads in `LOADERS`. A file that holds several prompts
-(a promptfoo config) also defines `load_all(path, text) -> list[Template]`, each template
-with the path and text of the file its prompt is written in. Where several formats share an
+(a promptfoo config) also gives `many=load_all` (`load_all(path, text) -> list[Template]`), each
+template with the path and text of the file its prompt is written in. Where several formats share an
 extension (`.yaml`: native, LangChain, Semantic Kernel, promptfoo; `.prompt`: Dotprompt,
 Humanloop), the candidates are tried in order and the first whose `sniff` accepts the text
 loads it; put the most specific first and a catch-all last. Adapters raise PrefixlintError
@@ -36,7 +37,9 @@ import importlib
 from pathlib import PurePath
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.load.base import Format
 from prefixlint.load.template import Template
+
 
 class NotATemplate(PrefixlintError):
     """The file is not in any format a loader reads (a directory walk skips such files)."""
@@ -66,8 +69,9 @@ def template_extensions() -> tuple[str, ...]:
     return tuple(LOADERS)
 
 
-def adapter(name: str):
-    return importlib.import_module(f"prefixlint.load.{name}")
+def adapter(name: str) -> Format:
+    """The format of the adapter module `prefixlint.load.<name>`, imported when first needed."""
+    return importlib.import_module(f"prefixlint.load.{name}").LOADER
 
 
 def load_template(path: str, text: str | None = None) -> Template:
@@ -84,8 +88,8 @@ def recognises(path: str, text: str, walking: bool = False) -> bool:
     """Whether some adapter for `path`'s extension accepts `text`. Directory walks sniff `.json`
     files with `walking=True`: an adapter's `sniff_walked` (when it has one) decides then."""
     for name in LOADERS.get(PurePath(path).suffix.lower(), ()):
-        module = adapter(name)
-        if (getattr(module, "sniff_walked", module.sniff) if walking else module.sniff)(text):
+        loader = adapter(name)
+        if (loader.sniff_walked if walking else loader.sniff)(text):
             return True
     return False
 
@@ -102,14 +106,12 @@ def _load(path: str, text: str | None, many: bool) -> list[Template]:
     if text is None:
         text = read_text(path)
     for name in candidates:
-        module = adapter(name)
-        if module.sniff(text):
-            if many and hasattr(module, "load_all"):
-                return module.load_all(path, text)
-            return [module.load(path, text)]
-    modules = [adapter(name) for name in candidates]
-    names = " or ".join(module.FORMAT for module in modules)
-    hints = [getattr(module, "HINT", None) for module in modules]
+        loader = adapter(name)
+        if loader.sniff(text):
+            return loader.load_all(path, text) if many else [loader.load(path, text)]
+    loaders = [adapter(name) for name in candidates]
+    names = " or ".join(loader.name for loader in loaders)
+    hints = [loader.hint for loader in loaders]
     raise NotATemplate(f"not a recognised template ({names})", path=path, line=1,
                           hint="; ".join(h for h in hints if h)
                           or "a native prefixlint YAML file has a top-level `messages` or `prompt`")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.load.base import Loader
 from prefixlint.load.template import SLOT_NAMES, SLOT_ROLE, Message, Template, Variable, align, strip_span
 from prefixlint.load.yaml_source import compose, line_of, mapping_get, to_python
 
@@ -122,3 +123,6 @@ def _variables(node, path: str, slot_names) -> tuple[dict[str, Variable], str | 
         default = value.get("default")
         variables[name] = Variable(name, None, () if default in (None, "") else (default,), line_of(item))
     return variables, slot
+
+
+LOADER = Loader(FORMAT, sniff, load, hint=HINT)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.load.base import Loader
 from prefixlint.load.json_source import compose_json, looks_like_json, node_offsets
 from prefixlint.load.template import Message, Template
 
@@ -82,3 +83,6 @@ def _collect(node, groups: list[list]) -> None:
     elif node.id == "sequence":
         for item in node.value:
             _collect(item, groups)
+
+
+LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked)

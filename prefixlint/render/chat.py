@@ -12,7 +12,7 @@ This is the module other stages use (stable API):
 
 `messages` are OpenAI chat messages (dicts); `chat_template` is None (the tokenizer's own),
 Jinja source, or a `ChatTemplate` (`prefixlint.render.templates.read_chat_template(path)`).
-Template failures raise PrefixlintError with a `template_line` attribute.
+Template failures raise `TemplateRenderError`, with the template's own `template_line`.
 
 As vLLM's `/v1/chat/completions` does: the messages are prepared as vLLM prepares them
 (`prefixlint.render.messages`), rendered by the model's chat template through transformers'
@@ -110,7 +110,7 @@ def special_tokens(tokenizer) -> dict[str, Any]:
 
 @lru_cache(maxsize=None)
 def _special_tokens(tokenizer) -> tuple[tuple[str, Any], ...]:
-    config = getattr(tokenizer, "config", None) or {}
+    config = tokenizer.config
     found: dict[str, Any] = {}
     for key in ("bos_token", "eos_token", "unk_token", "pad_token"):
         value = config.get(key)
@@ -124,7 +124,7 @@ def _special_tokens(tokenizer) -> tuple[tuple[str, Any], ...]:
         bare, marked = tokenizer.encode("a"), tokenizer.encode("a", add_special_tokens=True)
         if len(marked) > len(bare) and marked[1:] == bare:
             found["bos_token"] = tokenizer.token_text(marked[0])
-    if "bos_token" not in found and hasattr(tokenizer, "token_id"):
+    if "bos_token" not in found:
         # A bare tokenizer.json (no config, no BOS post-processor): a well-known BOS in its vocabulary.
         for candidate in KNOWN_BOS_TOKENS:
             if tokenizer.token_id(candidate) is not None:
@@ -163,7 +163,7 @@ def render_chat(
 
     `chat_template` is Jinja source or a `ChatTemplate`; None takes the tokenizer's own
     (or harmony for o200k_harmony, or the ChatML approximation for o200k_base/cl100k_base).
-    Raises PrefixlintError (with `template_line` set where known) when the template fails.
+    Raises TemplateRenderError (`template_line` set where known) when the template fails.
     """
     template = resolve_chat_template(tokenizer, chat_template)
     now = now or datetime.now()

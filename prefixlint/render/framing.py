@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Sequence
 
-from prefixlint.errors import PrefixlintError
+from prefixlint.errors import ChatTemplateFailure, PrefixlintError, TemplateRenderError
 from prefixlint.load.template import SLOT_ROLE
 from prefixlint.render.conversation import join
 from prefixlint.render.spans import RenderedMessage, Span
@@ -113,20 +113,18 @@ class ChatTemplateFraming:
 
     def _failed(self, exc: PrefixlintError) -> PrefixlintError:
         """A template failure, saying where in the template (file and line) it failed."""
-        template_line = getattr(exc, "template_line", None)
-        if not hasattr(exc, "template_line"):
+        if not isinstance(exc, TemplateRenderError):
             return exc  # not the template's doing (a missing package)
+        template_line = exc.template_line
         path, line = self.chat_template.file_location(template_line)
         where = f"{path}:{line}" if line else path
         if line and template_line and line != template_line:
             where += f" (template line {template_line})"
         cause = re.sub(r"^the chat template (failed|does not compile)( \(template line \d+\))?: ", "", exc.message)
-        error = PrefixlintError(
+        return ChatTemplateFailure(
             f"the model's chat template cannot render these messages ({where}): {cause}",
             hint="check the roles and the order of the messages against what the model's template accepts",
         )
-        error.chat_template_failure = True  # type: ignore[attr-defined]
-        return error
 
 
 def framing_for(tokenizer, is_chat: bool, chat_template: ChatTemplate | None = None):
@@ -136,7 +134,7 @@ def framing_for(tokenizer, is_chat: bool, chat_template: ChatTemplate | None = N
 
     if not is_chat:
         return ApproximateFraming(False)
-    if chat_template is None and not (uses_harmony(tokenizer) or getattr(tokenizer, "chat_template", None)):
+    if chat_template is None and not (uses_harmony(tokenizer) or tokenizer.chat_template):
         return ApproximateFraming(True)
     return ChatTemplateFraming(tokenizer, resolve_chat_template(tokenizer, chat_template))
 

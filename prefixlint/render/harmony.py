@@ -167,8 +167,6 @@ def generated_reply(
     """
     from openai_harmony import Conversation, RenderConversationConfig
 
-    from prefixlint.match.prefix import shared_prefix
-
     encoding = harmony_encoding()
     preamble, body = _conversation([*messages, reply], tools, now)
     own = len(to_harmony(reply, {}))
@@ -176,7 +174,7 @@ def generated_reply(
     conversation = Conversation.from_messages(history + body[len(body) - own:])
     full = list(encoding.render_conversation(conversation, RenderConversationConfig(auto_drop_analysis=False)))
     prompt = render_harmony(messages, tools=tools, now=now)
-    ids = full[shared_prefix(full, prompt):]
+    ids = full[len(os.path.commonprefix([full, prompt])):]  # the reply: what follows the prompt
     end = encoding.encode("<|end|>", allowed_special="all")
     if ids[-1:] == end:
         ids = ids[:-1] + encoding.encode("<|return|>", allowed_special="all")

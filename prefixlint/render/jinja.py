@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Iterator, Mapping, Sequence
 
-from prefixlint.errors import PrefixlintError
+from prefixlint.errors import PrefixlintError, TemplateRenderError
 
 CHAT_EXTRA_HINT = 'reinstall prefixlint, which depends on it: pip install --force-reinstall prefixlint'
 
@@ -68,12 +68,10 @@ def template_line(exc: BaseException) -> int | None:
     return line
 
 
-def template_error(exc: BaseException, what: str) -> PrefixlintError:
+def template_error(exc: BaseException, what: str) -> TemplateRenderError:
     line = template_line(exc)
     where = f" (template line {line})" if line else ""
-    error = PrefixlintError(f"{what}{where}: {type(exc).__name__}: {exc}")
-    error.template_line = line  # type: ignore[attr-defined]
-    return error
+    return TemplateRenderError(f"{what}{where}: {type(exc).__name__}: {exc}", template_line=line)
 
 
 def _caller_template_line() -> int | None:

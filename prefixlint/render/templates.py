@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from prefixlint.errors import PrefixlintError
+from prefixlint.errors import PrefixlintError, TemplateRenderError
 
 JINJA = "jinja"
 HARMONY = "harmony"
@@ -107,11 +107,9 @@ def load_chat_template(path: str) -> ChatTemplate:
     template = read_chat_template(path)
     try:
         compiled_template(template.source)
-    except PrefixlintError as exc:
-        if not hasattr(exc, "template_line"):
-            raise  # not the template's doing (a missing package)
-        file, line = template.file_location(exc.template_line)  # type: ignore[attr-defined]
-        message = exc.message if line != exc.template_line else exc.message.replace(  # type: ignore[attr-defined]
+    except TemplateRenderError as exc:  # anything else is not the template's doing (a missing package)
+        file, line = template.file_location(exc.template_line)
+        message = exc.message if line != exc.template_line else exc.message.replace(
             f" (template line {line})", "")
         raise PrefixlintError(message, path=file, line=line) from None
     return template
@@ -133,7 +131,7 @@ def resolve_chat_template(tokenizer, chat_template: ChatTemplate | str | None = 
         return ChatTemplate(JINJA, chat_template, "chat template given")
     if uses_harmony(tokenizer):
         return ChatTemplate(HARMONY, None, "harmony format (openai-harmony)")
-    if getattr(tokenizer, "chat_template", None):
+    if tokenizer.chat_template:
         origin, path = _tokenizer_template_origin(tokenizer)
         return ChatTemplate(JINJA, tokenizer.chat_template, origin, path=path)
     if tokenizer.family == "tiktoken":
@@ -153,7 +151,7 @@ def uses_harmony(tokenizer) -> bool:
 
 
 def _tokenizer_template_origin(tokenizer) -> tuple[str, str | None]:
-    path = getattr(tokenizer, "path", None)
+    path = tokenizer.path
     if path is not None:
         folder = Path(path).parent
         if (folder / "chat_template.jinja").is_file():

@@ -16,8 +16,7 @@ from collections import Counter
 from typing import Sequence
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.report.results import FileResult
-from prefixlint.rules.finding import Finding
+from prefixlint.results import FileResult, Finding
 
 
 def finding_dict(finding: Finding) -> dict:
@@ -54,7 +53,7 @@ def to_dict(results: Sequence[FileResult]) -> dict:
             "findings": [_with_source(finding_dict(f), result) for f in result.findings],
             "error": error_dict(result.error) if result.error else None,
         }
-        entry.update({key: value for key, value in result.extra.items() if key not in entry})
+        entry.update({key: value for key, value in result.facts().items() if key not in entry})
         files.append(entry)
     codes = Counter(f.code for r in results for f in r.findings)
     return {

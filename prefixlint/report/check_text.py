@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
-from prefixlint.report.results import FileResult
+from prefixlint.results import FileResult
 from prefixlint.report.style import paint
 from prefixlint.rules.checks import percent
 
@@ -28,7 +28,7 @@ def format_text(results: Sequence[FileResult], *, color: bool | None = None, sta
             lines.append(f"{f.path}:{f.line}:{f.column}: {code} {f.message}")
     for result in results:
         if result.error is None:
-            after = percent(result.fixed_reusable_tokens, result.extra.get("fixed_tokens", result.tokens))
+            after = percent(result.fixed_reusable_tokens, result.tokens if result.fixed_tokens is None else result.fixed_tokens)
             lines.append(
                 f"{result.path}: {result.tokens:,} tokens · reusable now {percent(result.reusable_tokens, result.tokens)}"
                 f" · after the suggested fixes {after}"

@@ -2,7 +2,7 @@
 
 A formatter is `function(results: list[FileResult], *, color: bool | None, statistics: bool) -> str`
 (color None: ANSI styles that `click.echo` removes when the output is not a terminal)
-(see `prefixlint.report.results.FileResult`). Add a format with one module and one line here
+(see `prefixlint.results.FileResult`). Add a format with one module and one line here
 (`github`, `sarif` come next); `--format` offers every name in `CHECK_FORMATS`.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Sequence
 
-from prefixlint.report.results import FileResult
+from prefixlint.results import FileResult
 
 CHECK_FORMATS: dict[str, str] = {
     "text": "prefixlint.report.check_text:format_text",

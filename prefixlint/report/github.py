@@ -11,8 +11,7 @@ import os
 from typing import Iterable, Sequence
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.report.results import FileResult
-from prefixlint.rules.finding import Finding
+from prefixlint.results import FileResult, Finding
 
 #: Finding severity -> workflow command.
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from prefixlint.load.requestlog import BadLine
-from prefixlint.match.kv import KVLayout, format_bytes
+from prefixlint.kv.layout import KVLayout, format_bytes
 from prefixlint.match.replay import Place, ReplayStats, Tally
 from prefixlint.report.style import paint, pct, visible
 from prefixlint.tokenize import Tokenizer

@@ -15,9 +15,9 @@ from typing import Iterable, Mapping, Sequence
 
 from prefixlint import __version__
 from prefixlint.errors import PrefixlintError
-from prefixlint.report.results import FileResult
+from prefixlint.results import FileResult
 from prefixlint.rules.catalog import Rule
-from prefixlint.rules.finding import Finding
+from prefixlint.results import Finding
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/prefixlint/"

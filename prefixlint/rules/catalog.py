@@ -27,7 +27,7 @@ class Rule:
     options: dict[str, Any] = field(default_factory=dict)
     cases: dict[str, Any] = field(default_factory=dict)
     source: str = ""
-    #: The function in prefixlint.rules.checks that implements the rule.
+    #: The name of the function that implements the rule (`prefixlint.rules.registry.CHECKS`).
     check: str = ""
 
 

@@ -178,16 +178,14 @@ def _first_found(probes, detect):
     """The first probe's detection that is not None. A probe the template refuses (it raises:
     some templates take no system message) is skipped; if every probe is refused, the first
     refusal is raised."""
-    from prefixlint.errors import PrefixlintError
+    from prefixlint.errors import TemplateRenderError
 
-    refused: PrefixlintError | None = None
+    refused: TemplateRenderError | None = None
     answered = False
     for probe in probes:
         try:
             found = detect(probe)
-        except PrefixlintError as exc:
-            if not hasattr(exc, "template_line"):
-                raise
+        except TemplateRenderError as exc:  # the template refused the probe; anything else is raised
             refused = refused or exc
             continue
         answered = True

@@ -16,7 +16,7 @@ from typing import Iterator
 
 from prefixlint.load.template import Template, source_location
 from prefixlint.rules.catalog import Rule
-from prefixlint.rules.finding import Finding
+from prefixlint.results import Finding
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,3 @@ def _with_template_line(message: str, file_line: int, template_line: int | None)
     if not template_line or template_line == file_line:
         return message
     return f"{message.rstrip('.')} (chat template line {template_line})."
-
-
-#: rule code -> the function that turns the detections into its finding
-CHAT_TEMPLATE_CHECKS = {"PFX101": chat_template_injects_date, "PFX102": chat_template_rewrites_history}

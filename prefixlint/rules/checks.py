@@ -3,44 +3,18 @@
 Each check receives its catalog `Rule` and the file's `Measured` data and yields Findings.
 PFX001-PFX005 share `volatile_before_stable` (the rule's class decides which values it
 reports). The chat-template rules PFX101/PFX102 are `prefixlint.rules.chat_template_check`'s
-(they look at the model's chat template, not at the file's values).
+(they look at the model's chat template, not at the file's values). `prefixlint.rules.registry`
+maps the names rule files give to these functions.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Iterator
 
 from prefixlint.match.profiles import EngineProfile
+from prefixlint.results import Finding
 from prefixlint.rules.catalog import Rule
-from prefixlint.rules.classify import Catalog
-from prefixlint.rules.finding import Finding
-from prefixlint.rules.measure import Measurement, VolatileMeasurement
-
-
-@dataclass
-class Measured:
-    """Everything the checks look at for one file."""
-
-    path: str
-    is_chat: bool
-    profile: EngineProfile
-    catalog: Catalog
-    min_stable_tokens: int
-    volatiles: list[VolatileMeasurement]
-    #: All volatile values differing at once, and with every flagged value moved.
-    overall: Measurement | None = None
-    flagged: set[str] = field(default_factory=set)
-    #: All volatile values differing, with every one of them moved after the stable content.
-    best: Measurement | None = None
-    #: For rules that need more: the loaded template, the tokenizer, and the Measurer
-    #: (cached renders and encodings; `measurer.framing` says how messages were framed).
-    template: Any = None
-    tokenizer: Any = None
-    measurer: Any = None
-    #: For a chat template checked on its own: what PFX101/PFX102's probes found
-    #: (`prefixlint.rules.chat_template_check.ChatTemplateDetections`).
-    chat_template: Any = None
+from prefixlint.rules.measured import Measured, VolatileMeasurement
 
 
 def percent(part: int, whole: int) -> str:
@@ -147,15 +121,3 @@ def stable_prefix_below_minimum(rule: Rule, data: Measured) -> Iterator[Finding]
         extra={"placeholder": first.placeholder.text, "minimum_tokens": minimum,
                "fixed_shared_prefix_tokens": overall.fixed_shared_prefix_tokens},
     )
-
-
-def check_function(rule: Rule):
-    """The function a rule file names in `check:`."""
-    function = globals().get(rule.check)
-    if not callable(function) or rule.check.startswith("_"):
-        raise LookupError(f"{rule.source}: no check function named {rule.check!r}")
-    return function
-
-
-#: The functions rule files may name; a test checks that each is named by some rule.
-CHECKS = ("volatile_before_stable", "boundary_merge", "stable_prefix_below_minimum")

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.rules.finding import Finding
+from prefixlint.results import Finding
 
 DIRECTIVE = re.compile(
     r"""

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.tokenize.base import BaseTokenizer
 
 TOKENIZER_FILE = "tokenizer.json"
 CONFIG_FILE = "tokenizer_config.json"
@@ -62,7 +63,7 @@ def _token_content(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-class HuggingFaceTokenizer:
+class HuggingFaceTokenizer(BaseTokenizer):
     family = "huggingface"
 
     def __init__(self, name: str, tokenizer_file: Path, directory: Path | None = None) -> None:

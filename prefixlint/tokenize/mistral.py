@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Sequence
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.tokenize.base import BaseTokenizer
 from prefixlint.tokenize.bytelevel import char_offset_from_bytes
 
 SHIPPED_TEKKEN = "tekken_240911.json"
@@ -40,9 +41,8 @@ def shipped_tekken_path() -> Path:
     return Path(mistral_common.__file__).parent / "data" / SHIPPED_TEKKEN
 
 
-class MistralTokenizer:
+class MistralTokenizer(BaseTokenizer):
     family = "mistral"
-    chat_template = None
 
     def __init__(self, path: Path, name: str | None = None) -> None:
         try:

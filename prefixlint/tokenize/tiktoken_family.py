@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Sequence
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.tokenize.base import BaseTokenizer
 from prefixlint.tokenize.bytelevel import char_offset_from_bytes
 
 _BASE_URL = "https://openaipublic.blob.core.windows.net/encodings/"
@@ -117,9 +118,8 @@ def ensure_cached(rank_file: RankFile) -> str:
     )
 
 
-class TiktokenTokenizer:
+class TiktokenTokenizer(BaseTokenizer):
     family = "tiktoken"
-    chat_template = None
 
     def __init__(self, encoding_name: str) -> None:
         import tiktoken

@@ -1,0 +1,1 @@
+"""The `check` pipeline: load -> render -> tokenize -> match -> rules, for one file at a time."""

@@ -1,0 +1,115 @@
+"""PFX101/PFX102 for the chat template that `check` renders chat files with: once per template per run.
+
+When a chat file is rendered through the model's chat template (`prefixlint.render.framing`),
+what the template itself does to reuse (it writes the date: PFX101; it rewrites earlier
+turns: PFX102) is a property of the template, not of the file. It is measured once per
+template and tokenizer (`prefixlint.rules.chat_template_check`, the checks a standalone
+chat-template file gets), and reported against the template: its file (the model
+directory's or hub snapshot's `chat_template.jinja` or `tokenizer_config.json`) and the line
+of the Jinja source where the change originates. harmony (gpt-oss) has no Jinja source: its
+findings are reported against `harmony format (openai-harmony)`, line 1.
+
+Each chat file decides what it lets through: its `--select`/`--ignore` and configuration, and
+its `disable-file` suppressions (`# prefixlint: disable-file PFX101`: the user cannot edit a
+vendor's template in the hub cache). A finding is reported once if any file lets it through.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+from prefixlint.errors import PrefixlintError, TemplateRenderError
+from prefixlint.results import FileResult, Finding
+from prefixlint.rules.registry import CHAT_TEMPLATE_CODES
+
+
+class ChatTemplateRuns:
+    """The template-level results of one `check` run, keyed by template and tokenizer."""
+
+    def __init__(self) -> None:
+        self._checked: dict[tuple[str, str], FileResult] = {}
+        self._shown: dict[tuple[str, str], dict[Finding, None]] = {}
+
+    def findings(self, chat_template, tokenizer_spec: str, tokenizer, settings, profile) -> list[Finding]:
+        """Every PFX101/PFX102 finding of the template (before any file's filters); [] when its
+        probes fail (that error is reported once, against the template)."""
+        key = (chat_template.path or chat_template.origin, tokenizer.name)
+        result = self._checked.get(key)
+        if result is None:
+            result = self._checked[key] = _check_template(chat_template, tokenizer_spec, tokenizer, settings, profile)
+            self._shown[key] = {}
+        return list(result.findings)
+
+    def show(self, chat_template, tokenizer, findings: list[Finding]) -> None:
+        """Report these (what one file let through) with the template's result."""
+        self._shown[(chat_template.path or chat_template.origin, tokenizer.name)].update(dict.fromkeys(findings))
+
+    def results(self) -> list[FileResult]:
+        """One result per template with findings some file let through, or an error."""
+        out = []
+        for key, result in self._checked.items():
+            shown = tuple(sorted(self._shown[key], key=Finding.sort_key))
+            if result.error is not None:
+                out.append(result)
+            elif shown:
+                out.append(replace(result, findings=shown))
+        return out
+
+
+def _check_template(chat_template, tokenizer_spec: str, tokenizer, settings, profile) -> FileResult:
+    from prefixlint.check.runner import check_file
+
+    every_rule = replace(settings, tokenizer=tokenizer_spec, enabled=_chat_template_rules, engine=profile.name)
+    if chat_template.path is not None:  # a file: checked as a standalone chat template is
+        result = check_file(chat_template.path, every_rule, _load(chat_template.path))
+        error = result.error
+        if error is not None:
+            error.message = f"the chat template of {tokenizer.name} fails on prefixlint's probe messages: {error.message}"
+            if error.line is None and isinstance(error, TemplateRenderError) and error.template_line:
+                error.line = chat_template.file_location(error.template_line)[1]
+        return result
+    try:
+        return _check_unfiled(chat_template, tokenizer, profile)
+    except PrefixlintError as exc:
+        return FileResult(chat_template.origin, error=exc.located(chat_template.origin))
+
+
+def _chat_template_rules(code: str) -> bool:
+    return code in CHAT_TEMPLATE_CODES
+
+
+def _load(path: str):
+    from prefixlint.load.chat_template import load
+    from prefixlint.load.files import read_text
+
+    try:
+        return load(path, read_text(path))
+    except PrefixlintError:
+        return None  # check_file loads it again and reports the problem
+
+
+def _check_unfiled(chat_template, tokenizer, profile) -> FileResult:
+    """A template with no file (harmony): the detections, reported at line 1 of its origin."""
+    from prefixlint.rules.chat_template import detect_date_injection, detect_history_rewrite
+    from prefixlint.rules.chat_template_check import ChatTemplateDetections
+    from prefixlint.rules.classify import builtin_catalog
+    from prefixlint.rules.measured import Measured
+    from prefixlint.rules.registry import run_checks
+
+    date = detect_date_injection(tokenizer, chat_template)
+    history = detect_history_rewrite(tokenizer, chat_template)
+    detections = ChatTemplateDetections(date, (date.line or 1, 1) if date else None,
+                                        history, (history.line or 1, 1) if history else None)
+    data = Measured(chat_template.origin, True, profile, builtin_catalog(), 0, [], chat_template=detections)
+    findings = list(run_checks(data))
+    tokens = date.prompt_tokens if date else 0
+    return FileResult(chat_template.origin, tokens, profile.reusable_tokens(date.stable_prefix_tokens, tokens)
+                      if date else 0, profile.reusable_tokens(tokens, tokens), tuple(findings),
+                      format=chat_template.format, tokenizer=tokenizer.name, engine=profile.name,
+                      block_size=profile.unit, shared_prefix_tokens=date.stable_prefix_tokens if date else 0)
+
+
+def let_through(findings: list[Finding], enabled: Callable[[str], bool] | None) -> list[Finding]:
+    """The template findings a file's select/ignore enables."""
+    return [f for f in findings if enabled is None or enabled(f.code)]

@@ -1,0 +1,208 @@
+"""Measure what each volatile value of a template costs, with the real tokenizer.
+
+For each volatile variable or call: render the template twice with everything equal except
+that value, tokenize both, and measure the exact shared prefix, the tokens the engine reuses
+after its rounding, the stable tokens after the value, and the same numbers for the fixed
+variant (the value's lines moved after the stable content). A chat file's messages become
+the request through its framing (`prefixlint.render.framing`): the model's chat template
+when the tokenizer has one, else a ChatML approximation. Renders and encodings are cached,
+so each distinct text is rendered and tokenized once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from prefixlint.load.template import Template
+from prefixlint.match.prefix import shared_prefix
+from prefixlint.match.profiles import EngineProfile
+from prefixlint.match.variants import changed_placeholders, first_difference, move_to_end
+from prefixlint.render.conversation import split_json, split_roles
+from prefixlint.render.framing import ApproximateFraming
+from prefixlint.render.history import history_value
+from prefixlint.render.spans import CompiledTemplate, Placeholder, RenderedMessage
+from prefixlint.render.values import call_function, stable_function, variable_value
+from prefixlint.rules.classify import Catalog, Volatility, classify_call, classify_variable
+from prefixlint.rules.measured import Measurement, VolatileMeasurement
+
+
+@dataclass(frozen=True)
+class Request:
+    """One render of the template as the server sees it."""
+
+    messages: tuple[RenderedMessage, ...]
+    text: str
+    starts: tuple[int, ...]  # where each message's text starts in `text`
+    ids: list[int]
+
+
+class Measurer:
+    def __init__(self, template: Template, compiled: CompiledTemplate, tokenizer, profile: EngineProfile,
+                 catalog: Catalog, min_stable_tokens: int, framing=None) -> None:
+        self.template, self.compiled, self.tokenizer, self.profile = template, compiled, tokenizer, profile
+        #: How messages become the request (`prefixlint.render.framing`): the model's chat
+        #: template where the tokenizer has one, else the ChatML approximation.
+        self.framing = framing or ApproximateFraming(template.is_chat)
+        self.min_stable_tokens = min_stable_tokens
+        self.volatility: dict[str, Volatility] = {}
+        declared = template.variables
+        for name in compiled.variables:
+            variable = declared.get(name)
+            self.volatility[name] = classify_variable(
+                catalog, name, variable.kind if variable else None, variable.samples if variable else ())
+        for name in compiled.functions:
+            args = [a for p in compiled.placeholders if name in p.calls for a in p.call_args]
+            self.volatility[name] = classify_call(catalog, name, args)
+        self._renders: dict[frozenset[str], Request] = {}
+        self._encoded: dict[str, list[int]] = {}
+        self._lines: dict[str, list[int]] = {}  # line runs -> ids, for `encode_lines`
+
+    @property
+    def volatiles(self) -> list[Volatility]:
+        return [v for v in self.volatility.values() if v.volatile]
+
+    def encode(self, text: str) -> list[int]:
+        ids = self._encoded.get(text)
+        if ids is None:
+            # tiktoken encodings reuse the ids of lines already tokenized (exact: see
+            # `prefixlint.tokenize.tiktoken_family.LINE_START`); other tokenizers take the text whole.
+            ids = self.tokenizer.encode_lines(text, self._lines)
+            self._encoded[text] = ids
+        return ids
+
+    def render(self, vary: frozenset[str] = frozenset()) -> Request:
+        request = self._renders.get(vary)
+        if request is None:
+            values: dict[str, Any] = {}
+            functions: dict[str, Any] = {}
+            for name, v in self.volatility.items():
+                variant = 1 if name in vary else 0
+                if v.is_call:
+                    functions[name] = call_function(v.generate, variant) if v.volatile else stable_function
+                else:
+                    declared = self.template.variables.get(name)
+                    samples = declared.samples if declared else ()
+                    if declared is not None and declared.kind == "conversation":
+                        values[name] = history_value(name)  # the earlier turns: the same in every request
+                        continue
+                    values[name] = variable_value(name, samples, v.generate, variant, v.volatile)
+            messages = self.compiled.render(values, functions)
+            if self.template.role_markers:
+                messages = split_roles(messages[0], self.template.role_line)
+            elif self.template.json_messages:
+                messages = split_json(messages[0], self.template.path)
+            framed = self.framing.frame(messages, self.encode)
+            request = self._renders[vary] = Request(framed.messages, framed.text, framed.starts, framed.ids)
+        return request
+
+    def compare(self, a: Request, b: Request, moved: set[int]) -> Measurement:
+        shared = shared_prefix(a.ids, b.ids)
+        fixed_a, fixed_b = self._fixed(a, moved), self._fixed(b, moved)
+        fixed_shared = shared_prefix(fixed_a, fixed_b)
+        # Sizes are those of the first request (the same base render for every value and for
+        # the file's summary); what the engine reuses is computed for the second, as it is the
+        # one served from the cache.
+        return Measurement(
+            len(a.ids), shared, self.profile.reusable_tokens(shared, len(b.ids)),
+            len(fixed_a), fixed_shared, self.profile.reusable_tokens(fixed_shared, len(fixed_b)),
+        )
+
+    def _fixed(self, request: Request, moved: set[int]) -> list[int]:
+        if not moved:
+            return request.ids
+        texts = move_to_end(request.messages, moved)
+        renamed = tuple(RenderedMessage(m.role, t, ()) for m, t in zip(request.messages, texts))
+        return self.framing.frame(renamed, self.encode).ids
+
+    def measure(self, volatility: Volatility) -> VolatileMeasurement | None:
+        base, varied = self.render(), self.render(frozenset({volatility.name}))
+        if base.text == varied.text:
+            return None  # the value never reaches the output
+        moved = changed_placeholders(base.messages, varied.messages)
+        at = first_difference(base.text, varied.text)
+        message, span = self._span_at(base, at, moved)
+        if span is not None:
+            placeholder = self.compiled.placeholders[span.placeholder]
+        elif moved:
+            placeholder = self._first(moved)
+        else:  # only template text changed (a branch taken on the value): point at its first use
+            placeholder = self._first_use(volatility.name)
+        span_end = base.starts[message] + span.end if span else at
+        stable_after = self._stable_tokens_after(base, span_end)
+        measured = self.compare(base, varied, moved if stable_after >= self.min_stable_tokens else set())
+        merged_text, merged_token, unmerged = "", "", measured.shared_prefix_tokens
+        if span is not None:
+            merged_text, merged_token = self._merge_at(base, varied, message, measured.shared_prefix_tokens)
+            if merged_text:
+                unmerged = len(self.encode(base.text[: base.starts[message] + span.start]))
+        return VolatileMeasurement(volatility, placeholder, frozenset(moved), measured, stable_after,
+                                   merged_text, merged_token, unmerged)
+
+    def _merge_at(self, base: Request, varied: Request, message: int, shared: int) -> tuple[str, str]:
+        """(stable text, token) when the first differing token of either request starts inside
+        the stable text before the changed substitution: the boundary token merged with the value."""
+        for request, other in ((base, varied), (varied, base)):
+            if shared >= len(request.ids):
+                continue
+            changed = changed_placeholders(request.messages, other.messages)
+            token_start = self.tokenizer.char_offset(request.text, request.ids, shared)
+            token = self.tokenizer.token_text(request.ids[shared])
+            starts = [request.starts[message] + s.start for s in request.messages[message].spans
+                      if s.placeholder in changed and request.starts[message] + s.start > token_start]
+            if not starts:
+                continue
+            span_start = min(starts)
+            if span_start < token_start + len(token):
+                return request.text[token_start:span_start], token
+        return "", ""
+
+    def _first_use(self, name: str) -> Placeholder:
+        source = self.template.source
+        for tag in re.finditer(r"\{[{%].*?[}%]\}", source, re.DOTALL):
+            if re.search(rf"\b{re.escape(name)}\b", tag.group()):
+                line, column = self.template.position(tag.start())
+                return Placeholder(-1, 0, tag.group(), tag.start(), line, column, (name,))
+        return Placeholder(-1, 0, name, 0, 1, 1, (name,))
+
+    def _first(self, placeholders: set[int]) -> Placeholder:
+        return min((self.compiled.placeholders[i] for i in placeholders), key=lambda p: p.offset)
+
+    def _span_at(self, request: Request, at: int, moved: set[int]):
+        """The innermost changed substitution containing text offset `at` (else the next one)."""
+        message = max(i for i, start in enumerate(request.starts) if start <= at or i == 0)
+        local = at - request.starts[message]
+        spans = [s for s in request.messages[message].spans if s.placeholder in moved]
+        inside = [s for s in spans if s.start <= local <= s.end]
+        if inside:
+            return message, min(inside, key=lambda s: s.end - s.start)
+        after = [s for s in spans if s.start >= local]
+        return message, (after[0] if after else (spans[-1] if spans else None))
+
+    def _stable_tokens_after(self, base: Request, end: int) -> int:
+        """Tokens of the text after `end` that no volatile value changes."""
+        everything = self.render(frozenset(v.name for v in self.volatiles))
+        volatile = changed_placeholders(base.messages, everything.messages)
+        pieces: list[str] = []
+        for number, message in enumerate(base.messages):
+            offset = base.starts[number]
+            cursor = max(end - offset, 0)
+            if cursor > len(message.text):
+                continue
+            for span in message.spans:
+                if span.placeholder in volatile and span.end > cursor:
+                    pieces.append(message.text[cursor : max(span.start, cursor)])
+                    cursor = max(cursor, span.end)
+            pieces.append(message.text[cursor:])
+        text = "".join(pieces)
+        return len(self.encode(text)) if text.strip() else 0
+
+    def measure_all(self, moved: set[int] | None = None) -> Measurement:
+        """All volatile values differ at once (two unrelated requests); the fix moves `moved`
+        (None: every value that changes, the best order there is)."""
+        base = self.render()
+        everything = self.render(frozenset(v.name for v in self.volatiles))
+        if moved is None:
+            moved = changed_placeholders(base.messages, everything.messages)
+        return self.compare(base, everything, moved)

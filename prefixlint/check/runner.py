@@ -1,0 +1,239 @@
+"""Check one template file: load -> render -> tokenize -> measure -> rules -> a FileResult.
+
+`check_file` never raises for a problem with the file: a PrefixlintError becomes the
+result's `error`, so the command reports it and goes on with the other files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import replace
+from typing import Callable, Iterable
+
+from prefixlint.errors import ChatTemplateFailure, PrefixlintError
+from prefixlint.check.settings import Settings
+from prefixlint.results import FileResult, Finding
+
+
+def check_path(path: str, settings: Settings, *, skip_non_templates: bool = False,
+               chat_templates=None) -> list[FileResult]:
+    """The results for one file: one per file a template comes from (a promptfoo config's prompts
+    may live in the config and in the files it references); a file's prompts are summed. With
+    `skip_non_templates` (a file found by a directory walk), a file no loader reads gives none.
+    `chat_templates` (a `ChatTemplateRuns`) collects the findings of the chat templates the
+    file's messages are rendered with; without it, they come after the file's own results."""
+    from prefixlint.load.registry import NotATemplate, load_templates
+    from prefixlint.check.chat_template_runs import ChatTemplateRuns
+
+    if chat_templates is None:
+        runs = ChatTemplateRuns()
+        return check_path(path, settings, skip_non_templates=skip_non_templates, chat_templates=runs) + runs.results()
+
+    try:
+        templates = load_templates(path)
+    except NotATemplate as exc:
+        return [] if skip_non_templates else [FileResult(path, error=exc.located(path))]
+    except PrefixlintError as exc:
+        return [FileResult(path, error=exc.located(path))]
+    except RecursionError:
+        return [FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))]
+    if len(templates) == 1 and templates[0].path == path:
+        return [check_file(path, settings, templates[0], chat_templates=chat_templates)]
+    return merge_by_path([check_file(t.path, settings, t, chat_templates=chat_templates) for t in templates])
+
+
+def merge_by_path(results: list[FileResult]) -> list[FileResult]:
+    merged: dict[str, list[FileResult]] = {}
+    for result in results:
+        merged.setdefault(result.path, []).append(result)
+    out = []
+    for path, group in merged.items():
+        out += [r for r in group if r.error is not None]
+        good = [r for r in group if r.error is None]
+        if good:
+            findings = tuple(sorted(dict.fromkeys(f for r in good for f in r.findings), key=Finding.sort_key))
+            out.append(replace(good[0], tokens=sum(r.tokens for r in good),
+                               reusable_tokens=sum(r.reusable_tokens for r in good),
+                               fixed_reusable_tokens=sum(r.fixed_reusable_tokens for r in good), findings=findings,
+                               prompts=len(good), **_summed(good)))
+    return out
+
+
+def _summed(results: list[FileResult]) -> dict[str, int]:
+    keys = ("shared_prefix_tokens", "fixed_tokens", "fixed_shared_prefix_tokens")
+    return {key: sum(getattr(r, key) or 0 for r in results) for key in keys
+            if getattr(results[0], key) is not None}
+
+
+def check_file(path: str, settings: Settings, template=None, *, skip_non_templates: bool = False,
+               chat_templates=None, text: str | None = None) -> FileResult | None:
+    """The file's result (`template`: already loaded); None when `skip_non_templates` and no
+    loader reads the file (a YAML file found by a directory walk that is not a prompt template).
+    The findings of the chat template its messages are rendered with go to `chat_templates`
+    (a `ChatTemplateRuns`), reported once per run against the template; without one, nowhere.
+    `text`, when given, is checked as the content of `path` (a file as it is at a git revision)."""
+    from prefixlint.load.registry import NotATemplate
+
+    try:
+        return _check(path, settings, template, chat_templates, text)
+    except NotATemplate as exc:
+        return None if skip_non_templates else FileResult(path, error=exc.located(path))
+    except PrefixlintError as exc:
+        return FileResult(path, error=exc.located(path))
+    except RecursionError:
+        return FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))
+
+
+def _check(path: str, settings: Settings, template=None, chat_templates=None,
+           text: str | None = None) -> FileResult:
+    from prefixlint.check.chat_template_runs import let_through
+    from prefixlint.check.measure import Measurer
+    from prefixlint.load.registry import load_template
+    from prefixlint.load.source_prompts import finding_tags
+    from prefixlint.match.profiles import get_profile
+    from prefixlint.render.compile import compile_template
+    from prefixlint.render.framing import framing_for
+    from prefixlint.rules.classify import builtin_catalog, load_catalog_extension
+    from prefixlint.rules.measured import Measured
+    from prefixlint.rules.registry import CHAT_TEMPLATE_CODES, run_checks
+    from prefixlint.rules.suppress import Suppressions
+    from prefixlint.tokenize import load_tokenizer
+
+    template = template if template is not None else load_template(path, text)
+    suppressions = Suppressions.parse(template.source, path)
+    profile = get_profile(template.engine or settings.engine, settings.block_size)
+    if template.format == "hf-chat-template":
+        return _check_chat_template(path, template, settings, profile, suppressions)
+    compiled = compile_template(template)
+    if template.declares_variables:
+        _check_declared(template, compiled)
+    tokenizer_spec = template.tokenizer or settings.tokenizer
+    tokenizer = load_tokenizer(tokenizer_spec, offline=settings.offline)
+    catalog = builtin_catalog().extended(load_catalog_extension(settings.extend_volatile))
+    framing = framing_for(tokenizer, template.is_chat, _served_template(settings, template.is_chat, path))
+    measurer = Measurer(template, compiled, tokenizer, profile, catalog, settings.min_stable_tokens, framing)
+    try:
+        measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
+        flagged = [m for m in measured if m.stable_tokens_after >= settings.min_stable_tokens and m.moved]
+        moved = set().union(*(m.moved for m in flagged)) if flagged else set()
+        overall = measurer.measure_all(moved)
+        # Only when the suggested fixes leave nothing reusable: would any order help at all?
+        best = measurer.measure_all() if measured and overall.fixed_reusable_tokens == 0 else overall
+    except ChatTemplateFailure as exc:  # at the file's first message
+        exc.located(path, template.position(template.messages[0].file_offset(0))[0])
+        raise
+    data = Measured(path, template.is_chat, profile, catalog, settings.min_stable_tokens, measured, overall,
+                    {m.volatility.name for m in flagged}, best, template, tokenizer, measurer)
+    findings = list(run_checks(data, settings.enabled))  # PFX000 comes from the suppressions
+    enabled = settings.enabled or (lambda code: True)
+    shown: list[Finding] = []
+    if (framing.chat_template is not None and chat_templates is not None
+            and any(enabled(code) for code in CHAT_TEMPLATE_CODES)):
+        shown = let_through(chat_templates.findings(framing.chat_template, tokenizer_spec, tokenizer, settings,
+                                                    profile), settings.enabled)
+    kept, unused = suppressions.apply(findings, path, enabled=settings.enabled, elsewhere=shown)
+    if shown:  # what this file lets through of its chat template's findings, reported once
+        chat_templates.show(framing.chat_template, tokenizer, [f for f in kept if f.path != path])
+    tags = finding_tags(template)  # "source" (python, typescript, a format name) and "prompt"
+    findings = [replace(f, extra={**tags, **f.extra}) for f in kept if f.path == path] + unused
+    findings.sort(key=Finding.sort_key)
+    return FileResult(
+        path, overall.tokens, overall.reusable_tokens, overall.fixed_reusable_tokens, tuple(findings),
+        format=template.format, model=template.model or None, tokenizer=tokenizer.name, engine=profile.name,
+        **_chat_format(framing), block_size=profile.unit, shared_prefix_tokens=overall.shared_prefix_tokens,
+        fixed_tokens=overall.fixed_tokens, fixed_shared_prefix_tokens=overall.fixed_shared_prefix_tokens,
+        volatile={m.volatility.name: {"class": m.volatility.cls, "frequency": m.volatility.frequency,
+                                      "stable_tokens_after": m.stable_tokens_after}
+                  for m in measured},
+    )
+
+
+def _served_template(settings: Settings, is_chat: bool, path: str):
+    """The chat template given by flag or configuration, for a chat file; else None."""
+    from prefixlint.render.templates import load_chat_template
+
+    if not (settings.chat_template and is_chat):
+        return None
+    try:
+        return load_chat_template(settings.chat_template)
+    except PrefixlintError as exc:  # --chat-template was read up front: this is the key's
+        exc.hint = exc.hint or f"the `chat-template` key of the configuration of {path} names it"
+        raise
+
+
+def _chat_format(framing) -> dict[str, str]:
+    """How a chat file's messages were framed: the model's chat format and template, or the
+    ChatML approximation (no public chat format for the tokenizer); nothing for a prompt."""
+    if framing.chat_template is None:
+        return {"chat_format": framing.chat_format} if framing.is_chat else {}
+    return {"chat_format": framing.chat_format, "chat_template": framing.chat_template.origin}
+
+
+def _check_chat_template(path, template, settings: Settings, profile, suppressions) -> FileResult:
+    """A chat template on its own: PFX101/PFX102 from probe renders with the run's tokenizer."""
+    from prefixlint.rules.chat_template_check import detect, prompt_tokens
+    from prefixlint.rules.classify import builtin_catalog
+    from prefixlint.rules.measured import Measured
+    from prefixlint.rules.registry import run_checks
+    from prefixlint.tokenize import load_tokenizer
+
+    enabled = settings.enabled or (lambda code: True)
+    tokenizer = load_tokenizer(template.tokenizer or settings.tokenizer, offline=settings.offline)
+    detections = detect(template, tokenizer, enabled)
+    data = Measured(path, True, profile, builtin_catalog(), settings.min_stable_tokens, [],
+                    chat_template=detections)
+    findings = list(run_checks(data, enabled))
+    kept, unused = suppressions.apply(findings, path, enabled=settings.enabled)
+    findings = sorted(kept + unused, key=Finding.sort_key)
+    date = detections.date
+    tokens = date.prompt_tokens if date is not None else prompt_tokens(tokenizer, template)
+    stable = date.stable_prefix_tokens if date is not None else tokens
+    return FileResult(path, tokens, profile.reusable_tokens(stable, tokens), profile.reusable_tokens(tokens, tokens),
+                      tuple(findings), format=template.format, model=template.model or None,
+                      tokenizer=tokenizer.name, engine=profile.name, block_size=profile.unit,
+                      shared_prefix_tokens=stable)
+
+
+def _check_declared(template, compiled) -> None:
+    """In a file that declares its variables, using an undeclared one is an error at its use."""
+    for name in compiled.variables:
+        if name in template.variables:
+            continue
+        uses = [p for p in compiled.placeholders if name in p.names]
+        if uses:
+            line, column = uses[0].line, uses[0].column
+        else:
+            line, column = _first_word(template.source, name)
+        raise PrefixlintError(
+            f"undefined variable {name!r}", path=template.path, line=line, column=column,
+            hint=f"declare it under `variables:` (e.g. `{name}: {{kind: per_request, samples: [...]}}`)",
+        )
+
+
+def _first_word(source: str, name: str) -> tuple[int | None, int | None]:
+    for number, text in enumerate(source.split("\n"), 1):
+        found = re.search(rf"\b{re.escape(name)}\b", text)
+        if found and ("{{" in text or "{%" in text):
+            return number, found.start() + 1
+    return None, None
+
+
+def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
+                walked: frozenset[str] = frozenset()) -> list[FileResult]:
+    """Results in order; files in `walked` (found by a directory walk) that are not templates
+    are left out."""
+    from prefixlint.check.chat_template_runs import ChatTemplateRuns
+
+    results = []
+    chat_templates = ChatTemplateRuns()
+    for path in paths:
+        try:
+            settings = settings_for(path)
+        except PrefixlintError as exc:
+            results.append(FileResult(path, error=exc.located(path)))
+            continue
+        results += check_path(path, settings, skip_non_templates=path in walked, chat_templates=chat_templates)
+    # A chat template also checked on its own (named, or found by the walk) is reported once.
+    checked = {os.path.abspath(result.path) for result in results}
+    return results + [r for r in chat_templates.results() if os.path.abspath(r.path) not in checked]

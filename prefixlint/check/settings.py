@@ -1,0 +1,68 @@
+"""The settings one file is checked with: its configuration, with the flags given winning.
+
+`SettingsBuilder` is the one place that turns configuration files and flags into `Settings`:
+`prefixlint check` (and so the pre-commit hook, which runs it) and `prefixlint report` both
+build every file's settings with it, so the same file under the same configuration is
+measured the same way by both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from prefixlint.config import Config, load_config
+from prefixlint.match.profiles import DEFAULT_ENGINE
+from prefixlint.tokenize import DEFAULT_TOKENIZER
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What `check` needs to know for one file (the merged configuration and flags)."""
+
+    tokenizer: str = DEFAULT_TOKENIZER
+    engine: str = DEFAULT_ENGINE
+    block_size: int | None = None
+    #: Whether a rule code is reported (`Config.is_enabled`: select/ignore); None: every rule.
+    enabled: Callable[[str], bool] | None = None
+    min_stable_tokens: int = 16
+    extend_volatile: Any = None
+    offline: bool = False
+    #: `--chat-template` / `chat-template`: the file a chat file's messages are rendered with.
+    chat_template: str | None = None
+
+
+#: The flags that override a configuration key, as `Config.merge_cli` takes them.
+FLAG_NAMES = ("tokenizer", "engine", "block_size", "select", "ignore", "chat_template")
+
+
+@dataclass(frozen=True)
+class SettingsBuilder:
+    """path -> the Settings of that file: the configuration that applies to it (the nearest
+    configuration file, `config_file` for every path, or none when `isolated`), then every
+    flag that was given (not None)."""
+
+    flags: Mapping[str, Any] = field(default_factory=dict)
+    offline: bool = False
+    config_file: Path | None = None
+    isolated: bool = False
+
+    def config(self, path: str | Path) -> Config:
+        config = load_config(Path(path), config_file=self.config_file, isolated=self.isolated)
+        return config.merge_cli(**self.flags)
+
+    def validate_flags(self, start: str | Path, *, read_files: bool = True) -> None:
+        """Check the flags once, up front: a bad --select is one usage error, not one per file.
+        Without `read_files`, no configuration file is read (unless `config_file` names one): a
+        broken configuration is then an error of the files it applies to."""
+        isolated = self.isolated or (not read_files and self.config_file is None)
+        load_config(Path(start), config_file=self.config_file, isolated=isolated).merge_cli(**self.flags)
+
+    def __call__(self, path: str | Path) -> Settings:
+        config = self.config(path)
+        return Settings(
+            tokenizer=config.tokenizer or DEFAULT_TOKENIZER, engine=config.engine or DEFAULT_ENGINE,
+            block_size=config.block_size, enabled=config.is_enabled, min_stable_tokens=config.min_stable_tokens,
+            extend_volatile=config.extend_volatile, offline=self.offline, chat_template=config.chat_template,
+        )

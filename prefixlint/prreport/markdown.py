@@ -1,0 +1,171 @@
+"""Markdown of `prefixlint report`: reuse before and after a change, for a pull-request comment.
+
+One table row per changed template (tokens, reusable share before and after the engine's
+block rounding, at the base and now, and the change), a line naming what it was measured
+with, the findings the change introduced with links to file and line, and the unchanged
+templates folded away. Starts with a hidden marker so the one comment is found and updated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+from urllib.parse import quote
+
+from prefixlint.report.style import pct
+from prefixlint.results import Finding
+
+MARKER = "<!-- prefixlint-report -->"
+TITLE = "### prefixlint: prompt-cache reuse"
+HEADER = "| Template | Tokens | Reusable before rounding | Reusable after rounding |"
+ALIGN = "|:--|--:|--:|--:|"
+#: Unchanged templates listed at most; a GitHub comment holds at most 65,536 characters.
+MAX_UNCHANGED = 100
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One template measured on one side: its tokens, exact shared prefix and engine reuse."""
+
+    tokens: int = 0
+    shared_prefix_tokens: int = 0
+    reusable_tokens: int = 0
+    findings: tuple[Finding, ...] = ()
+    error: str | None = None  # the diagnostic when it could not be measured
+
+    def before_rounding(self) -> str:
+        return "error" if self.error else pct(self.shared_prefix_tokens, self.tokens)
+
+    def after_rounding(self) -> str:
+        return "error" if self.error else pct(self.reusable_tokens, self.tokens)
+
+    def reusable_share(self) -> float:
+        return 100 * self.reusable_tokens / self.tokens if self.tokens else 0.0
+
+
+@dataclass(frozen=True)
+class TemplateChange:
+    path: str  # repository-relative; the base path for a removed template
+    status: str  # added | removed | modified | renamed | unchanged
+    base: Measured | None
+    now: Measured | None
+    old_path: str | None = None  # renamed from
+    new_findings: tuple[Finding, ...] = ()
+
+    def drop(self) -> float:
+        """Percentage points of reusable share (after rounding) lost; negative when gained."""
+        if not self.base or not self.now or self.base.error or self.now.error:
+            return 0.0
+        return self.base.reusable_share() - self.now.reusable_share()
+
+
+@dataclass(frozen=True)
+class Setup:
+    tokenizer: str
+    engine: str
+    block_size: int | str
+    base_ref: str
+    base_commit: str
+    #: path, line -> URL of that line, or None to print plain `path:line`.
+    link: Callable[[str, int], str | None] = field(default=lambda path, line: None)
+
+
+def blob_link(server: str | None, repository: str | None, ref: str | None) -> Callable[[str, int], str | None]:
+    """Links like https://github.com/OWNER/NAME/blob/REF/path#L3 when all three are known."""
+    if not (server and repository and ref):
+        return lambda path, line: None
+    prefix = f"{server.rstrip('/')}/{repository}/blob/{quote(ref, safe='/')}/"
+    return lambda path, line: f"{prefix}{quote(path)}#L{line}"
+
+
+def escape(text: str) -> str:
+    """Text safe inside a Markdown table cell or list item: no stray HTML, no cell breaks."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+
+
+def _pair(base: str | None, now: str | None) -> str:
+    if base is None:
+        return f"— → {now}"
+    if now is None:
+        return f"{base} → —"
+    return f"{base} → {now}"
+
+
+def change_cell(row: TemplateChange) -> str:
+    if row.status in ("added", "removed"):
+        return row.status
+    if row.base and row.base.error or row.now and row.now.error:
+        return "error"
+    drop = round(row.drop(), 1)
+    if drop > 0:
+        return f"▼ {drop:.1f} pts"
+    if drop < 0:
+        return f"▲ {-drop:.1f} pts"
+    return "= 0.0 pts"
+
+
+def template_cell(row: TemplateChange) -> str:
+    name = f"`{escape(row.path)}`"
+    if row.status == "renamed" and row.old_path:
+        return f"`{escape(row.old_path)}` → {name}"
+    if row.status in ("added", "removed"):
+        return f"{name} ({row.status})"
+    return name
+
+
+def changed_row(row: TemplateChange) -> str:
+    base, now = row.base, row.now
+    tokens = _pair(f"{base.tokens:,}" if base and not base.error else ("error" if base else None),
+                   f"{now.tokens:,}" if now and not now.error else ("error" if now else None))
+    before = _pair(base.before_rounding() if base else None, now.before_rounding() if now else None)
+    after = _pair(base.after_rounding() if base else None, now.after_rounding() if now else None)
+    return f"| {template_cell(row)} | {tokens} | {before} | {after} | {change_cell(row)} |"
+
+
+def unchanged_row(row: TemplateChange) -> str:
+    now = row.now or Measured(error="not measured")
+    tokens = "error" if now.error else f"{now.tokens:,}"
+    return f"| {template_cell(row)} | {tokens} | {now.before_rounding()} | {now.after_rounding()} |"
+
+
+def finding_item(item: Finding, setup: Setup) -> str:
+    where = f"{item.path}:{item.line}:{item.column}"
+    url = setup.link(item.path, item.line)
+    place = f"[`{escape(where)}`]({url})" if url else f"`{escape(where)}`"
+    return f"- {place} **{item.code}** {item.name}: {escape(item.message)}"
+
+
+def to_markdown(rows: Sequence[TemplateChange], setup: Setup) -> str:
+    changed = [row for row in rows if row.status != "unchanged"]
+    unchanged = [row for row in rows if row.status == "unchanged"]
+    lines = [MARKER, TITLE, ""]
+    lines.append(
+        f"Tokenizer `{setup.tokenizer}` · engine `{setup.engine}` · block size {setup.block_size}"
+        f" · compared with `{escape(setup.base_ref)}` (`{setup.base_commit[:7]}`)"
+    )
+    lines.append("")
+    if changed:
+        lines += [HEADER[:-1] + "| Change |", ALIGN + ":--|"]
+        lines += [changed_row(row) for row in changed]
+    else:
+        lines.append("No template changed.")
+    new = sorted((f for row in changed for f in row.new_findings), key=Finding.sort_key)
+    lines.append("")
+    if new:
+        lines.append(f"**{len(new)} new finding{'s' if len(new) != 1 else ''}**")
+        lines.append("")
+        lines += [finding_item(item, setup) for item in new]
+    elif changed:
+        lines.append("No new findings.")
+    errors = [(row.path, side.error) for row in changed for side in (row.now,) if side and side.error]
+    if errors:
+        lines += ["", "**Could not be measured**", ""]
+        lines += [f"- `{escape(path)}`: {escape(message)}" for path, message in errors]
+    if unchanged:
+        count = len(unchanged)
+        lines += ["", f"<details><summary>{count} unchanged template{'s' if count != 1 else ''}</summary>", ""]
+        lines += [HEADER, ALIGN] + [unchanged_row(row) for row in unchanged[:MAX_UNCHANGED]]
+        if count > MAX_UNCHANGED:
+            lines += ["", f"… and {count - MAX_UNCHANGED:,} more."]
+        lines += ["", "</details>"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,63 @@
+"""What the checks look at: the measurements the check pipeline (`prefixlint.check.measure`) makes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from prefixlint.match.profiles import EngineProfile
+from prefixlint.render.spans import Placeholder
+from prefixlint.rules.classify import Catalog, Volatility
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Two requests that differ only in some volatile values, and their fixed variants."""
+
+    tokens: int  # of the first request (the base render)
+    shared_prefix_tokens: int
+    reusable_tokens: int
+    fixed_tokens: int
+    fixed_shared_prefix_tokens: int
+    fixed_reusable_tokens: int
+
+
+@dataclass(frozen=True)
+class VolatileMeasurement:
+    volatility: Volatility
+    placeholder: Placeholder  # where the two renders first differ
+    moved: frozenset[int]  # placeholders whose lines the fix moves
+    now: Measurement
+    #: Tokens of stable text after the value, in the whole request.
+    stable_tokens_after: int
+    #: The stable text just before the placeholder that the value's first token swallowed
+    #: ("" when the token boundary holds), that token, and the shared prefix without the merge.
+    merged_text: str
+    merged_token: str
+    unmerged_shared_prefix_tokens: int
+
+
+
+@dataclass
+class Measured:
+    """Everything the checks look at for one file."""
+
+    path: str
+    is_chat: bool
+    profile: EngineProfile
+    catalog: Catalog
+    min_stable_tokens: int
+    volatiles: list[VolatileMeasurement]
+    #: All volatile values differing at once, and with every flagged value moved.
+    overall: Measurement | None = None
+    flagged: set[str] = field(default_factory=set)
+    #: All volatile values differing, with every one of them moved after the stable content.
+    best: Measurement | None = None
+    #: For rules that need more: the loaded template, the tokenizer, and the Measurer
+    #: (cached renders and encodings; `measurer.framing` says how messages were framed).
+    template: Any = None
+    tokenizer: Any = None
+    measurer: Any = None
+    #: For a chat template checked on its own: what PFX101/PFX102's probes found
+    #: (`prefixlint.rules.chat_template_check.ChatTemplateDetections`).
+    chat_template: Any = None

@@ -1,0 +1,1 @@
+"""`prefixlint transcript`: a multi-turn chat rendered turn by turn, with the cause of every loss."""

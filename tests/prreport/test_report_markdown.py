@@ -1,0 +1,94 @@
+"""The pull-request Markdown: rows, arrows, links, folding, marker (numbers given, layout checked)."""
+
+from prefixlint.prreport.markdown import MARKER, Measured, Setup, TemplateChange, blob_link, to_markdown
+from prefixlint.results import Finding
+
+FOUND = Finding(path="prompts/support.yaml", line=3, column=14, code="PFX001", name="timestamp-before-stable",
+                severity="error", message="{{ now }} ends the shared prefix | <at token 6>")
+SETUP = Setup("o200k_base", "vllm", 16, "main", "0123456789abcdef")
+
+
+def test_changed_added_removed_and_unchanged_rows():
+    rows = [
+        TemplateChange("prompts/support.yaml", "modified", Measured(2000, 1990, 1984),
+                       Measured(2010, 6, 0, (FOUND,)), new_findings=(FOUND,)),
+        TemplateChange("prompts/new.md", "added", None, Measured(512, 511, 496)),
+        TemplateChange("prompts/old.md", "removed", Measured(400, 399, 384), None),
+        TemplateChange("prompts/b.md", "renamed", Measured(100, 50, 48), Measured(100, 99, 96), old_path="a.md"),
+        TemplateChange("prompts/same.md", "unchanged", None, Measured(64, 63, 48)),
+    ]
+    text = to_markdown(rows, SETUP)
+    assert text.startswith(MARKER + "\n### prefixlint: prompt-cache reuse\n")
+    assert "Tokenizer `o200k_base` · engine `vllm` · block size 16 · compared with `main` (`0123456`)" in text
+    assert (
+        "| `prompts/support.yaml` | 2,000 → 2,010 | 99.5% → 0.3% | 99.2% → 0.0% | ▼ 99.2 pts |\n"
+        "| `prompts/new.md` (added) | — → 512 | — → 99.8% | — → 96.9% | added |\n"
+        "| `prompts/old.md` (removed) | 400 → — | 99.8% → — | 96.0% → — | removed |\n"
+        "| `a.md` → `prompts/b.md` | 100 → 100 | 50.0% → 99.0% | 48.0% → 96.0% | ▲ 48.0 pts |\n"
+    ) in text
+    assert (
+        "**1 new finding**\n\n- `prompts/support.yaml:3:14` **PFX001** timestamp-before-stable:"
+        " {{ now }} ends the shared prefix \\| &lt;at token 6&gt;\n"
+    ) in text
+    assert text.endswith(
+        "<details><summary>1 unchanged template</summary>\n\n"
+        "| Template | Tokens | Reusable before rounding | Reusable after rounding |\n|:--|--:|--:|--:|\n"
+        "| `prompts/same.md` | 64 | 98.4% | 75.0% |\n\n</details>\n"
+    )
+
+
+def test_links_point_at_the_line_on_github():
+    link = blob_link("https://github.com", "octo/prompts", "feature/x")
+    setup = Setup("o200k_base", "vllm", 16, "main", "0123456789abcdef", link)
+    text = to_markdown([TemplateChange("prompts/support.yaml", "modified", Measured(10, 9, 0),
+                                       Measured(10, 0, 0), new_findings=(FOUND,))], setup)
+    assert ("- [`prompts/support.yaml:3:14`](https://github.com/octo/prompts/blob/feature/x/"
+            "prompts/support.yaml#L3) **PFX001**") in text
+
+
+def test_nothing_changed():
+    text = to_markdown([TemplateChange("a.md", "unchanged", None, Measured(10, 9, 0))], SETUP)
+    assert "No template changed.\n" in text and "<details><summary>1 unchanged template</summary>" in text
+
+
+def test_equal_share_and_errors():
+    rows = [TemplateChange("a.md", "modified", Measured(10, 9, 0), Measured(12, 11, 0)),
+            TemplateChange("b.md", "modified", Measured(10, 9, 0), Measured(error="b.md:2: unexpected '}'"))]
+    text = to_markdown(rows, SETUP)
+    assert "| `a.md` | 10 → 12 | 90.0% → 91.7% | 0.0% → 0.0% | = 0.0 pts |" in text
+    assert "| `b.md` | 10 → error | 90.0% → error | 0.0% → error | error |" in text
+    assert "**Could not be measured**\n\n- `b.md`: b.md:2: unexpected '}'" in text
+
+
+# --- which findings are new: a property of the matching, whatever the findings are ------------
+from hypothesis import given, strategies as st  # noqa: E402
+
+from prefixlint.prreport.rows import introduced  # noqa: E402
+
+FINDINGS = st.lists(st.builds(
+    lambda code, variable, line: Finding("p.md", line, 1, code, "n", "error", "m", variable),
+    st.sampled_from(["PFX001", "PFX002", "PFX006"]), st.sampled_from([None, "now", "session_id"]),
+    st.integers(1, 4)), max_size=8)
+TEXT = "a\nb\na\nc\n"  # lines 1 and 3 have the same text
+
+
+@given(FINDINGS, FINDINGS)
+def test_new_findings_are_the_multiset_difference(base, now):
+    new = introduced(Measured(findings=tuple(base)), TEXT, Measured(findings=tuple(now)), TEXT)
+    assert introduced(Measured(findings=tuple(now)), TEXT, Measured(findings=tuple(now)), TEXT) == ()
+    assert set(new) <= set(now)
+
+    def key(f):
+        return (f.code, f.variable or TEXT.splitlines()[f.line - 1])
+
+    from collections import Counter
+    expected = Counter(map(key, now)) - Counter(map(key, base))
+    assert Counter(map(key, new)) == expected
+
+
+def test_a_long_list_of_unchanged_templates_is_cut():
+    rows = [TemplateChange(f"p/{n:03}.md", "unchanged", None, Measured(10, 9, 0)) for n in range(103)]
+    text = to_markdown(rows, SETUP)
+    assert "<summary>103 unchanged templates</summary>" in text
+    assert "| `p/099.md` |" in text and "| `p/100.md` |" not in text
+    assert text.endswith("| `p/099.md` | 10 | 90.0% | 0.0% |\n\n… and 3 more.\n\n</details>\n")
