@@ -15,12 +15,17 @@
 - The `lc` serialization (`langchain_core.load.dumpd`, as LangChain Hub stores prompts):
   `PromptTemplate`, `FewShotPromptTemplate` and `ChatPromptTemplate` with its
   System/Human/AI/ChatMessagePromptTemplate and `MessagesPlaceholder` messages.
+- No `_type` at all (LangChain Hub files, `PromptTemplate.save` of old versions): read as
+  `prompt`, as LangChain's `load_prompt` does, when the file has `template` (or
+  `template_path`) and `input_variables` as a list of names (Semantic Kernel's are mappings)
+  or a LangChain `template_format` (f-string, jinja2, mustache).
 A variable named like a conversation (history, chat_history, messages...) used inside a text
 is the conversation slot too.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -43,8 +48,31 @@ _LC = re.compile(r'"lc"\s*:\s*1[\s\S]*"(PromptTemplate|ChatPromptTemplate|FewSho
 HINT = "a LangChain prompt has `_type: prompt`, `few_shot` or `chat` (or is an `lc` serialization)"
 
 
+_UNTYPED = re.compile(r"""^\s*["']?(template|template_path)["']?\s*:""", re.MULTILINE)
+
+
 def sniff(text: str) -> bool:
-    return bool(_TYPE.search(text) or _TYPE_JSON.search(text[:200_000]) or _LC.search(text[:200_000]))
+    return bool(_TYPE.search(text) or _TYPE_JSON.search(text[:200_000]) or _LC.search(text[:200_000])
+                or (_UNTYPED.search(text) and _untyped_prompt(text)))
+
+
+def _untyped_prompt(text: str) -> bool:
+    """A serialized PromptTemplate without `_type`: LangChain's loader takes it as `prompt`."""
+    import yaml
+
+    try:
+        data = json.loads(text) if looks_like_json(text) else yaml.load(text, Loader=getattr(yaml, "CSafeLoader",
+                                                                                              yaml.SafeLoader))
+    except (ValueError, yaml.YAMLError):
+        return False
+    if not isinstance(data, dict) or "_type" in data:
+        return False
+    if not isinstance(data.get("template", data.get("template_path")), str):
+        return False
+    names = data.get("input_variables")
+    if isinstance(names, list) and all(isinstance(n, str) for n in names):
+        return True
+    return names is None and data.get("template_format") in ("f-string", "jinja2", "mustache")
 
 
 class _Reader:
@@ -250,6 +278,8 @@ def load(path: str, text: str) -> Template:
     kind = kind_node.value if kind_node is not None else {
         "PromptTemplate": "prompt", "FewShotPromptTemplate": "few_shot", "ChatPromptTemplate": "chat",
     }.get(_class_name(root) or "", None)
+    if kind_node is None and kind is None and (mapping_get(root, "template") or mapping_get(root, "template_path")):
+        kind = "prompt"  # LangChain's load_prompt: `config.get("_type", "prompt")`
     if kind == "prompt":
         messages = [reader.template(root)]
     elif kind == "few_shot":

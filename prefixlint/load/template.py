@@ -92,6 +92,9 @@ class Template:
     #: The role-line pattern for `role_markers` when it is not Prompt flow's `# role:` (a
     #: regular expression source whose group 1 is the role; Prompty: `system:` lines).
     role_line: str | None = None
+    #: True when the rendered text is a JSON list of `{role, content}` (promptfoo's Nunjucks JSON
+    #: prompt files): the render is parsed into messages (`prefixlint.render.conversation.split_json`).
+    json_messages: bool = False
     _line_starts: list[int] = field(default_factory=list, repr=False, compare=False)
 
     def position(self, offset: int) -> tuple[int, int]:

@@ -13,6 +13,8 @@ prints it whole: `{{ history }}`, `{history}`, `{{$history}}`).
 
 from __future__ import annotations
 
+import re
+
 
 TURNS = (
     ("user", "Hi, I ordered a laptop last week and it still has not shipped. Order number 48213."),
@@ -42,3 +44,39 @@ class History(list):
 def slot_text() -> str:
     """What a slot message renders to: the earlier turns, each framed as a message."""
     return str(History())
+
+
+class JsList(list):
+    """A list that also answers `.length`, as templates written for JavaScript engines read it
+    (promptfoo's Nunjucks: `turn.input[turn.input.length - 1].content`)."""
+
+    @property
+    def length(self) -> int:
+        return len(self)
+
+
+def promptfoo_turns(turns=TURNS) -> list[dict]:
+    """promptfoo's `_conversation`: each earlier turn as `{input, output}`, `input` being the
+    messages sent then (the user's message last), `output` the reply."""
+    pairs = [(turns[i][1], turns[i + 1][1]) for i in range(0, len(turns) - 1, 2)]
+    return [{"input": JsList([{"role": "user", "content": ask}]), "output": reply} for ask, reply in pairs]
+
+
+def history_value(name: str):
+    """The value of a conversation-slot variable: the same earlier turns in every render.
+
+    A hook for the history measurement: a loop over a history-like name (see `loop_slots`)
+    renders these turns, never per-request text."""
+    return promptfoo_turns() if name == "_conversation" else History()
+
+
+_LOOPS = re.compile(r"\{%-?\s*for\s+[\w\s,()]+?\s+in\s+(?P<jinja>[A-Za-z_]\w*)\b"
+                    r"|\{\{~?\s*#each\s+(?P<hbs>[A-Za-z_]\w*)\b")
+
+
+def loop_slots(text: str) -> set[str]:
+    """Conversation names a template loops over (`{% for m in history %}`, `{{#each history}}`):
+    the conversation slot, rendered as earlier turns."""
+    from prefixlint.load.template import SLOT_NAMES
+
+    return {m.group("jinja") or m.group("hbs") for m in _LOOPS.finditer(text)} & SLOT_NAMES

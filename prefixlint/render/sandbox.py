@@ -1,7 +1,10 @@
 """The Jinja2 sandbox templates render in: immutable, strict about undefined names, and bounded.
 
 jinja2's `ImmutableSandboxedEnvironment` already refuses attributes that reach Python
-internals (`__class__`, `__globals__` ...) and methods that mutate values. It does not bound
+internals (`__class__`, `__globals__` ...) and methods that mutate values. Undeclared inputs
+are stand-ins (`prefixlint.render.values.Sample`): attribute and item access, iteration,
+`|length` and the safe methods (`items`, `keys`, `values`, `get`, str's) work on them, and a
+method they lack, called, gives their text back; their `_` attributes stay refused. It does not bound
 resources, so this environment also refuses `*` and `**` results larger than
 `MAX_OUTPUT_CHARS` (`{{ 'x' * 10**9 }}`), and `time_limit` stops a render that loops too long.
 """
@@ -38,6 +41,15 @@ def environment():
                         if len(sized) * count > MAX_OUTPUT_CHARS:
                             raise SecurityError(f"a repetition of {len(sized) * count:,} items is too large")
             return super().call_binop(context, operator, left, right)
+
+        def call(__self, __context, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+            # An undeclared input is a stand-in (values.Sample): a method the template calls on
+            # it that the stand-in does not have (`runtime_info.hosts()`) returns its text.
+            from prefixlint.render.values import Sample
+
+            if isinstance(__obj, Sample) and not callable(__obj):
+                return Sample(str(__obj))
+            return super().call(__context, __obj, *args, **kwargs)
 
     return BoundedSandbox(undefined=StrictUndefined, keep_trailing_newline=True, autoescape=False)
 
