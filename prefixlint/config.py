@@ -23,6 +23,7 @@ from typing import Any
 from prefixlint.config_files import read_toml, read_yaml
 from prefixlint.config_keys import CODE_HINT, ConfigValueError, selectors
 from prefixlint.errors import PrefixlintError
+from prefixlint.render.history import DEFAULT_TURNS
 
 #: The names looked for in each directory, highest precedence first.
 CONFIG_FILES = (".prefixlint.yaml", ".prefixlint.yml", "pyproject.toml")
@@ -46,6 +47,11 @@ class Config:
     #: The chat template (.jinja or tokenizer_config.json) chat files are rendered with; in a
     #: file, relative to that file's directory (resolved when it is read).
     chat_template: str | None = None
+    #: gitignore-style patterns (relative as `exclude`) of the templates that are system prompts,
+    #: measured followed by the conversation history (`prefixlint.load.system_prompt`).
+    system_prompts: tuple[str, ...] = ()
+    #: How many turns (a user message and the reply) the conversation history has.
+    history_turns: int = DEFAULT_TURNS
     #: The file this configuration came from; None for the defaults.
     source: Path | None = None
 
@@ -85,12 +91,11 @@ class Config:
         A directory walk applies the `exclude` of one configuration; the check command applies
         each walked file's own configuration with this, so a nested file's `exclude` counts too.
         """
-        if not self.exclude:
-            return False
-        root = self.exclude_root or Path.cwd()
-        absolute = Path(os.path.abspath(path))
-        relative = absolute.relative_to(root) if absolute.is_relative_to(root) else Path(path)
-        return _exclude_spec(self.exclude).match_file(relative.as_posix())
+        return _matches(self.exclude, self.exclude_root, path)
+
+    def is_system_prompt(self, path: str | Path) -> bool:
+        """Whether `system-prompts` lists `path` (patterns relative as `exclude`'s)."""
+        return _matches(self.system_prompts, self.exclude_root, Path(path))
 
     def is_enabled(self, code: str) -> bool:
         """Whether findings with `code` are reported, with ruff's select/ignore semantics.
@@ -103,6 +108,15 @@ class Config:
         selected = _specificity(code, self.select if self.select is not None else ("PFX",))
         ignored = _specificity(code, self.ignore)
         return selected >= 0 and selected > ignored
+
+
+def _matches(patterns: tuple[str, ...], root: Path | None, path: Path) -> bool:
+    if not patterns:
+        return False
+    root = root or Path.cwd()
+    absolute = Path(os.path.abspath(path))
+    relative = absolute.relative_to(root) if absolute.is_relative_to(root) else Path(path)
+    return _exclude_spec(patterns).match_file(relative.as_posix())
 
 
 @lru_cache(maxsize=64)

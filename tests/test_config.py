@@ -252,7 +252,7 @@ YAML_ERRORS = [
     # (file text, line, column, message)
     ("engine: vllm\nblocksize: 16\n", 2, 1,
      "unknown configuration key 'blocksize' (known keys: tokenizer, engine, block-size, select,"
-     " ignore, min-stable-tokens, extend-volatile, exclude, chat-template)"),
+     " ignore, min-stable-tokens, extend-volatile, exclude, chat-template, system-prompts, history-turns)"),
     ("block-size: sixteen\n", 1, 13, "block-size: must be an integer, not a string"),
     ("block-size: true\n", 1, 13, "block-size: must be an integer, not a boolean"),
     ("block-size: 0\n", 1, 13, "block-size: must be at least 1, not 0"),
@@ -304,7 +304,7 @@ TOML_ERRORS = [
     # (text after the [tool.prefixlint] header on line 4, line, message)
     ('engine = "vllm"\nblocksize = 16\n', 6,
      "tool.prefixlint: unknown configuration key 'blocksize' (known keys: tokenizer, engine,"
-     " block-size, select, ignore, min-stable-tokens, extend-volatile, exclude, chat-template)"),
+     " block-size, select, ignore, min-stable-tokens, extend-volatile, exclude, chat-template, system-prompts, history-turns)"),
     ('engine = "vllm"\n"block-size" = "16"\n', 6, "tool.prefixlint.block-size: must be an integer, not a string"),
     ('select = ["PFX001", "pfx002"]\n', 5,
      "tool.prefixlint.select: 'pfx002' is not a rule code or code prefix (like PFX001 or PFX0)"),
@@ -315,7 +315,7 @@ TOML_ERRORS = [
     ('engine = "vllm"\n\n[[tool.prefixlint.extend-volatile]]\nid = "x"\nclass = "timestamp"\n'
      'frequency = "per_day"\nnames = ["d"]\n\n[tool.prefixlint.per-file-ignores]\n"a.yaml" = ["PFX001"]\n', 13,
      "tool.prefixlint: unknown configuration key 'per-file-ignores' (known keys: tokenizer,"
-     " engine, block-size, select, ignore, min-stable-tokens, extend-volatile, exclude, chat-template)"),
+     " engine, block-size, select, ignore, min-stable-tokens, extend-volatile, exclude, chat-template, system-prompts, history-turns)"),
     ('engine = "vllm"\n\n[[tool.prefixlint.extend-volatile]]\nid = "x"\nkind = "per_user"\n', 7,
      "tool.prefixlint.extend-volatile: item 1 has unknown key 'kind' (signal keys: id, class,"
      " frequency, names, calls, samples, generate)"),
