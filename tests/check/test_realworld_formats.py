@@ -150,3 +150,44 @@ def test_promptfoo_nunjucks_json_is_rendered_then_read(tmp_path):
     result = check(path)
     assert result["error"] is None and result["format"] == "promptfoo"
     assert result["findings"] == []  # the date opens the last message: nothing stable follows it
+
+
+def test_handlebars_history_loop_renders_the_earlier_turns(tmp_path):
+    from prefixlint.render.history import TURNS
+
+    path = tmp_path / "chat.md"
+    path.write_text(f"{STABLE}\n{{{{#each history}}}}<message role=\"{{{{role}}}}\">{{{{content}}}}</message>\n"
+                    "{{/each}}\n<message role=\"user\">{{question}}</message>\n")
+    template = load_template(str(path))
+    assert template.syntax == "handlebars" and template.variables["history"].kind == "conversation"
+    result = check(path)
+    assert result["findings"] == [] and "history" not in result["volatile"]
+    turns = "".join(f'<message role="{role}">{text}</message>\n' for role, text in TURNS)
+    assert result["tokens"] > len(load_tokenizer("o200k_base").encode(turns))
+
+
+@pytest.mark.parametrize("text, syntax", [
+    ("{{#if premium}}Gold{{/if}} {{name}}", "handlebars"),
+    ("{{#items}}- {{.}}{{/items}}", "mustache"),
+    ("TODAY {{$date}} {{time.now}}", "sk"),
+    ("{% if x %}{{ x }}{% endif %}", "jinja"),
+    ("Hello {{ name }}", "jinja"),
+])
+def test_syntax_detected_in_markdown(tmp_path, text, syntax):
+    path = tmp_path / "p.md"
+    path.write_text(text)
+    assert load_template(str(path)).syntax == syntax
+
+
+def test_if_bodies_are_checked_in_handlebars(tmp_path):
+    path = tmp_path / "p.md"
+    path.write_text("{{#if showDate}}Current date: {{currentDate}}\n{{/if}}" + STABLE + "\n")
+    (finding,) = check(path)["findings"]
+    assert (finding["code"], finding["line"], finding["column"], finding["variable"]) == ("PFX001", 1, 31, "currentDate")
+
+
+def test_dotted_paths_differ_between_the_renders(tmp_path):
+    path = tmp_path / "p.md"
+    path.write_text("{{#if customer}}Hello {{customer.firstName}}.{{/if}}\n" + STABLE + "\n")
+    (finding,) = check(path)["findings"]
+    assert (finding["code"], finding["variable"], finding["placeholder"]) == ("PFX003", "customer", "{{customer.firstName}}")
