@@ -15,9 +15,10 @@ The placeholder syntax is decided from the text, in this order:
 Plain files declare no variables: every free name in a placeholder is a variable, classified
 from its name by the catalog. A file with role lines (`# system:`, `# user:`, `# assistant:`
 on a line of their own, as Prompt flow writes them) is a conversation: it is rendered as one
-text and split into messages at those lines. A conversation name the template loops over
-(`{% for m in history %}`, `{{#each history}}`) is the conversation slot: it renders as
-earlier turns (`prefixlint.render.history.loop_slots`).
+text and split into messages at those lines. A conversation name a Handlebars or Mustache
+template loops over (`{{#each history}}<message role="{{role}}">`) is the conversation slot:
+it renders as earlier turns (`prefixlint.render.history.loop_slots`, which also finds Jinja's
+`{% for m in history %}` for the history measurement).
 """
 
 from __future__ import annotations
@@ -66,10 +67,14 @@ def load(path: str, text: str) -> Template:
     from prefixlint.render.history import loop_slots
 
     has_roles = ROLE_LINE.search(text) is not None
-    slots = {name: Variable(name, "conversation") for name in sorted(loop_slots(text))}
+    syntax = placeholder_syntax(path, text)
+    # `{{#each history}}<message role="{{role}}">`: the earlier turns, not dropped (Jinja loops
+    # over history keep their stand-in values until the history measurement, issue 11 item 4)
+    slots = {name: Variable(name, "conversation") for name in sorted(loop_slots(text))} \
+        if syntax in ("handlebars", "mustache") else {}
     return Template(
         path=path, format=FORMAT, source=text, messages=(identity_message(None, text, 0),),
-        syntax=placeholder_syntax(path, text), is_chat=has_roles, role_markers=has_roles, variables=slots,
+        syntax=syntax, is_chat=has_roles, role_markers=has_roles, variables=slots,
     )
 
 

@@ -61,7 +61,8 @@ def load(path: str, text: str) -> Template:
     if not isinstance(inputs, dict):
         raise PrefixlintError("`inputs` must be a mapping of name -> {type, sample, default}", path=path,
                               line=line_of(mapping_get(root, "inputs")))
-    sample_line = line_of(mapping_get(root, "sample")) if root is not None else 1
+    sample_node = mapping_get(root, "sample") if root is not None else None
+    sample_line = line_of(sample_node) if sample_node is not None else 1
     samples = resolve(front.get("sample"), path, sample_line)
     samples = samples if isinstance(samples, dict) else {}
     for name in [*inputs, *(n for n in samples if n not in inputs)]:
@@ -70,7 +71,7 @@ def load(path: str, text: str) -> Template:
         values = []
         if isinstance(spec, dict):
             kind = str(spec.get("kind") or spec.get("type") or "").lower()
-            values += [resolve(spec[key], path, line_of(root)) for key in ("sample", "default")
+            values += [resolve(spec[key], path, line_of(root) if root is not None else 1) for key in ("sample", "default")
                        if spec.get(key) not in (None, "")]
         elif spec is not None:
             values.append(spec)

@@ -169,7 +169,7 @@ class EngineTemplate:
             steps = re.split(r"[./]", word)
             if any(step.startswith("_") for step in steps):
                 raise self._error(message, at, f"placeholder {{{{{body}}}}} reaches a private attribute")
-            if steps[0] not in HELPERS or not self.handlebars:
+            if steps[0] not in HELPERS or not self.handlebars or not helper_first:  # `{{#each history}}`: data
                 names.append(steps[0])
         return names
 
