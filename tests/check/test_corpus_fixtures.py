@@ -22,24 +22,18 @@ KINDS = {
     "langchain-json", "langchain-yaml", "promptfoo", "crewai", "semantic-kernel-json", "semantic-kernel-txt",
     "semantic-kernel-yaml", "prompty", "dotprompt", "markdown-handlebars", "jinja",
 }
-#: Fixtures that need the system prompt measured with the conversation after it (issue 11, item 4).
+#: Fixtures of other kinds whose verdict rests on the system prompt being measured with the
+#: conversation after it (issue 11, item 4; their kind joins KINDS when all its fixtures pass).
 HISTORY_AFTER_SYSTEM = {
-    "markdown-handlebars/md-omp-custom-system-prompt/custom-system-prompt.md",
-    "jinja/j2-privategpt-system-date/base.j2",
-    "jinja/md-nexau-systemprompt-tail-date/systemprompt.md",
+    "python/py-react-agent-system-time/prompts.py",
+    "typescript/ts-lightfast-request-prompt/prompts.ts",
 }
 
 
 def _entries():
-    params = []
     entries = yaml.safe_load((CORPUS / "expected.yaml").read_text(encoding="utf-8"))["files"]
-    for entry in entries:
-        if entry["kind"] not in KINDS:
-            continue
-        marks = [pytest.mark.xfail(strict=True, reason="issue 11 item 4: history after the system prompt")] \
-            if entry["path"] in HISTORY_AFTER_SYSTEM else []
-        params.append(pytest.param(entry, id=entry["path"], marks=marks))
-    return params
+    return [pytest.param(entry, id=entry["path"]) for entry in entries
+            if entry["kind"] in KINDS or entry["path"] in HISTORY_AFTER_SYSTEM]
 
 
 def check(path: Path, monkeypatch) -> dict:
