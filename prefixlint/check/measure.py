@@ -48,6 +48,7 @@ class Measurer:
         self.template, self.compiled, self.tokenizer, self.profile = template, compiled, tokenizer, profile
         #: The earlier turns of the conversation (the same object the framing expands slots with).
         self.history = History() if history is None else history
+        self._writes_history = any(v.kind == "conversation" for v in template.variables.values())
         #: How messages become the request (`prefixlint.render.framing`): the model's chat
         #: template where the tokenizer has one, else the ChatML approximation.
         self.framing = framing or ApproximateFraming(template.is_chat)
@@ -100,7 +101,7 @@ class Measurer:
             elif self.template.json_messages:
                 messages = split_json(messages[0], self.template.path)
             if self.template.is_chat:
-                messages = serve(messages, self.history)
+                messages = serve(messages, self.history, has_history=self._writes_history)
             framed = self.framing.frame(messages, self.encode)
             request = self._renders[vary] = Request(framed.messages, framed.text, framed.starts, framed.ids)
         return request

@@ -5,7 +5,8 @@ conversation whose rendered messages are only system messages (a system prompt o
 `role: system`, a Prompty/Dotprompt/Semantic Kernel system section, a string passed as
 `system=`, a file named or configured as a system prompt, see `prefixlint.load.system_prompt`)
 is measured followed by the earlier turns of `prefixlint.render.history` and the user's message
-of the turn being served; one that ends with its conversation slot (`[system, *messages]`) gets
+of the turn being served (only by that message when it writes the turns itself: a loop over
+`history`, which renders them); one that ends with its conversation slot (`[system, *messages]`) gets
 that user's message after the slot. A conversation that has user turns of its own after its
 system prompt and no slot is a complete request (a one-shot prompt) and is measured as written.
 
@@ -22,14 +23,18 @@ from prefixlint.render.history import CURRENT, History
 from prefixlint.render.spans import RenderedMessage
 
 
-def serve(messages: Sequence[RenderedMessage], history: History) -> tuple[RenderedMessage, ...]:
+def serve(messages: Sequence[RenderedMessage], history: History, *, has_history: bool = False
+          ) -> tuple[RenderedMessage, ...]:
     """The messages the server gets: a lone system prompt followed by `history` and the current
-    user message; a conversation ending with its slot followed by the current user message."""
+    user message (only the user message when the template writes the history itself:
+    `has_history`, a loop over it); a conversation ending with its slot followed by the current
+    user message."""
     messages = tuple(messages)
     if not history or not messages:
         return messages
     if all(m.role == "system" for m in messages):
-        return messages + (RenderedMessage(SLOT_ROLE, str(history), ()), RenderedMessage("user", CURRENT, ()))
+        own = () if has_history else (RenderedMessage(SLOT_ROLE, str(history), ()),)
+        return messages + own + (RenderedMessage("user", CURRENT, ()),)
     if messages[-1].role == SLOT_ROLE:
         return messages + (RenderedMessage("user", CURRENT, ()),)
     return messages

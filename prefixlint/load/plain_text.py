@@ -68,10 +68,9 @@ def load(path: str, text: str) -> Template:
 
     has_roles = ROLE_LINE.search(text) is not None
     syntax = placeholder_syntax(path, text)
-    # `{{#each history}}<message role="{{role}}">`: the earlier turns, not dropped (Jinja loops
-    # over history keep their stand-in values until the history measurement, issue 11 item 4)
-    slots = {name: Variable(name, "conversation") for name in sorted(loop_slots(text))} \
-        if syntax in ("handlebars", "mustache") else {}
+    # `{{#each history}}<message role="{{role}}">`, `{% for m in history %}`: the earlier turns,
+    # neither dropped nor taken as per-request text
+    slots = {name: Variable(name, "conversation") for name in sorted(loop_slots(text))}
     return Template(
         path=path, format=FORMAT, source=text, messages=(identity_message(None, text, 0),),
         syntax=syntax, is_chat=has_roles, role_markers=has_roles, variables=slots,
