@@ -92,7 +92,7 @@ class Measurer:
                     declared = self.template.variables.get(name)
                     samples = declared.samples if declared else ()
                     if declared is not None and declared.kind == "conversation":
-                        values[name] = history_value(name, self.history)  # the same in every request
+                        values[name] = history_value(name, self.history, self.template.source)  # the same in every request
                         continue
                     values[name] = variable_value(name, samples, v.generate, variant, v.volatile)
             messages = self.compiled.render(values, functions)

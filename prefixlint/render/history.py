@@ -120,13 +120,42 @@ def promptfoo_turns(turns=TURNS) -> list[dict]:
     return [{"input": JsList([{"role": "user", "content": ask}]), "output": reply} for ask, reply in pairs]
 
 
-def history_value(name: str, history: History | None = None):
+class Fields(dict):
+    """A mapping whose every field is one text (`inputs.question`, `inputs.chat_input`)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def __missing__(self, key):
+        return self.text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def flow_turns(turns=TURNS) -> list[dict]:
+    """Prompt flow's `chat_history`: each earlier turn as `{inputs, outputs}`, whatever the names
+    of the flow's input and output (`item.inputs.question`, `item.outputs.answer`)."""
+    pairs = [(turns[i][1], turns[i + 1][1]) for i in range(0, len(turns) - 1, 2)]
+    return [{"inputs": Fields(ask), "outputs": Fields(reply)} for ask, reply in pairs]
+
+
+#: A template that reads Prompt flow's turn shape (`item.inputs.question`).
+_FLOW_SHAPE = re.compile(r"\.\s*(?:inputs|outputs)\b")
+
+
+def history_value(name: str, history: History | None = None, source: str = ""):
     """The value of a conversation-slot variable: the same earlier turns (`history`, else the
-    default ones) in every render.
+    default ones) in every render, in the shape the template reads (`source`: its text):
+    `{role, content}` messages, Prompt flow's `{inputs, outputs}` or promptfoo's `{input, output}`
+    turns.
 
     A loop over a history-like name (see `loop_slots`) renders these turns, never per-request text."""
     history = History() if history is None else history
-    return promptfoo_turns(history.messages) if name == "_conversation" else history
+    if name == "_conversation":
+        return promptfoo_turns(history.messages)
+    return flow_turns(history.messages) if _FLOW_SHAPE.search(source) else history
 
 
 _LOOPS = re.compile(r"\{%-?\s*for\s+[\w\s,()]+?\s+in\s+(?P<jinja>[A-Za-z_]\w*)\b"
