@@ -26,7 +26,7 @@ from prefixlint.render.compile import compile_template
 from prefixlint.render.history import TURNS
 from prefixlint.render.values import GENERATED
 from prefixlint.tokenize import load_tokenizer
-from tests.test_formats import chatml, vllm_reusable
+from tests.load.test_formats import chatml, vllm_reusable
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sources"
 

@@ -21,7 +21,7 @@ from prefixlint.load.registry import load_templates
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.values import GENERATED
 from prefixlint.tokenize import load_tokenizer
-from tests.test_formats import chatml, vllm_reusable
+from tests.load.test_formats import chatml, vllm_reusable
 from tests.test_python_source import FIXTURES, findings, run, where
 
 

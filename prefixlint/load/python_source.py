@@ -21,6 +21,7 @@ import ast
 import re
 
 from prefixlint.load.python_values import Resolver, dotted
+from prefixlint.load.base import Loader
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import (PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content,
                                             to_template)
@@ -273,3 +274,6 @@ def _style(node: ast.AST) -> str:
     if any(re.search(r"%\(\w+\)[sdifr]", text) for text in texts):
         return "percent"
     return "plain"
+
+
+LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, many=load_all)

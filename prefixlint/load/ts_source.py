@@ -20,6 +20,7 @@ import re
 from functools import lru_cache
 from pathlib import PurePath
 
+from prefixlint.load.base import Loader
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import PROMPT_NAME, PromptMessage, SourcePrompt, Text, has_content, to_template
 from prefixlint.load.ts_values import Values, node_key
@@ -194,3 +195,6 @@ class _Source(Values):
         if pieces is None:
             pieces = [self.field(node)]
         return [PromptMessage(role, pieces, self.at(node.start_byte))]
+
+
+LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, many=load_all)
