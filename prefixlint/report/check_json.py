@@ -34,8 +34,8 @@ def finding_dict(finding: Finding) -> dict:
 def _with_source(data: dict, result: FileResult) -> dict:
     """Every finding says where its prompt comes from: `python`/`typescript`/`javascript` for
     program source (set by the check), else the file's format."""
-    if "source" not in data and result.extra.get("format"):
-        data["source"] = result.extra["format"]
+    if "source" not in data and result.format:
+        data["source"] = result.format
     return data
 
 
