@@ -180,7 +180,14 @@ def _read_config_file_cached(path: Path) -> Config | None | PrefixlintError:
     shown = _shown(path)
     try:
         try:
-            text = path.read_text(encoding="utf-8")
+            from prefixlint.limits import read_bytes
+
+            text = read_bytes(str(path)).decode("utf-8")
+        except PrefixlintError as exc:
+            if exc.message == "no such file":
+                exc.message = "configuration file not found"
+            exc.path = shown
+            raise
         except FileNotFoundError:
             raise PrefixlintError("configuration file not found", path=shown) from None
         except (OSError, UnicodeDecodeError) as exc:

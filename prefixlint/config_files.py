@@ -32,6 +32,12 @@ def read_toml(text: str, source: str) -> dict[str, Any] | None:
         raise PrefixlintError(
             f"invalid TOML: {_TOML_POSITION.sub('', message)}", path=source, line=line, column=column,
         ) from None
+    except RecursionError:
+        from prefixlint.limits import too_deep
+
+        raise too_deep(source) from None
+    except ValueError as exc:  # an integer Python refuses to convert (over 4,300 digits)
+        raise PrefixlintError(f"invalid TOML: {exc}", path=source) from None
     tool = data.get("tool")
     table = tool.get("prefixlint") if isinstance(tool, dict) else None
     if table is None:
@@ -98,7 +104,12 @@ def read_yaml(text: str, source: str) -> dict[str, Any]:
     """A `.prefixlint.yaml` file (a mapping at the top) as Config fields; {} when it is empty."""
     import yaml
 
-    loader = yaml.SafeLoader(text)
+    from prefixlint.load.yaml_source import bounded_loader
+
+    if "\x00" in text:  # PyYAML refuses it with a reader error of no line
+        raise PrefixlintError("a NUL byte is not allowed in a configuration file", path=source,
+                              line=text[: text.index("\x00")].count("\n") + 1)
+    loader = bounded_loader(yaml.SafeLoader)(text)  # PyYAML's own messages, as documented
     try:
         root = loader.get_single_node()
         if root is None:

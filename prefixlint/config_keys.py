@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from prefixlint.limits import user_pattern
+
 #: A rule code (`PFX001`) or a prefix of one (`PFX`, `PFX0`, `PFX00`), as select/ignore take them.
 CODE_SELECTOR = re.compile(r"PFX\d{0,3}")
 CODE_HINT = "rule codes look like PFX001; a prefix such as PFX0 stands for all codes it starts"
@@ -58,7 +60,15 @@ def selectors(value: Any) -> tuple[str, ...]:
 def _patterns(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         raise ConfigValueError("must be a list of patterns, not a string")
-    return tuple(_string_list(value))
+    import pathspec
+
+    patterns = tuple(_string_list(value))
+    for index, pattern in enumerate(patterns):
+        try:
+            pathspec.GitIgnoreSpec.from_lines([pattern])
+        except (ValueError, TypeError) as exc:  # `!` alone: pathspec's GitIgnorePatternError
+            raise ConfigValueError(f"{pattern!r} is not a gitignore pattern ({exc})", index) from None
+    return patterns
 
 
 #: The shape of one volatility signal (see rules/signals.yaml): required and optional keys.
@@ -94,14 +104,26 @@ def _signal_problem(item: Any) -> str | None:
         values = item.get(key, [])
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
             return f"{key}: must be a list of strings"
+    classes, frequencies = _catalog_values()
+    for key, known in (("class", classes), ("frequency", frequencies)):
+        if item[key] not in known:
+            return f"{key}: {item[key]!r} is not one of {', '.join(known)}"
     for pattern in item.get("samples", []):
         try:
-            re.compile(pattern)
-        except re.error as exc:
+            user_pattern(pattern)  # compiled as the run will: a user's pattern, time-bounded
+        except ValueError as exc:
             return f"samples: {pattern!r} is not a regular expression ({exc})"
     if not any(item.get(key) for key in SIGNAL_LISTS):
         return f"matches nothing: give at least one of {', '.join(SIGNAL_LISTS)}"
     return None
+
+
+def _catalog_values() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The classes and frequencies a signal may name (those of rules/signals.yaml)."""
+    from prefixlint.rules.classify import builtin_catalog
+
+    catalog = builtin_catalog()
+    return tuple(catalog.classes), tuple(catalog.frequencies)
 
 
 def _describe(value: Any) -> str:

@@ -75,8 +75,11 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
     `text`, when given, is checked as the content of `path` (a file as it is at a git revision)."""
     from prefixlint.load.registry import NotATemplate
 
+    from prefixlint.sandbox import file_budget
+
     try:
-        return _check(path, settings, template, chat_templates, text)
+        with file_budget():  # all of the file's renders together, however many values it has
+            return _check(path, settings, template, chat_templates, text)
     except NotATemplate as exc:
         return None if skip_non_templates else FileResult(path, error=exc.located(path))
     except PrefixlintError as exc:
@@ -113,7 +116,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     if template.declares_variables:
         _check_declared(template, compiled)
     tokenizer_spec = template.tokenizer or settings.tokenizer
-    tokenizer = load_tokenizer(tokenizer_spec, offline=settings.offline)
+    tokenizer = load_tokenizer(tokenizer_spec, offline=_offline_for(template, settings))
     catalog = builtin_catalog().extended(load_catalog_extension(settings.extend_volatile))
     history = History.of(settings.history_turns)
     framing = framing_for(tokenizer, template.is_chat, _served_template(settings, template.is_chat, path), history)
@@ -156,6 +159,15 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     )
 
 
+def _offline_for(template, settings: Settings) -> bool:
+    """A tokenizer named by the template file itself comes from the local cache only in CI (and
+    must lie inside the repository when it is a path): a pull request must not choose what CI
+    downloads or reads. The repository's configuration and the workflow's flags are trusted."""
+    from prefixlint.limits import template_tokenizer_offline
+
+    return settings.offline or template_tokenizer_offline(template.tokenizer, template.path)
+
+
 def _served_template(settings: Settings, is_chat: bool, path: str):
     """The chat template given by flag or configuration, for a chat file; else None."""
     from prefixlint.render.templates import load_chat_template
@@ -186,7 +198,7 @@ def _check_chat_template(path, template, settings: Settings, profile, suppressio
     from prefixlint.tokenize import load_tokenizer
 
     enabled = settings.enabled or (lambda code: True)
-    tokenizer = load_tokenizer(template.tokenizer or settings.tokenizer, offline=settings.offline)
+    tokenizer = load_tokenizer(template.tokenizer or settings.tokenizer, offline=_offline_for(template, settings))
     detections = detect(template, tokenizer, enabled)
     data = Measured(path, True, profile, builtin_catalog(), settings.min_stable_tokens, [],
                     chat_template=detections)
@@ -240,7 +252,14 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
         except PrefixlintError as exc:
             results.append(FileResult(path, error=exc.located(path)))
             continue
-        results += check_path(path, settings, skip_non_templates=path in walked, chat_templates=chat_templates)
+        try:
+            results += check_path(path, settings, skip_non_templates=path in walked, chat_templates=chat_templates)
+        except Exception as exc:  # a bug: this file's error, the other files are still checked
+            if os.environ.get("PREFIXLINT_DEBUG"):
+                raise
+            results.append(FileResult(path, error=PrefixlintError(
+                f"internal error: {type(exc).__name__}: {exc}", path=path,
+                hint="run again with PREFIXLINT_DEBUG=1 for the traceback, and report it")))
     # A chat template also checked on its own (named, or found by the walk) is reported once.
     checked = {os.path.abspath(result.path) for result in results}
     return results + [r for r in chat_templates.results() if os.path.abspath(r.path) not in checked]

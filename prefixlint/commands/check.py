@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from prefixlint.commands.options import format_option, tokenizer_options
+from prefixlint.commands.options import allow_outside_paths_option, format_option, tokenizer_options
 from prefixlint.errors import PrefixlintError
 from prefixlint.report.formats import CHECK_FORMATS
 
@@ -35,12 +35,13 @@ EXIT_ERROR = 2
 @click.option("--isolated", is_flag=True, default=False, help="Ignore every configuration file.")
 @click.option("--force-exclude", is_flag=True, default=False,
               help="Apply `exclude` to files named on the command line too (for pre-commit hooks).")
+@allow_outside_paths_option
 @click.option("--skip-non-templates", is_flag=True, default=False,
               help="Skip files named on the command line that are no prompt template (a package.json,"
               " a CI workflow), as a directory walk does, instead of reporting them (for pre-commit hooks).")
 @click.pass_context
 def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, select, ignore, output_format, exit_zero,
-          statistics, config_file, isolated, force_exclude, skip_non_templates):
+          statistics, config_file, isolated, force_exclude, allow_outside_paths, skip_non_templates):
     """Find the values in prompt templates that change between requests (timestamps, ids, user
     data, counters, retrieved content) and sit ahead of stable content, and measure with the
     real tokenizer what each costs in prefix-cache reuse and what moving it would give.

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import click
 
-from prefixlint.commands.options import format_option
+from prefixlint.commands.options import format_option, offline_option
 
 
 def context_option(function):
@@ -36,7 +38,7 @@ def dtype_option(function):
 @context_option
 @click.option("--memory", metavar="SIZE", help="Memory for the KV cache (71GiB, 80GB): how many conversations fit.")
 @click.option("--si", is_flag=True, help="SI units (kB, MB, GB) instead of binary units (KiB, MiB, GiB).")
-@click.option("--offline", is_flag=True, help="Never use the network: hub ids come from the local cache.")
+@partial(offline_option, help="Never use the network: hub ids come from the local cache.")
 @format_option("text", "json")
 def kv(config, dtype, naive, contexts, memory, si, offline, output_format):
     """Size the KV cache of the model whose config.json is CONFIG (a path, its directory, or

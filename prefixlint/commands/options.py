@@ -8,12 +8,37 @@ from prefixlint.match.profiles import DEFAULT_ENGINE
 from prefixlint.tokenize import DEFAULT_TOKENIZER
 
 
+def _offline(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    if value:  # at once, before any command code imports huggingface_hub or transformers
+        from prefixlint.tokenize.huggingface import go_offline
+
+        go_offline()
+    return value
+
+
+def offline_option(function, help: str = "Never use the network (as HF_HUB_OFFLINE=1): tokenizers come from"
+                   " local files and caches."):
+    return click.option("--offline", is_flag=True, default=False, callback=_offline, help=help)(function)
+
+
+def _allow_outside(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    from prefixlint.limits import allow_outside_paths
+
+    allow_outside_paths(value)
+    return value
+
+
+def allow_outside_paths_option(function):
+    return click.option(
+        "--allow-outside-paths", is_flag=True, default=False, callback=_allow_outside,
+        help="Let templates refer to files outside the repository (LangChain template_path, promptfoo"
+        " file://, a template's tokenizer path) and walks follow symlinks out of it.",
+    )(function)
+
+
 def tokenizer_options(default: str | None = DEFAULT_TOKENIZER):
     def decorate(function):
-        function = click.option(
-            "--offline", is_flag=True, default=False,
-            help="Never use the network (as HF_HUB_OFFLINE=1): tokenizers come from local files and caches.",
-        )(function)
+        function = offline_option(function)
         return click.option(
             "--tokenizer", "-t", metavar="NAME", default=default, show_default=bool(default),
             help="A tiktoken encoding (o200k_base, cl100k_base, o200k_harmony), an OpenAI model name,"

@@ -15,6 +15,16 @@ from prefixlint.errors import PrefixlintError
 PROGRESS_BYTES = 4 * 1024 * 1024
 
 
+def _bounded_blocks(blocks: int, option: str) -> int:
+    """The pool is allocated up front: more blocks than MAX_CACHE_BLOCKS is refused, not allocated."""
+    from prefixlint.limits import MAX_CACHE_BLOCKS
+
+    if blocks > MAX_CACHE_BLOCKS:
+        raise click.UsageError(f"{option} gives {blocks:,} cache blocks, more than the {MAX_CACHE_BLOCKS:,} this"
+                               " replay models; leave it out to replay an unlimited cache")
+    return blocks
+
+
 def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | None, str]:
     """Usable cache blocks and where the number came from; None: unlimited."""
     from prefixlint.kv.layout import format_bytes, parse_bytes
@@ -26,7 +36,7 @@ def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | N
     if cache_tokens is not None:
         if cache_tokens < block_size:
             raise click.UsageError(f"--cache-tokens must hold at least one block ({block_size} tokens)")
-        return cache_tokens // block_size, "--cache-tokens"
+        return _bounded_blocks(cache_tokens // block_size, "--cache-tokens"), "--cache-tokens"
     if memory is None:
         return None, "unlimited"
     if layout is None:
@@ -38,7 +48,7 @@ def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | N
     blocks = size // (block_size * layout.bytes_per_token) - 1
     if blocks < 1:
         raise PrefixlintError(f"--memory {memory} holds no {block_size}-token block of this model")
-    return blocks, f"--memory {format_bytes(size)} / {format_bytes(layout.bytes_per_token)} per token"
+    return _bounded_blocks(blocks, "--memory"), f"--memory {format_bytes(size)} / {format_bytes(layout.bytes_per_token)} per token"
 
 
 def _chat_settings(tokenizer, chat_template_path, now_text):

@@ -6,7 +6,7 @@ import os
 
 import click
 
-from prefixlint.commands.options import tokenizer_options
+from prefixlint.commands.options import allow_outside_paths_option, tokenizer_options
 
 FAIL_ON_HELP = (
     "When to exit 1: `findings` (findings the change introduces), `drop:N` (a changed template's"
@@ -51,9 +51,11 @@ def parse_fail_on(value: str) -> tuple[bool, float | None]:
               help="Repository to post to (default: GITHUB_REPOSITORY).")
 @click.option("--pr", "pr_number", type=int, metavar="NUMBER", default=None,
               help="Pull request to post to (default: from the event payload).")
+@allow_outside_paths_option
 @click.option("--annotate/--no-annotate", default=None,
               help="Also print a workflow command per new finding (default: when GITHUB_ACTIONS=true).")
-def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, post, repository, pr_number, annotate):
+def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, post, repository, pr_number,
+           allow_outside_paths, annotate):
     """Measure each template at git revision REF and in the working tree, and write Markdown for a
     pull-request comment: tokens and reusable share before and after the engine's block
     rounding, at the base and now, and the findings the change introduces. Appended to

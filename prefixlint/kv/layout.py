@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.limits import bounded_int
 
 DTYPE_BYTES = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1}
 _CONFIG_DTYPES = {
@@ -27,6 +28,9 @@ _CONFIG_DTYPES = {
     "float8_e4m3fn": "fp8", "float8_e5m2": "fp8", "fp8": "fp8",
 }
 DEFAULT_CONTEXTS = (4096, 8192, 32768, 131072)
+#: More layers than any model has (the largest have a few hundred): a config.json beyond it is
+#: refused before a list of its layer kinds is made.
+MAX_LAYERS = 100_000
 
 
 @dataclass(frozen=True)
@@ -170,11 +174,13 @@ def kv_layout(config: dict[str, Any], *, dtype: str | None = None, naive: bool =
         raise PrefixlintError(f"unknown dtype {dtype!r}", hint=f"choose one of: {', '.join(DTYPE_BYTES)}")
     size = DTYPE_BYTES[dtype]
     layers = _int(config, "num_hidden_layers", "n_layer", "num_layers")
+    if layers > MAX_LAYERS:
+        raise PrefixlintError(f"config.json: {layers:,} layers is not a model (the limit is {MAX_LAYERS:,})")
     heads = _int(config, "num_attention_heads", "n_head")
     if heads == 0:
         raise PrefixlintError("config.json: num_attention_heads is 0")
     kv_heads = _int(config, "num_key_value_heads", "num_kv_heads", default=heads)
-    head_dim = _get(config, "head_dim") or _int(config, "hidden_size", "n_embd") // heads
+    head_dim = _int(config, "head_dim") if _get(config, "head_dim") else _int(config, "hidden_size", "n_embd") // heads
     if config.get("kv_lora_rank"):  # multi-head latent attention: one shared compressed vector
         latent = (_int(config, "kv_lora_rank") + _int(config, "qk_rope_head_dim")) * size
         return KVLayout(dtype, (LayerGroup("latent", layers, per_token=latent),))
@@ -205,6 +211,7 @@ def parse_bytes(text: str) -> int:
     match = _SIZE.match(text)
     if not match:
         raise PrefixlintError(f"not a size: {text!r}", hint="write it like 71GiB, 80GB or 512MiB")
+    bounded_int(match.group(1).partition(".")[0])  # 400 digits overflow a float
     number, unit = float(match.group(1)), (match.group(2) or "").upper()
     prefix = unit[:1] if unit[:1] in "KMGT" else ""
     base = 1024 if "I" in unit else 1000
@@ -214,9 +221,9 @@ def parse_bytes(text: str) -> int:
 def parse_tokens(text: str) -> int:
     """`4K` -> 4096, `128k` -> 131072, `1M` -> 1048576, `32768` -> 32768 (K = 1024 tokens)."""
     match = re.match(r"^\s*([0-9]+)\s*([kKmM]?)\s*$", text)
-    if not match or int(match.group(1)) == 0:
+    if not match or bounded_int(match.group(1)) == 0:
         raise PrefixlintError(f"not a context length: {text!r}", hint="write it like 4K, 128K or 32768")
-    return int(match.group(1)) * {"": 1, "K": 1024, "M": 1024 * 1024}[match.group(2).upper()]
+    return bounded_int(match.group(1)) * {"": 1, "K": 1024, "M": 1024 * 1024}[match.group(2).upper()]
 
 
 def format_bytes(value: float, *, si: bool = False) -> str:

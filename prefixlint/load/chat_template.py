@@ -14,7 +14,6 @@ finding's template line maps to the line and column of the file.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import PurePath
 
@@ -28,16 +27,22 @@ HINT = "a tokenizer_config.json with a `chat_template`"
 
 
 def sniff(text: str) -> bool:
-    if re.match(r"\s*\{\s*\"", text):  # a JSON object
+    if re.match(r"\s*[\[{]\s*[\"\[{]", text) and _json(text) is not None:  # JSON: only a config with a template
         return '"chat_template"' in text and _config_template(text) is not None
     return bool(_CHAT.search(text))
 
 
-def _config_template(text: str):
+def _json(text: str):
+    from prefixlint.limits import loads_json
+
     try:
-        data = json.loads(text)
-    except ValueError:
+        return loads_json(text)
+    except (ValueError, PrefixlintError):
         return None
+
+
+def _config_template(text: str):
+    data = _json(text)
     if not isinstance(data, dict):
         return None
     template = data.get("chat_template")

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.limits import directory_root, inside_root
 
 #: File patterns a directory walk picks up. The choice, for a linter run on every commit:
 #: YAML (the native format), the template extensions (`.j2`, `.jinja`, `.jinja2`, Prompty's
@@ -137,6 +138,7 @@ class _Walk:
     def files(self, top: Path) -> tuple[list[Path], int]:
         """The template files under `top` (spelled from `top` as given), and how many were skipped."""
         absolute = Path(os.path.abspath(top))
+        self.root = directory_root(str(absolute))  # symlinks may not lead out of it
         specs = self._ancestor_specs(absolute) if self.gitignore else []
         found: list[Path] = []
         skipped = self._walk(top, absolute, specs, found)
@@ -160,10 +162,15 @@ class _Walk:
                 if name in SKIPPED_DIRECTORIES or self._ignored(absolute / name, True, specs):
                     continue
                 skipped += self._walk(shown / name, absolute / name, specs, found)
-            elif entry.is_file() and not self._is_template_name(name) and self._is_sniffed(name):
+            elif not _is_file(entry):  # a symlink loop or a dangling link is no file to check
+                continue
+            elif entry.is_symlink() and not inside_root(absolute / name, self.root):
+                skipped += 1  # a link out of the repository (/etc/passwd): --allow-outside-paths
+                continue
+            elif not self._is_template_name(name) and self._is_sniffed(name):
                 if not self._ignored(absolute / name, False, specs) and _recognised(absolute / name):
                     found.append(shown / name)
-            elif entry.is_file() and self._is_template_name(name):
+            elif self._is_template_name(name):
                 if _name_matcher(NOT_TEMPLATES)(name.lower()) or self._ignored(
                     absolute / name, False, specs
                 ):
@@ -218,6 +225,13 @@ class _Walk:
         return specs
 
 
+def _is_file(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:  # ELOOP
+        return False
+
+
 @lru_cache(maxsize=None)
 def _name_matcher(patterns: tuple[str, ...]):
     """`match` of one regular expression that accepts what any of the globs accepts (as
@@ -231,11 +245,11 @@ def _recognised(path: Path) -> bool:
     """Whether a sniffed file (JSON, program source) is a template a loader reads when walking."""
     from prefixlint.load.registry import recognises
 
+    from prefixlint.limits import read_bytes
+
     try:
-        if path.stat().st_size > SNIFF_MAX_BYTES:
-            return False
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_bytes(str(path), SNIFF_MAX_BYTES).decode("utf-8")
+    except (PrefixlintError, UnicodeDecodeError):
         return False
     return recognises(str(path), text, walking=True)
 
@@ -243,8 +257,23 @@ def _recognised(path: Path) -> bool:
 def _read_ignore_file(path: Path) -> Any:
     import pathspec
 
+    from prefixlint.limits import read_bytes
+
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_bytes(str(path)).decode("utf-8", errors="replace")
+    except PrefixlintError:  # absent, or not a regular file (a FIFO would block the walk)
         return None
-    return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
+    except (ValueError, TypeError):  # git skips a line it cannot read (`!` alone): so do we
+        return pathspec.GitIgnoreSpec.from_lines([line for line in text.splitlines() if _valid_line(line)])
+
+
+def _valid_line(line: str) -> bool:
+    import pathspec
+
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line])
+    except (ValueError, TypeError):
+        return False
+    return True

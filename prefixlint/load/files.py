@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.limits import MAX_FILE_BYTES as MAX_BYTES
+from prefixlint.limits import open_error, read_bytes  # noqa: F401 - open_error: its home was here
 
-#: Larger inputs are refused: a prompt of 10 MB is roughly 2.5 million tokens.
-MAX_BYTES = 10 * 1024 * 1024
 STDIN = "-"
 STDIN_NAME = "<stdin>"  # how standard input is named in diagnostics
-
-
-def open_error(exc: OSError, source: str) -> PrefixlintError:
-    """Why a file could not be opened, in a user's words."""
-    if isinstance(exc, FileNotFoundError):
-        return PrefixlintError("no such file", path=source)
-    if isinstance(exc, IsADirectoryError):
-        return PrefixlintError("is a directory, not a file", path=source)
-    if isinstance(exc, PermissionError):
-        return PrefixlintError("permission denied", path=source)
-    return PrefixlintError(f"cannot read: {exc.strerror or exc}", path=source)
 
 
 def decode_text(data: bytes, source: str, *, allow_empty: bool = False) -> str:
@@ -51,19 +39,7 @@ def read_text(source: str, *, max_bytes: int = MAX_BYTES, allow_empty: bool = Fa
         source = STDIN_NAME
         data = sys.stdin.buffer.read(max_bytes + 1)
     else:
-        path = Path(source)
-        try:
-            size = path.stat().st_size
-            if path.is_dir():
-                raise PrefixlintError("is a directory, not a file", path=source)
-            if size > max_bytes:
-                raise PrefixlintError(
-                    f"file is too large ({size / 1048576:.1f} MiB; the limit is"
-                    f" {max_bytes / 1048576:.0f} MiB)", path=source,
-                )
-            data = path.read_bytes()
-        except OSError as exc:
-            raise open_error(exc, source) from None
+        data = read_bytes(source, max_bytes)
     if len(data) > max_bytes:
         raise PrefixlintError(f"input is larger than {max_bytes / 1048576:.0f} MiB", path=source)
     return decode_text(data, source, allow_empty=allow_empty)

@@ -117,12 +117,14 @@ class _Reader:
     def referenced(self, node) -> Message:
         """Text from a file next to this one: every character points at the path as written."""
         from prefixlint.load.files import read_text
+        from prefixlint.limits import confined
 
         target = Path(self.path).parent / str(node.value)
         try:
-            content = read_text(str(target))
+            content = read_text(confined(self.path, target, str(node.value)))
         except PrefixlintError as exc:
-            raise PrefixlintError(f"cannot read {node.value}: {exc.message}", path=self.path, line=line_of(node)) from None
+            raise PrefixlintError(f"cannot read {node.value}: {exc.message}", path=self.path, line=line_of(node),
+                                  hint=exc.hint) from None
         return Message(None, content, (node.start_mark.index,) * len(content), node.start_mark.index)
 
     def few_shot(self, node) -> Message:
@@ -165,10 +167,11 @@ class _Reader:
     def load_other(self, node):
         """The node tree of a JSON or YAML file named by a `*_path` value."""
         from prefixlint.load.files import read_text
+        from prefixlint.limits import confined
 
         target = str(Path(self.path).parent / str(node.value))
         try:
-            text = read_text(target)
+            text = read_text(confined(self.path, target, str(node.value)))
             return compose_json(text, target) if looks_like_json(text) else compose(text, target)
         except PrefixlintError as exc:
             raise PrefixlintError(f"cannot read {node.value}: {exc}", path=self.path, line=line_of(node)) from None
@@ -242,7 +245,15 @@ def _fill(template: str, example, syntax: str, reader: _Reader) -> str:
         return re.sub(r"\{\{|\}\}|\{(\w+)\}", lambda m: str(example.get(m.group(1), "")) if m.group(1) else m.group(0)[0],
                       template)
     if syntax == "jinja":
-        return _jinja_example(template).render(example)
+        from jinja2 import TemplateError
+
+        from prefixlint.sandbox import RenderTimeout, time_limit
+
+        try:
+            with time_limit():
+                return _jinja_example(template).render(example)
+        except (TemplateError, RenderTimeout, TypeError, ValueError, ArithmeticError, LookupError) as exc:
+            raise reader.error(f"cannot format an example: {type(exc).__name__}: {exc}") from None
     import pystache
 
     return pystache.Renderer(escape=lambda text: text, missing_tags="ignore", partials={}).render(template, example)
@@ -254,11 +265,10 @@ def _jinja_example(template: str):
     return _example_environment().from_string(template)
 
 
-@lru_cache(maxsize=1)
 def _example_environment():
-    from jinja2.sandbox import ImmutableSandboxedEnvironment
+    from prefixlint.sandbox import environment
 
-    return ImmutableSandboxedEnvironment(keep_trailing_newline=True)
+    return environment(strict=False)
 
 
 def _escape(text: str, syntax: str) -> str:

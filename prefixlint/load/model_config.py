@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.limits import loads_json, read_bytes
 
 CONFIG_FILE = "config.json"
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
@@ -35,15 +36,20 @@ def load_model_config(spec: str, *, offline: bool = False) -> tuple[str, dict[st
 
 
 def _from_hub(spec: str, *, offline: bool) -> Path:
-    import huggingface_hub
-    from huggingface_hub import errors as hub_errors
-
-    from prefixlint.tokenize.huggingface import hub_offline
+    from prefixlint.tokenize.huggingface import cached_file, go_offline, hub_cache_dir, hub_offline
 
     repo_id, _, revision = spec.partition("@")
     local_only = hub_offline(offline)
+    if local_only:
+        go_offline()
+    import huggingface_hub
+    from huggingface_hub import errors as hub_errors
+
     fix = f"download it once with `hf download {repo_id} {CONFIG_FILE}`, or pass a path to a config.json"
     try:
+        cached = cached_file(repo_id, CONFIG_FILE, revision or None, hub_cache_dir())
+        if cached is not None:  # no socket for what is in the cache
+            return Path(cached)
         return Path(huggingface_hub.hf_hub_download(
             repo_id, CONFIG_FILE, revision=revision or None, local_files_only=local_only
         ))
@@ -59,7 +65,10 @@ def _from_hub(spec: str, *, offline: bool) -> Path:
 
 def _read(path: Path, shown: str) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_json(read_bytes(str(path)).decode("utf-8"), shown)
+    except PrefixlintError as exc:
+        exc.path = shown
+        raise
     except (OSError, UnicodeDecodeError) as exc:
         raise PrefixlintError(f"cannot read: {exc}", path=shown) from None
     except json.JSONDecodeError as exc:

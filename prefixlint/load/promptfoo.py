@@ -21,6 +21,7 @@ multi-turn examples write it): it is rendered whole, then read as the list of me
 
 from __future__ import annotations
 
+import glob
 import json
 import re
 from dataclasses import replace
@@ -95,9 +96,10 @@ def load_all(path: str, text: str) -> list[Template]:
     templates: list[Template] = []
     for entry in entries:
         if entry.id == "mapping":
-            entry = mapping_get(entry, "raw") or mapping_get(entry, "id")
-            if entry is None:
+            found = mapping_get(entry, "raw") or mapping_get(entry, "id")
+            if found is None:
                 raise PrefixlintError("a prompt entry needs `raw` or `id`", path=path, line=line_of(entry))
+            entry = found
         if entry.id != "scalar" or not entry.tag.endswith(":str"):
             raise PrefixlintError("a prompt is text or a `file://` path", path=path, line=line_of(entry))
         value = str(entry.value)
@@ -120,21 +122,26 @@ def _inline(path, text, value, offsets, variables, entry) -> Template:
 
 def _referenced(config: str, entry, reference: str, variables) -> list[Template]:
     from prefixlint.load.files import read_text
+    from prefixlint.limits import confined
 
     reference = re.sub(r":[A-Za-z_]\w*$", "", reference) if Path(reference).suffix not in CODE_SUFFIXES else reference
     if Path(reference.split(":")[0]).suffix in CODE_SUFFIXES:
         raise PrefixlintError(f"prompt functions are not read: {reference}", path=config, line=line_of(entry),
                               hint="lint the prompt text the function returns as a template file of its own")
     base = Path(config).parent
-    paths = sorted(base.glob(reference)) if any(c in reference for c in "*?[") else [base / reference]
+    if any(c in reference for c in "*?["):  # glob.glob takes absolute patterns too, Path.glob does not
+        paths = sorted(glob.glob(str(base / reference)))
+    else:
+        paths = [str(base / reference)]
     if not paths:
         raise PrefixlintError(f"no file matches {reference}", path=config, line=line_of(entry))
     templates = []
-    for target in map(str, paths):
+    for target in paths:
         try:
-            text = read_text(target)
+            text = read_text(confined(config, target, reference))
         except PrefixlintError as exc:
-            raise PrefixlintError(f"cannot read {reference}: {exc.message}", path=config, line=line_of(entry)) from None
+            raise PrefixlintError(f"cannot read {reference}: {exc.message}", path=config, line=line_of(entry),
+                                  hint=exc.hint) from None
         if target.endswith(".json"):
             if _is_nunjucks_json(text):
                 templates.append(_rendered_json(target, text, variables))

@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from typing import IO, Any, Iterator, Mapping
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.limits import MAX_LINE_BYTES, loads_json
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 TEXT_PART_TYPES = ("text", "input_text", "output_text")
@@ -70,16 +71,39 @@ def _check_messages(messages: Any) -> None:
         role = message.get("role")
         if role not in ROLES:
             raise LogError(f"message {number}: unknown role {role!r} (known: {', '.join(ROLES)})")
+        _check_tool_calls(number, message.get("tool_calls"))
         content = message.get("content")
         if isinstance(content, list):
             for part in content:
                 kind = part.get("type") if isinstance(part, Mapping) else type(part).__name__
+                if kind in TEXT_PART_TYPES and not isinstance(part.get("text", ""), str):
+                    raise LogError(f"message {number}: a {kind} part's `text` must be a string")
                 if isinstance(part, str) or kind in TEXT_PART_TYPES:
                     continue
                 raise LogError(f"message {number}: content part of type {kind!r} is not text"
                                " (images and audio change the cache keys; not supported)")
         elif content is not None and not isinstance(content, str):
             raise LogError(f"message {number}: content must be a string or a list of parts")
+
+
+def _check_tool_calls(number: int, calls: Any) -> None:
+    """Tool calls as the chat template renders them: objects with `function: {name, arguments}`,
+    whose `arguments` string (parsed, as vLLM does) is JSON."""
+    if calls is None:
+        return
+    if not isinstance(calls, list):
+        raise LogError(f"message {number}: `tool_calls` must be a list")
+    for call in calls:
+        function = call.get("function") if isinstance(call, Mapping) else None
+        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+            raise LogError(f"message {number}: each tool call needs `function: {{name, arguments}}`")
+        arguments = function.get("arguments")
+        if isinstance(arguments, str) and arguments.strip():
+            try:
+                loads_json(arguments)
+            except (ValueError, PrefixlintError) as exc:
+                raise LogError(f"message {number}: tool call arguments are not JSON"
+                               f" ({getattr(exc, 'msg', None) or getattr(exc, 'message', exc)})") from None
 
 
 def _check_prompt(prompt: Any) -> None:
@@ -146,9 +170,13 @@ def _response(response: Any) -> tuple[str | None, str | None, int | None, dict |
 
 def parse_line(text: str, line: int) -> LoggedRequest:
     try:
-        data = json.loads(text)
+        data = loads_json(text)
     except json.JSONDecodeError as exc:
         raise LogError(f"not JSON: {exc.msg} (column {exc.colno})") from None
+    except PrefixlintError as exc:  # nested too deeply, an integer of 5,000 digits, NaN
+        raise LogError(exc.message) from None
+    if _SURROGATE.search(text) and _has_lone_surrogate(data):
+        raise LogError("a lone surrogate (\\ud800-\\udfff) is not text; the request cannot be tokenized")
     if not isinstance(data, dict):
         raise LogError(f"expected a JSON object, not {type(data).__name__}")
     outer: dict[str, Any] = {}
@@ -169,9 +197,38 @@ def parse_line(text: str, line: int) -> LoggedRequest:
                          finish, reported)
 
 
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _has_lone_surrogate(data: Any) -> bool:
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _lines(stream: IO[bytes]) -> Iterator[bytes | None]:
+    """The lines of `stream`, each read at most MAX_LINE_BYTES at a time: a longer line is None
+    (and the rest of it is skipped), so one 200 MB line cannot fill memory."""
+    while True:
+        raw = stream.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return
+        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):
+                raw = stream.readline(MAX_LINE_BYTES + 1)
+            yield None
+            continue
+        yield raw
+
+
 def read_log(stream: IO[bytes], source: str) -> Iterator[LoggedRequest | BadLine]:
     """Every non-blank line of `stream`, parsed; bytes read so far via `stream.tell()`."""
-    for number, raw in enumerate(stream, 1):
+    for number, raw in enumerate(_lines(stream), 1):
+        if raw is None:
+            yield BadLine(number, f"longer than {MAX_LINE_BYTES:,} bytes; skipped without reading it whole")
+            continue
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -123,7 +123,7 @@ def variable_name(segments: list[str], keyed: bool = False) -> str:
 
 def clock_variable(name: str, frequency: str, generate: str, strftime: str | None = None) -> Variable:
     """A value the code computes from the clock, a UUID or a random source."""
-    from prefixlint.render.values import GENERATED, MOMENTS
+    from prefixlint.load.sample_values import GENERATED, MOMENTS
 
     if strftime:
         samples = tuple(moment.strftime(strftime) for moment in MOMENTS)

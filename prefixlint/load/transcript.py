@@ -49,25 +49,25 @@ class Transcript:
 
 
 def _compose(text: str, path: str, is_json: bool):
-    import yaml
+    # The templates' YAML reader: alias-bomb limits, and values Python refuses are located errors.
+    from prefixlint.limits import loads_json
+    from prefixlint.load.yaml_source import compose, to_python
 
     if is_json:
         try:
-            data = json.loads(text)
+            data = loads_json(text, path)
         except json.JSONDecodeError as exc:
             raise PrefixlintError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
         try:
-            return data, yaml.compose(text, Loader=yaml.SafeLoader)
-        except yaml.YAMLError:
+            return data, compose(text.replace("\t", " "), path)
+        except PrefixlintError:
             return data, None  # valid JSON that YAML reads differently: no line numbers
     try:
-        return yaml.safe_load(text), yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise PrefixlintError(
-            f"not valid YAML: {getattr(exc, 'problem', None) or exc}", path=path,
-            line=mark.line + 1 if mark else None, column=mark.column + 1 if mark else None,
-        ) from None
+        root = compose(text, path)
+    except PrefixlintError as exc:
+        exc.message = exc.message.replace("malformed YAML", "not valid YAML")
+        raise
+    return (to_python(root, path) if root is not None else None), root
 
 
 def _child(node, key):
@@ -193,10 +193,13 @@ def _check_calls(calls, node, path, where, line) -> None:
             raise PrefixlintError(f"{where}: tool call {i} needs `function: {{name, arguments}}`", path=path, line=call_line)
         arguments = function.get("arguments")
         if isinstance(arguments, str) and arguments.strip():
+            from prefixlint.limits import loads_json
+
             try:
-                json.loads(arguments)
-            except json.JSONDecodeError as exc:
-                raise PrefixlintError(f"{where}: tool call {i} arguments are not JSON: {exc.msg}",
+                loads_json(arguments)
+            except (json.JSONDecodeError, PrefixlintError) as exc:
+                raise PrefixlintError(f"{where}: tool call {i} arguments are not JSON:"
+                                      f" {getattr(exc, 'msg', None) or exc.message}",  # type: ignore[union-attr]
                                       path=path, line=call_line) from None
 
 
@@ -212,7 +215,10 @@ def _time(value) -> datetime | None:
     if isinstance(value, datetime):
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(value, tz=timezone.utc)
+        try:
+            return datetime.fromtimestamp(value, tz=timezone.utc)
+        except (ValueError, OverflowError, OSError):  # NaN, or past the year 9999
+            return None
     if isinstance(value, str):
         try:
             return datetime.fromisoformat(value.replace("Z", "+00:00"))

@@ -8,6 +8,7 @@ values from it after checking that aliases do not expand it beyond `MAX_NODES`.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from prefixlint.errors import PrefixlintError
@@ -26,6 +27,37 @@ def safe_loader():
     import yaml
 
     return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@lru_cache(maxsize=2)
+def bounded_loader(base=None):
+    """`base` (default `safe_loader()`) whose integers and timestamps that Python refuses (5,000 digits,
+    `2024-13-45`) are YAML errors at their node instead of a ValueError from deep inside."""
+    import yaml
+
+    from prefixlint.limits import bounded_int
+
+    base = base or safe_loader()
+
+    def guarded(construct):
+        def constructor(loader, node):
+            try:
+                if node.tag.endswith(":int"):
+                    bounded_int(node.value.replace("_", "").lstrip("+-").removeprefix("0x").removeprefix("0o"))
+                return construct(loader, node)
+            except (ValueError, OverflowError, PrefixlintError) as exc:
+                message = getattr(exc, "message", None) or str(exc)
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"{node.value[:40]!r} is not a valid {node.tag.rsplit(':', 1)[-1]}: {message}"
+                    " (quote it to keep it as text)", node.start_mark) from None
+        return constructor
+
+    class BoundedLoader(base):  # type: ignore[misc, valid-type]
+        yaml_constructors = dict(base.yaml_constructors)
+
+    for tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:float"):
+        BoundedLoader.yaml_constructors[tag] = guarded(base.yaml_constructors[tag])
+    return BoundedLoader
 
 
 def compose(text: str, path: str):
@@ -106,7 +138,7 @@ def to_python(node, path: str) -> Any:
     """Plain Python values (dicts, lists, str, int...) for a node checked by `compose`."""
     import yaml
 
-    loader = safe_loader()("")
+    loader = bounded_loader()("")
     try:
         return loader.construct_object(node, deep=True)
     except yaml.MarkedYAMLError as exc:
@@ -118,8 +150,10 @@ def to_python(node, path: str) -> Any:
 
 
 def mapping_get(node, key: str):
-    """The value node under `key` in a mapping node, or None."""
-    for key_node, value_node in getattr(node, "value", ()):
+    """The value node under `key` in a mapping node, or None (also for any other node)."""
+    if type(node).__name__ != "MappingNode":
+        return None
+    for key_node, value_node in node.value:
         if getattr(key_node, "value", None) == key:
             return value_node
     return None

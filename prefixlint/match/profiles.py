@@ -54,6 +54,10 @@ class EngineProfile:
             )
         if block_size < 1:
             raise PrefixlintError(f"--block-size must be at least 1, not {block_size}")
+        from prefixlint.limits import MAX_BLOCK_TOKENS
+
+        if block_size > MAX_BLOCK_TOKENS:
+            raise PrefixlintError(f"--block-size must be at most {MAX_BLOCK_TOKENS:,}, not {block_size:,}")
         if self.power_of_two and block_size & (block_size - 1):
             raise PrefixlintError(
                 f"--block-size: {self.name} needs a power-of-two block size (tokens_per_block), not {block_size}"

@@ -92,8 +92,12 @@ def _side(measure: Measure, path: str, load: Callable[[], str]) -> tuple[Measure
 
 
 def compare_changes(repo: Repository, changes: Sequence[FileChange], measure: Measure) -> list[TemplateChange]:
+    from prefixlint.limits import inside_root
+
     rows = []
     for change in changes:
+        if change.status != "removed" and not inside_root(repo.root / change.path, str(repo.root)):
+            continue  # a symlink out of the repository (/etc/passwd): not read, as a walk skips it
         base = base_text = now = now_text = None
         if change.base_blob is not None and change.status != "unchanged":
             base_path = change.old_path or change.path

@@ -33,6 +33,7 @@ from typing import Any, Callable, Mapping
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Message, Template
 from prefixlint.render.jinja_spans import CLOSE, OPEN, SEP, unmark
+from prefixlint.sandbox import time_limit
 from prefixlint.render.spans import Placeholder, RenderedMessage
 
 #: One tag: a comment, a triple-stash, or any double-brace tag (blocks, closers, outputs).
@@ -46,6 +47,10 @@ SCOPING = frozenset({"each", "with"})  # Handlebars blocks that change the conte
 BUILTIN = frozenset({"if", "unless", "each", "with", "lookup", "log"})
 #: `{{#if x}}` / `{{#unless x}}` rewritten so that the body renders
 _CONDITION = re.compile(r"\{\{(~?)\s*#(if|unless)\s+[^}]*?(~?)\}\}")
+
+
+#: The largest `{{json x indent=N}}` a Handlebars template may ask for.
+MAX_JSON_INDENT = 16
 
 
 class EngineTemplate:
@@ -188,8 +193,7 @@ class EngineTemplate:
         from dotpromptz_handlebars import Handlebars
 
         engine = Handlebars(escape_html=False)
-        engine.register_helper("json", lambda args, options: json.dumps(args[0] if args else None, default=str,
-                                                                       indent=options.hash.get("indent")))
+        engine.register_helper("json", _json_helper)
         for name in ("media", "section"):
             engine.register_helper(name, lambda args, options: "")
         for name in self._helpers - set(self.template.partials):
@@ -205,7 +209,8 @@ class EngineTemplate:
         rendered = []
         for number, (message, compiled) in enumerate(zip(self.template.messages, self._compiled)):
             try:
-                raw = compiled(self._with_paths(values))
+                with time_limit():
+                    raw = compiled(self._with_paths(values))
             except PrefixlintError:
                 raise
             except Exception as exc:  # the engines' own errors: report them at the message
@@ -243,3 +248,12 @@ def _neutral_helper(args: list, options) -> str:
         join = options.hash.get("join", "")
         return str(join).join(str(options.hash.get("prefix", "")) + options.fn(item) for item in items)
     return " ".join(str(a) for a in args if a is not None and not isinstance(a, dict))
+
+
+def _json_helper(args, options) -> str:
+    """Dotprompt's `{{json value indent=N}}`, with the indent bounded (`indent=10**8` on a list
+    would pad every item with that many spaces)."""
+    indent = options.hash.get("indent")
+    if indent is not None and not (isinstance(indent, int) and 0 <= indent <= MAX_JSON_INDENT):
+        raise ValueError(f"json indent must be a number from 0 to {MAX_JSON_INDENT}, not {indent!r}")
+    return json.dumps(args[0] if args else None, default=str, indent=indent)

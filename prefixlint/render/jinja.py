@@ -22,6 +22,8 @@ from datetime import datetime
 from typing import Any, Iterator, Mapping, Sequence
 
 from prefixlint.errors import PrefixlintError, TemplateRenderError
+from prefixlint.limits import MAX_OUTPUT_CHARS
+from prefixlint.sandbox import time_limit
 
 CHAT_EXTRA_HINT = 'reinstall prefixlint, which depends on it: pip install --force-reinstall prefixlint'
 
@@ -43,13 +45,24 @@ def _transformers_utils():
 
 def compiled_template(source: str):
     """transformers' compiled (sandboxed, cached) template for `source`."""
+    from prefixlint.sandbox import bounded_sandbox
+
     utils = _transformers_utils()
+    # transformers builds its environment from the ImmutableSandboxedEnvironment its module
+    # imported: for this compile (cached per source), that name is prefixlint's bounded
+    # subclass, so chat templates get the same size bounds as templates (widths, `~`, output).
+    unbounded = getattr(utils, "ImmutableSandboxedEnvironment", None)
+    if unbounded is not None:
+        utils.ImmutableSandboxedEnvironment = bounded_sandbox()
     try:
         return utils._compile_jinja_template(source)
     except PrefixlintError:
         raise
     except Exception as exc:  # TemplateSyntaxError and friends
         raise template_error(exc, "the chat template does not compile") from None
+    finally:
+        if unbounded is not None:
+            utils.ImmutableSandboxedEnvironment = unbounded
 
 
 def template_line(exc: BaseException) -> int | None:
@@ -120,10 +133,11 @@ def render_template(
     calls: list[int | None] = []
     with fixed_clock(template, now, calls):
         try:
-            rendered, _ = utils.render_jinja_template(
-                conversations=[list(messages)], tools=list(tools) if tools else None,
-                chat_template=source, add_generation_prompt=add_generation_prompt, **special_tokens,
-            )
+            with time_limit():
+                rendered, _ = utils.render_jinja_template(
+                    conversations=[list(messages)], tools=list(tools) if tools else None,
+                    chat_template=source, add_generation_prompt=add_generation_prompt, **special_tokens,
+                )
         except Exception as exc:  # raise_exception, undefined attributes, type errors in templates
             raise template_error(exc, "the chat template failed") from None
     return rendered[0], tuple(sorted({line for line in calls if line}))
@@ -160,12 +174,15 @@ def trace_template(
     with fixed_clock(template, now, []):
         generator = template.root_render_func(template.new_context(context))
         try:
-            for chunk in generator:
-                frame = generator.gi_frame
-                line = template.get_corresponding_lineno(frame.f_lineno) if frame else 0
-                if chunk:
-                    origins.append((offset, line))
-                    offset += len(chunk)
+            with time_limit():
+                for chunk in generator:
+                    frame = generator.gi_frame
+                    line = template.get_corresponding_lineno(frame.f_lineno) if frame else 0
+                    if chunk:
+                        origins.append((offset, line))
+                        offset += len(chunk)
+                        if offset > MAX_OUTPUT_CHARS:
+                            raise OverflowError(f"the output grows past {MAX_OUTPUT_CHARS:,} characters")
         except Exception as exc:
             raise template_error(exc, "the chat template failed") from None
     return origins

@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Message, Template, line_starts, source_location
-from prefixlint.render.sandbox import MAX_OUTPUT_CHARS, RenderTimeout, environment, time_limit
+from prefixlint.sandbox import MAX_OUTPUT_CHARS, RenderTimeout, environment, output_limit, time_limit
 from prefixlint.render.spans import Placeholder, RenderedMessage, Span
 
 OPEN, SEP, CLOSE = "\ue000", "\ue001", "\ue002"
@@ -49,7 +49,7 @@ class JinjaTemplate:
         return PrefixlintError(text, path=self.template.path, line=where[0], hint=hint)
 
     def _compile(self, number: int, message: Message, first: int):
-        from jinja2 import TemplateSyntaxError, nodes
+        from jinja2 import TemplateError, TemplateSyntaxError, nodes
 
         source = message.content
         if not _JINJA_SYNTAX.search(source):  # plain text renders to itself: nothing to compile
@@ -73,7 +73,11 @@ class JinjaTemplate:
                 outputs.append((index, child))
                 wrapped += [nodes.Const(f"{OPEN}{index}{SEP}"), child, nodes.Const(CLOSE)]
             output.nodes = wrapped
-        compiled, undeclared = _generate(env, ast, f"{self.template.path}#{number}")
+        try:
+            compiled, undeclared = _generate(env, ast, f"{self.template.path}#{number}")
+        except TemplateError as exc:  # an unknown filter or test, `loop` assigned, a constant that fails
+            text = getattr(exc, "message", None) or str(exc)
+            raise self._error(message, f"Jinja template error: {text}", getattr(exc, "lineno", None)) from None
         # Jinja's own globals (range, dict, namespace, cycler ...) are not template variables.
         free = undeclared - set(env.globals)
         offsets = _begin_offsets(source, begins)
@@ -126,6 +130,9 @@ class JinjaTemplate:
             except RenderTimeout as exc:
                 raise self._error(message, f"cannot render: {exc}", _template_line(exc),
                                   "a loop in the template runs too long") from None
+            except output_limit() as exc:
+                raise self._error(message, f"cannot render: {exc}", _template_line(exc),
+                                  "a prompt template does not need outputs this large") from None
             except SecurityError as exc:
                 raise self._error(message, f"template tries to reach Python internals, refused by the sandbox: {exc}",
                                   _template_line(exc)) from None
@@ -156,7 +163,12 @@ def _generate(env, ast, name: str):
 
     stream = StringIO()
     generator = _tracking_generator()(env, name, _FILENAME, stream, False, env.optimized)
-    generator.visit(ast)
+    try:
+        generator.visit(ast)
+    except Exception as exc:  # jinja2 folds constants while generating: `'a'.role` fails here
+        if getattr(exc, "lineno", None) is None:
+            exc.lineno = generator.line  # type: ignore[attr-defined]
+        raise
     code = compile(stream.getvalue(), _FILENAME, "exec")
     return env.template_class.from_code(env, code, env.make_globals(None), None), generator.undeclared
 
@@ -165,12 +177,17 @@ def _generate(env, ast, name: str):
 def _tracking_generator():
     """jinja2's code generator, recording every name a frame resolves from the context (the
     class is made once, on first use: jinja2 is imported only when a template is compiled)."""
-    from jinja2.compiler import CodeGenerator
+    from prefixlint.sandbox import environment
 
-    class TrackingGenerator(CodeGenerator):
+    class TrackingGenerator(environment().code_generator_class):  # type: ignore[name-defined, misc]
         def __init__(self, *args, **kwargs) -> None:
             super().__init__(*args, **kwargs)
             self.undeclared: set[str] = set()
+            self.line: int | None = None  # of the node being generated, for errors
+
+        def visit(self, node, *args, **kwargs):
+            self.line = getattr(node, "lineno", None) or self.line
+            return super().visit(node, *args, **kwargs)
 
         def enter_frame(self, frame) -> None:
             super().enter_frame(frame)

@@ -106,6 +106,13 @@ class SimpleTemplate:
                                       column=placeholder.column) from None
         spec = match.groupdict().get("spec")
         if spec:
+            from prefixlint.sandbox.bounds import TooLarge, refuse_over, spec_width
+
+            try:
+                refuse_over(spec_width(spec), "the format width")
+            except TooLarge as exc:  # `{x:>3000000000}` would pad to 3 GB
+                raise PrefixlintError(f"cannot render {placeholder.text}: {exc}", path=self.template.path,
+                                      line=placeholder.line, column=placeholder.column) from None
             try:
                 return format(value, spec)
             except (ValueError, TypeError):

@@ -86,8 +86,10 @@ def read_chat_template(path: str) -> ChatTemplate:
     text = read_text(path)
     if Path(path).suffix.lower() != ".json":
         return ChatTemplate(JINJA, text, path, path=path)
+    from prefixlint.limits import loads_json
+
     try:
-        config = json.loads(text)
+        config = loads_json(text, path)
     except json.JSONDecodeError as exc:
         raise PrefixlintError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
     template = template_from_config(config) if isinstance(config, dict) else None

@@ -75,6 +75,10 @@ class Catalog:
 
     def extended(self, extra: Iterable[dict], source: str = "configuration") -> "Catalog":
         signals = tuple(_signal(item, source) for item in extra)
+        for signal in signals:  # checked when the configuration is read; this guards other callers
+            if signal.cls not in self.classes or signal.frequency not in self.frequencies:
+                raise PrefixlintError(f"volatility signal {signal.id!r}: unknown class {signal.cls!r} or"
+                                      f" frequency {signal.frequency!r}", path=source)
         return Catalog(self.classes, self.frequencies, signals + self.signals)
 
 
@@ -111,11 +115,23 @@ def _signal(item: dict, source: str) -> Signal:
         return Signal(
             id=str(item["id"]), cls=str(item["class"]), frequency=str(item["frequency"]),
             names=tuple(n.lower() for n in item.get("names", ())), calls=tuple(item.get("calls", ())),
-            samples=tuple(re.compile(p) for p in item.get("samples", ())), generate=item.get("generate", "text"),
+            samples=tuple(_pattern(p, source) for p in item.get("samples", ())), generate=item.get("generate", "text"),
             words=tuple(tuple(name_words(str(w))) for w in item.get("words", ())),
         )
-    except (KeyError, TypeError, AttributeError, re.error) as exc:
+    except (KeyError, TypeError, AttributeError, re.error, ValueError) as exc:
         raise PrefixlintError(f"malformed volatility signal {item!r}: {exc}", path=source) from None
+
+
+def _pattern(pattern: str, source: str):
+    """The built-in catalog's patterns are ours (`re`); a configuration's are time-bounded."""
+    if source == BUILTIN_SOURCE:
+        return re.compile(pattern)
+    from prefixlint.limits import user_pattern
+
+    return user_pattern(pattern)
+
+
+BUILTIN_SOURCE = "rules/signals.yaml"
 
 
 @lru_cache(maxsize=1)
@@ -126,7 +142,7 @@ def builtin_catalog() -> Catalog:
 
     text = package_dir("prefixlint.catalog").joinpath("signals.yaml").read_text(encoding="utf-8")
     data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    return Catalog(data["classes"], data["frequencies"], tuple(_signal(s, "rules/signals.yaml") for s in data["signals"]))
+    return Catalog(data["classes"], data["frequencies"], tuple(_signal(s, BUILTIN_SOURCE) for s in data["signals"]))
 
 
 def load_catalog_extension(value: Any) -> list[dict]:

@@ -26,6 +26,27 @@ def hub_offline(offline: bool) -> bool:
     return offline or value.strip().lower() in {"1", "on", "yes", "true"}
 
 
+def go_offline() -> None:
+    """`--offline` for the whole process, before huggingface_hub or transformers is imported:
+    they read HF_HUB_OFFLINE once, at import, and without it even a cache lookup builds request
+    headers that fetch a registry from the hub. If the hub is already imported, its constant too."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    import sys
+
+    constants = sys.modules.get("huggingface_hub.constants")
+    if constants is not None:
+        constants.HF_HUB_OFFLINE = True
+
+
+def cached_file(repo_id: str, filename: str, revision: str | None, cache_dir: str) -> str | None:
+    """The path of `filename` of `repo_id` in the hub cache, else None, read from the file system
+    only (`try_to_load_from_cache`): no request headers, no socket."""
+    from huggingface_hub import try_to_load_from_cache
+
+    found = try_to_load_from_cache(repo_id, filename, cache_dir=cache_dir, revision=revision)
+    return found if isinstance(found, str) else None
+
+
 def hub_cache_dir() -> str:
     """huggingface_hub's cache directory, read from the environment now.
 
@@ -47,8 +68,10 @@ def hub_cache_dir() -> str:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
+    from prefixlint.limits import loads_json, read_bytes
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_json(read_bytes(str(path)).decode("utf-8"), str(path))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise PrefixlintError(f"cannot read {path.name}: {exc}", path=str(path)) from None
     if not isinstance(data, dict):
@@ -69,8 +92,12 @@ class HuggingFaceTokenizer(BaseTokenizer):
     def __init__(self, name: str, tokenizer_file: Path, directory: Path | None = None) -> None:
         from tokenizers import Tokenizer as _Tokenizer
 
+        from prefixlint.limits import regular_file
+
         try:
-            self._tokenizer = _Tokenizer.from_file(str(tokenizer_file))
+            self._tokenizer = _Tokenizer.from_file(regular_file(tokenizer_file))
+        except PrefixlintError:
+            raise
         except Exception as exc:  # tokenizers raises plain Exception subclasses from Rust
             raise PrefixlintError(
                 f"not a Hugging Face tokenizer.json: {exc}", path=str(tokenizer_file)
@@ -94,7 +121,9 @@ class HuggingFaceTokenizer(BaseTokenizer):
                 self.chat_template = template
         template_path = directory / TEMPLATE_FILE
         if template_path.is_file():
-            self.chat_template = template_path.read_text(encoding="utf-8")
+            from prefixlint.limits import read_utf8
+
+            self.chat_template = read_utf8(str(template_path))
 
     @property
     def bos_token(self) -> str | None:
@@ -145,8 +174,9 @@ def _first_line(exc: Exception) -> str:
 
 def from_hub(repo_id: str, *, offline: bool, revision: str | None = None) -> HuggingFaceTokenizer:
     """Resolve a hub id through huggingface_hub's cache (and the network unless offline)."""
+    if hub_offline(offline):
+        go_offline()
     import huggingface_hub
-    from huggingface_hub import errors as hub_errors
 
     local_only = hub_offline(offline)
     cache_dir = hub_cache_dir()
@@ -164,34 +194,33 @@ def from_hub(repo_id: str, *, offline: bool, revision: str | None = None) -> Hug
         )
 
     # The cache first: a tokenizer downloaded once is used without contacting the hub at all
-    # (fast, and no retries when there is no network). The hub is asked only for a repository
-    # whose tokenizer.json is not cached yet, and never when offline.
-    from_cache = True
+    # (fast, no retries when there is no network, and no socket: the file system only). The
+    # hub is asked only for a repository whose tokenizer.json is not cached yet, and never
+    # when offline.
     try:
-        tokenizer_file = download(TOKENIZER_FILE, True)
-    except hub_errors.LocalEntryNotFoundError:
-        from_cache = False
-        if local_only:
-            raise PrefixlintError(
-                f"tokenizer {shown!r} was taken as a Hugging Face hub id, and its {TOKENIZER_FILE} is not"
-                f" in the Hugging Face cache ({cache_dir}) and the hub is offline",
-                hint=fix,
-            ) from None
+        cached = cached_file(repo_id, TOKENIZER_FILE, revision, cache_dir)
     except Exception as exc:  # an invalid id or revision
         raise PrefixlintError(f"cannot load tokenizer {shown!r} from the Hugging Face cache: {_first_line(exc)}",
                               hint=fix) from None
-    if not from_cache:
-        try:
-            tokenizer_file = download(TOKENIZER_FILE, False)
-        except Exception as exc:  # not found, gated, no network: all mean "cannot load"
-            raise PrefixlintError(
-                f"tokenizer {shown!r} was taken as a Hugging Face hub id; its {TOKENIZER_FILE} is not in the"
-                f" Hugging Face cache ({cache_dir}) and could not be downloaded: {_first_line(exc)}",
-                hint=fix,
-            ) from None
+    if cached is not None:  # tokenizer_config.json and chat_template.jinja: beside it in the snapshot
+        return HuggingFaceTokenizer(shown, Path(cached), Path(cached).parent)
+    if local_only:
+        raise PrefixlintError(
+            f"tokenizer {shown!r} was taken as a Hugging Face hub id, and its {TOKENIZER_FILE} is not"
+            f" in the Hugging Face cache ({cache_dir}) and the hub is offline",
+            hint=fix,
+        )
+    try:
+        tokenizer_file = download(TOKENIZER_FILE, False)
+    except Exception as exc:  # not found, gated, no network: all mean "cannot load"
+        raise PrefixlintError(
+            f"tokenizer {shown!r} was taken as a Hugging Face hub id; its {TOKENIZER_FILE} is not in the"
+            f" Hugging Face cache ({cache_dir}) and could not be downloaded: {_first_line(exc)}",
+            hint=fix,
+        ) from None
     for extra in (CONFIG_FILE, TEMPLATE_FILE):
         try:
-            download(extra, from_cache or local_only)
-        except Exception:  # optional files: absent from the cache or from the repository
+            download(extra, False)
+        except Exception:  # optional files: absent from the repository
             pass
     return HuggingFaceTokenizer(shown, Path(tokenizer_file), Path(tokenizer_file).parent)

@@ -45,6 +45,9 @@ class MistralTokenizer(BaseTokenizer):
     family = "mistral"
 
     def __init__(self, path: Path, name: str | None = None) -> None:
+        from prefixlint.limits import regular_file
+
+        regular_file(path)
         try:
             if is_tekken_file(path):
                 from mistral_common.tokens.tokenizers.tekken import Tekkenizer

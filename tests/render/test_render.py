@@ -121,7 +121,7 @@ def test_sandbox_bounds_resources(expression, fragment):
 
 
 def test_runaway_loop_is_stopped(monkeypatch):
-    from prefixlint.render import sandbox
+    from prefixlint import sandbox
 
     monkeypatch.setattr(sandbox, "RENDER_SECONDS", 0.2)
     text = "ok\n{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}"
