@@ -200,3 +200,22 @@ def test_tokens_before_counts_the_tokens_starting_before_an_offset(text, offset)
     ids = tok.encode(text)
     starts = [tok.char_offset(text, ids, i) for i in range(len(ids))]
     assert tokens_before(tok, text, ids, offset) == sum(1 for start in starts if start < offset)
+
+
+def test_an_agent_configuration_system_prompt_key(tmp_path, tok):
+    """`system_prompt:` of an agent's YAML configuration (agent_yaml): a system prompt on its own."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "formats" / "agent_yaml" / "support_agent.yaml"
+    entry = check(path, "--isolated")
+    (finding,) = entry["findings"]
+    assert entry["format"] == "agent-yaml" and finding["source"] == "agent-yaml"
+    assert (finding["code"], finding["line"], finding["column"], finding["severity"]) == ("PFX001", 8, 17, "error")
+    a, b = (tok.encode(served(POLICY + f"Current time: {t}\n")) for t in MOMENTS)
+    assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
+    named = write(tmp_path, "agent.yaml", "type: agent\nsystem_prompt: prompts/systemprompt.md\n")
+    result = CliRunner().invoke(cli, ["check", "--isolated", str(named)])
+    assert result.exit_code == 2 and "`system_prompt` names a file, not a prompt" in result.stderr
+    write(tmp_path, "system.txt", POLICY)
+    walked = CliRunner().invoke(cli, ["check", "--isolated", str(tmp_path)])
+    assert walked.exit_code == 0 and "agent.yaml" not in walked.output  # a walk skips it silently
