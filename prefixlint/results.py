@@ -71,10 +71,10 @@ class FileResult:
     fixed_shared_prefix_tokens: int | None = _fact()
     #: Volatile value -> {"class", "frequency", "stable_tokens_after"}.
     volatile: dict[str, dict[str, Any]] | None = _fact()
-    #: Tokens of the conversation history in the request (a system prompt is served followed by it).
-    history_tokens: int | None = _fact()
     #: How many prompts were summed into this result (a file holding several).
     prompts: int | None = _fact()
+    #: Tokens of the conversation history in the request (a system prompt is served followed by it).
+    history_tokens: int | None = _fact()
 
     def facts(self) -> dict[str, Any]:
         """The facts that are set, in the order of the JSON output."""

@@ -219,3 +219,29 @@ def test_an_agent_configuration_system_prompt_key(tmp_path, tok):
     write(tmp_path, "system.txt", POLICY)
     walked = CliRunner().invoke(cli, ["check", "--isolated", str(tmp_path)])
     assert walked.exit_code == 0 and "agent.yaml" not in walked.output  # a walk skips it silently
+
+
+def test_through_a_real_chat_template_qwen3(tmp_path):
+    """Qwen3's own template (tokenizer_config.json from the test extra): the request is its
+    ChatML, with the earlier turns between the system prompt and the user's message."""
+    from tokenizers import Tokenizer
+
+    from tests.realfiles import model_dir
+
+    model = model_dir(tmp_path / "qwen3", "qwen3/tokenizer.json", "qwen3/tokenizer_config.json")
+    path = write(tmp_path, "system_prompt.md", POLICY + "Current time: {{ now }}\n")
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--offline", "--format", "json", "--tokenizer",
+                                      str(model), str(path)])
+    entry = next(e for e in json.loads(result.stdout)["files"] if e["path"] == str(path))
+    assert entry["chat_format"] == "jinja"
+    (finding,) = [f for f in entry["findings"] if f["code"] == "PFX001"]
+    vocabulary = Tokenizer.from_file(str(model / "tokenizer.json"))
+    a, b = (vocabulary.encode(served(POLICY + f"Current time: {t}\n"), add_special_tokens=False).ids
+            for t in MOMENTS)
+    assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
+    assert finding["severity"] == "error"
+    # the history: the tokens starting from the first turn's content to the end of the last one's
+    text = served(POLICY + f"Current time: {MOMENTS[0]}\n")
+    first, last = text.index(TURNS[0][1]), text.index(TURNS[-1][1]) + len(TURNS[-1][1])
+    offsets = vocabulary.encode(text, add_special_tokens=False).offsets
+    assert finding["history_tokens"] == sum(1 for start, _ in offsets if first <= start < last)
