@@ -17,7 +17,7 @@ from its name by the catalog. A file with role lines (`# system:`, `# user:`, `#
 on a line of their own, as Prompt flow writes them) is a conversation: it is rendered as one
 text and split into messages at those lines. A conversation name a Handlebars or Mustache
 template loops over (`{{#each history}}<message role="{{role}}">`) is the conversation slot:
-it renders as earlier turns (`prefixlint.render.history.loop_slots`, which also finds Jinja's
+it renders as earlier turns (`prefixlint.load.template.loop_slots`, which also finds Jinja's
 `{% for m in history %}` for the history measurement).
 """
 
@@ -27,7 +27,7 @@ import re
 from pathlib import PurePath
 
 from prefixlint.load.base import Loader
-from prefixlint.load.template import ROLE_LINE, Template, Variable, identity_message
+from prefixlint.load.template import ROLE_LINE, Template, Variable, identity_message, loop_slots
 
 FORMAT = "plain-text"
 JINJA_EXTENSIONS = (".j2", ".jinja", ".jinja2")
@@ -64,8 +64,6 @@ def placeholder_syntax(path: str, text: str) -> str:
 
 
 def load(path: str, text: str) -> Template:
-    from prefixlint.render.history import loop_slots
-
     has_roles = ROLE_LINE.search(text) is not None
     syntax = placeholder_syntax(path, text)
     # `{{#each history}}<message role="{{role}}">`: the earlier turns, not dropped (Jinja loops

@@ -13,8 +13,6 @@ prints it whole: `{{ history }}`, `{history}`, `{{$history}}`).
 
 from __future__ import annotations
 
-import re
-
 
 TURNS = (
     ("user", "Hi, I ordered a laptop last week and it still has not shipped. Order number 48213."),
@@ -65,18 +63,6 @@ def promptfoo_turns(turns=TURNS) -> list[dict]:
 def history_value(name: str):
     """The value of a conversation-slot variable: the same earlier turns in every render.
 
-    A hook for the history measurement: a loop over a history-like name (see `loop_slots`)
-    renders these turns, never per-request text."""
+    A hook for the history measurement: a loop over a history-like name (see
+    `prefixlint.load.template.loop_slots`) renders these turns, never per-request text."""
     return promptfoo_turns() if name == "_conversation" else History()
-
-
-_LOOPS = re.compile(r"\{%-?\s*for\s+[\w\s,()]+?\s+in\s+(?P<jinja>[A-Za-z_]\w*)\b"
-                    r"|\{\{~?\s*#each\s+(?P<hbs>[A-Za-z_]\w*)\b")
-
-
-def loop_slots(text: str) -> set[str]:
-    """Conversation names a template loops over (`{% for m in history %}`, `{{#each history}}`):
-    the conversation slot, rendered as earlier turns."""
-    from prefixlint.load.template import SLOT_NAMES
-
-    return {m.group("jinja") or m.group("hbs") for m in _LOOPS.finditer(text)} & SLOT_NAMES
