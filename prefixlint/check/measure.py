@@ -24,7 +24,7 @@ from prefixlint.render.framing import ApproximateFraming
 from prefixlint.render.history import history_value
 from prefixlint.render.spans import CompiledTemplate, Placeholder, RenderedMessage
 from prefixlint.render.values import call_function, stable_function, variable_value
-from prefixlint.rules.classify import Catalog, Volatility, classify_call, classify_variable
+from prefixlint.load.classify import Catalog, Volatility, classify_call, classify_variable
 from prefixlint.rules.measured import Measurement, VolatileMeasurement
 
 

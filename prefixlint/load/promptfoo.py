@@ -77,7 +77,7 @@ def _is_message_list(text: str) -> bool:
         return False
     try:
         data = json.loads(text)
-    except ValueError:
+    except ValueError:  # (a RecursionError goes on: the file is one "nests too deeply" error)
         return False
     return bool(data) and isinstance(data, list) and all(isinstance(m, dict) and "role" in m and "content" in m
                                                           for m in data)

@@ -103,7 +103,7 @@ def words(*segments: str) -> list[str]:
 def variable_name(segments: list[str], keyed: bool = False) -> str:
     """A variable name for a value reached by `segments` (`self`, `user`, `name`), classified by
     its words: the longest run of trailing words the catalog knows, else all the words."""
-    from prefixlint.rules.classify import builtin_catalog
+    from prefixlint.load.classify import builtin_catalog
 
     kept = [s for s in segments if s.lower() not in RECEIVERS] or list(segments)
     found = words(*kept) or ["value"]

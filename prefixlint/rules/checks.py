@@ -12,17 +12,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from prefixlint.match.profiles import EngineProfile
+from prefixlint.numbers import percent
 from prefixlint.results import Finding
 from prefixlint.rules.catalog import Rule
 from prefixlint.rules.measured import Measured, VolatileMeasurement
-
-
-def percent(part: int, whole: int) -> str:
-    if not whole or not part:
-        return "0%"
-    if part == whole:
-        return "100%"
-    return f"{100 * part / whole:.1f}%"
 
 
 def rounding(profile: EngineProfile) -> str:
@@ -66,10 +59,10 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
         now = item.now
         message = (
             f"{item.placeholder.text} ({data.catalog.describe(v.cls, v.frequency)}) ends the shared prefix"
-            f" at token {now.shared_prefix_tokens:,} of {now.tokens:,}: {percent(now.shared_prefix_tokens, now.tokens)}"
-            f" reusable, {percent(now.reusable_tokens, now.tokens)} after {rounding(data.profile)}."
-            f" {where}: {percent(now.fixed_shared_prefix_tokens, now.fixed_tokens)}"
-            f" ({percent(now.fixed_reusable_tokens, now.fixed_tokens)} after {rounding(data.profile).split(' ')[-1]})."
+            f" at token {now.shared_prefix_tokens:,} of {now.tokens:,}: {percent(now.shared_prefix_tokens, now.tokens, bare_ends=True)}"
+            f" reusable, {percent(now.reusable_tokens, now.tokens, bare_ends=True)} after {rounding(data.profile)}."
+            f" {where}: {percent(now.fixed_shared_prefix_tokens, now.fixed_tokens, bare_ends=True)}"
+            f" ({percent(now.fixed_reusable_tokens, now.fixed_tokens, bare_ends=True)} after {rounding(data.profile).split(' ')[-1]})."
         )
         yield _finding(rule, data, item, message, _severity(rule, v.frequency), now.reusable_tokens,
                        now.fixed_reusable_tokens, stable_tokens_after=item.stable_tokens_after,
