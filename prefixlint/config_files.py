@@ -104,47 +104,36 @@ def read_yaml(text: str, source: str) -> dict[str, Any]:
     """A `.prefixlint.yaml` file (a mapping at the top) as Config fields; {} when it is empty."""
     import yaml
 
-    from prefixlint.load.yaml_source import bounded_loader
+    from prefixlint.load.yaml_source import compose, to_python
 
-    if "\x00" in text:  # PyYAML refuses it with a reader error of no line
-        raise PrefixlintError("a NUL byte is not allowed in a configuration file", path=source,
-                              line=text[: text.index("\x00")].count("\n") + 1)
-    loader = bounded_loader(yaml.SafeLoader)(text)  # PyYAML's own messages, as documented
-    try:
-        root = loader.get_single_node()
-        if root is None:
-            return {}
-        if not isinstance(root, yaml.MappingNode):
-            raise _at(root, source, "the configuration must be a mapping of keys to values")
-        values: dict[str, Any] = {}
-        seen: dict[str, tuple[str, int]] = {}
-        for key_node, value_node in root.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != "tag:yaml.org,2002:str":
-                raise _at(key_node, source, "configuration keys must be strings")
-            raw_key = key_node.value
-            key = normalize_key(raw_key)
-            if key not in KEYS:
-                raise _at(key_node, source, unknown_key_message(raw_key), hint=_HINT)
-            if key in seen:
-                first, first_line = seen[key]
-                raise _at(key_node, source, f"{raw_key!r} is given twice (first as {first!r} on line {first_line})")
-            seen[key] = (raw_key, key_node.start_mark.line + 1)
-            value = loader.construct_object(value_node, deep=True)
-            try:
-                name, checked = check_value(key, value)
-            except ConfigValueError as exc:
-                node = value_node
-                if exc.index is not None and isinstance(value_node, yaml.SequenceNode):
-                    node = value_node.value[exc.index]
-                raise _at(node, source, f"{raw_key}: {exc.message}", hint=_HINT) from None
-            values[name] = checked
-        return values
-    except yaml.YAMLError as exc:
-        from prefixlint.load.yaml_source import yaml_error
-
-        raise yaml_error(exc, source, "invalid YAML") from None
-    finally:
-        loader.dispose()
+    root = compose(text, source, "invalid YAML", kind="configuration file")
+    if root is None:
+        return {}
+    if not isinstance(root, yaml.MappingNode):
+        raise _at(root, source, "the configuration must be a mapping of keys to values")
+    values: dict[str, Any] = {}
+    seen: dict[str, tuple[str, int]] = {}
+    for key_node, value_node in root.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != "tag:yaml.org,2002:str":
+            raise _at(key_node, source, "configuration keys must be strings")
+        raw_key = key_node.value
+        key = normalize_key(raw_key)
+        if key not in KEYS:
+            raise _at(key_node, source, unknown_key_message(raw_key), hint=_HINT)
+        if key in seen:
+            first, first_line = seen[key]
+            raise _at(key_node, source, f"{raw_key!r} is given twice (first as {first!r} on line {first_line})")
+        seen[key] = (raw_key, key_node.start_mark.line + 1)
+        value = to_python(value_node, source, "invalid YAML")
+        try:
+            name, checked = check_value(key, value)
+        except ConfigValueError as exc:
+            node = value_node
+            if exc.index is not None and isinstance(value_node, yaml.SequenceNode):
+                node = value_node.value[exc.index]
+            raise _at(node, source, f"{raw_key}: {exc.message}", hint=_HINT) from None
+        values[name] = checked
+    return values
 
 
 def _at(node: Any, source: str, message: str, hint: str | None = None) -> PrefixlintError:

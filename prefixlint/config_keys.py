@@ -120,7 +120,7 @@ def _signal_problem(item: Any) -> str | None:
 
 def _catalog_values() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The classes and frequencies a signal may name (those of rules/signals.yaml)."""
-    from prefixlint.rules.classify import builtin_catalog
+    from prefixlint.load.classify import builtin_catalog
 
     catalog = builtin_catalog()
     return tuple(catalog.classes), tuple(catalog.frequencies)

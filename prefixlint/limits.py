@@ -123,8 +123,8 @@ def loads_json(text: str, path: str | None = None) -> Any:
     `NaN` and `Infinity` (not JSON). JSONDecodeError itself is left to the caller."""
     try:
         return json.loads(text, parse_int=_json_int, parse_constant=_json_constant)
-    except RecursionError:
-        raise too_deep(path) from None
+    except RecursionError:  # the parser does not say where: the document, from its first line
+        raise too_deep(path, line=1) from None
     except PrefixlintError as exc:
         raise exc.located(path) from None
 

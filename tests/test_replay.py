@@ -16,6 +16,7 @@ import tiktoken
 from click.testing import CliRunner
 
 from prefixlint.cli import cli
+from tests.oracles import naive_shared_prefix as shared
 
 BLOCK = 16
 SYSTEM = ("You are the support assistant of ACME Rockets. Answer in two sentences at most, be"
@@ -43,13 +44,6 @@ def chatml(messages, generation_prompt=True):
 
 def ids(enc, text):
     return enc.encode(text, disallowed_special=())
-
-
-def shared(a, b):
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
 
 
 def vllm_hit(prompt, earlier):

@@ -93,7 +93,7 @@ def _check_unfiled(chat_template, tokenizer, profile) -> FileResult:
     """A template with no file (harmony): the detections, reported at line 1 of its origin."""
     from prefixlint.rules.chat_template import detect_date_injection, detect_history_rewrite
     from prefixlint.rules.chat_template_check import ChatTemplateDetections
-    from prefixlint.rules.classify import builtin_catalog
+    from prefixlint.load.classify import builtin_catalog
     from prefixlint.rules.measured import Measured
     from prefixlint.rules.registry import run_checks
 

@@ -28,7 +28,7 @@ from prefixlint.check.served import history_region, serve, tokens_before
 from prefixlint.render.history import History, history_value
 from prefixlint.render.spans import CompiledTemplate, Placeholder, RenderedMessage
 from prefixlint.render.values import call_function, stable_function, variable_value
-from prefixlint.rules.classify import Catalog, Volatility, classify_call, classify_variable
+from prefixlint.load.classify import Catalog, Volatility, classify_call, classify_variable
 from prefixlint.rules.measured import Measurement, VolatileMeasurement
 
 

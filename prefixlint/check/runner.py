@@ -99,7 +99,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
     from prefixlint.render.framing import framing_for
-    from prefixlint.rules.classify import builtin_catalog, load_catalog_extension
+    from prefixlint.load.classify import builtin_catalog, load_catalog_extension
     from prefixlint.rules.measured import Measured
     from prefixlint.rules.registry import CHAT_TEMPLATE_CODES, run_checks
     from prefixlint.rules.suppress import Suppressions
@@ -192,7 +192,7 @@ def _chat_format(framing) -> dict[str, str]:
 def _check_chat_template(path, template, settings: Settings, profile, suppressions) -> FileResult:
     """A chat template on its own: PFX101/PFX102 from probe renders with the run's tokenizer."""
     from prefixlint.rules.chat_template_check import detect, prompt_tokens
-    from prefixlint.rules.classify import builtin_catalog
+    from prefixlint.load.classify import builtin_catalog
     from prefixlint.rules.measured import Measured
     from prefixlint.rules.registry import run_checks
     from prefixlint.tokenize import load_tokenizer

@@ -6,13 +6,6 @@ import click
 
 from prefixlint.commands.options import format_option
 
-HEADINGS = {
-    "what_it_does": "What it does",
-    "why_is_this_bad": "Why is this bad?",
-    "example": "Example",
-    "use_instead": "Use instead",
-}
-
 
 @click.command("rules")
 @format_option("text", "json")
@@ -38,7 +31,7 @@ def rules(output_format):
 def rule(code):
     """Print one rule's documentation: what it does, why it is bad, an example, what to use instead."""
     from prefixlint.errors import PrefixlintError
-    from prefixlint.rules.catalog import load_catalog
+    from prefixlint.rules.catalog import HEADINGS, load_catalog
 
     catalog = load_catalog()
     found = catalog.get(code.upper()) or next((r for r in catalog.values() if r.name == code.lower()), None)

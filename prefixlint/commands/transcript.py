@@ -67,12 +67,14 @@ def transcript(ctx, file, tokenizer, offline, chat_template_path, engine, block_
 def _parse_now(text: str | None):
     from datetime import datetime
 
+    from prefixlint.load.timestamps import parse_timestamp
+
     if text is None:
         return datetime.now()
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise click.BadParameter(f"{text!r} is not an ISO 8601 date-time", param_hint="--now") from None
+    now = parse_timestamp(text)
+    if now is None:
+        raise click.BadParameter(f"{text!r} is not an ISO 8601 date-time", param_hint="--now")
+    return now
 
 
 def _template_findings(tokenizer, template, turns) -> list[dict]:

@@ -73,12 +73,6 @@ class KVLayout:
         need = self.bytes_per_token * tokens if growing_only else self.bytes_at(tokens)
         return memory // need if need else 0
 
-    def tokens_fit(self, memory: int) -> int:
-        """Tokens of growing cache that `memory` holds, once one conversation's fixed part is paid."""
-        if not self.bytes_per_token:
-            return 0
-        return max(memory - self.fixed_bytes, 0) // self.bytes_per_token
-
 
 def _text_config(config: dict[str, Any]) -> dict[str, Any]:
     """Multimodal configs (Llama 4, Gemma 3, Mistral 3) keep the language model in text_config."""

@@ -20,6 +20,7 @@ from pathlib import PurePath
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.base import Loader
 from prefixlint.load.template import Message, Template, identity_message
+from prefixlint.tokenize.huggingface import config_chat_template
 
 FORMAT = "hf-chat-template"
 _CHAT = re.compile(r"\{%-?\s*for\s+\w+\s+in\s+(?:loop_)?messages\b|\badd_generation_prompt\b")
@@ -33,22 +34,17 @@ def sniff(text: str) -> bool:
 
 
 def _json(text: str):
-    from prefixlint.limits import loads_json
+    """The JSON value of `text`, None when it is not JSON (or outside the reader's bounds)."""
+    from prefixlint.load.json_source import load_json
 
     try:
-        return loads_json(text)
-    except (ValueError, PrefixlintError):
+        return load_json(text, None)
+    except PrefixlintError:
         return None
 
 
 def _config_template(text: str):
-    data = _json(text)
-    if not isinstance(data, dict):
-        return None
-    template = data.get("chat_template")
-    if isinstance(template, list):  # named templates: [{"name": "default", "template": ...}]
-        template = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}.get("default")
-    return template if isinstance(template, str) else None
+    return config_chat_template(_json(text))
 
 
 def load(path: str, text: str) -> Template:

@@ -57,10 +57,6 @@ class Repository:
     def blob(self, blob_id: str) -> bytes:
         return self.git("cat-file", "blob", blob_id)
 
-    def show(self, commit: str, path: str) -> bytes:
-        """The bytes of `path` at `commit` (`git show REF:path`)."""
-        return self.git("show", f"{commit}:{path}")
-
     def renames(self, commit: str) -> dict[str, str]:
         """Files renamed between `commit` and the working tree: new path -> old path."""
         out = self.git("diff", "--name-status", "-z", "-M", commit, "--")

@@ -10,19 +10,26 @@ inside a JSON string is invalid JSON anyway, so every offset stays the same.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.limits import loads_json
 from prefixlint.load.yaml_source import compose
+
+
+def load_json(text: str, path: str | None, what: str = "malformed JSON") -> Any:
+    """`json.loads(text)` within the bounds of `limits.loads_json` (integers of at most
+    MAX_INT_DIGITS digits, no NaN/Infinity, nesting no deeper than the interpreter allows), a
+    syntax error as one diagnostic at its line and column, the message starting with `what`."""
+    try:
+        return loads_json(text, path)
+    except json.JSONDecodeError as exc:
+        raise PrefixlintError(f"{what}: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
 
 
 def compose_json(text: str, path: str):
     """The root node of a JSON document (PyYAML node, marks into `text`)."""
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PrefixlintError(f"malformed JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
-    except RecursionError:
-        raise PrefixlintError("JSON nests too deeply", path=path, line=1) from None
+    load_json(text, path)
     return compose(text.replace("\t", " "), path)
 
 

@@ -25,13 +25,13 @@ is the conversation slot too.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 from pathlib import Path
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.json_source import compose_json, looks_like_json, node_offsets
+from prefixlint.load.langchain_sniff import sniff
 from prefixlint.load.base import Loader
 from prefixlint.load.template import SLOT_NAMES, SLOT_ROLE, Message, Template, Variable, align
 from prefixlint.load.yaml_source import compose, line_of, mapping_get, to_python
@@ -42,37 +42,7 @@ ROLES = {"system": "system", "human": "user", "user": "user", "ai": "assistant",
          "SystemMessagePromptTemplate": "system", "HumanMessagePromptTemplate": "user",
          "AIMessagePromptTemplate": "assistant", "SystemMessage": "system", "HumanMessage": "user",
          "AIMessage": "assistant"}
-_TYPE = re.compile(r"""^\s*["']?_type["']?\s*:\s*["']?(prompt|few_shot|chat)\b""", re.MULTILINE)
-_TYPE_JSON = re.compile(r'"_type"\s*:\s*"(prompt|few_shot|chat)"')
-_LC = re.compile(r'"lc"\s*:\s*1[\s\S]*"(PromptTemplate|ChatPromptTemplate|FewShotPromptTemplate)"')
 HINT = "a LangChain prompt has `_type: prompt`, `few_shot` or `chat` (or is an `lc` serialization)"
-
-
-_UNTYPED = re.compile(r"""^\s*["']?(template|template_path)["']?\s*:""", re.MULTILINE)
-
-
-def sniff(text: str) -> bool:
-    return bool(_TYPE.search(text) or _TYPE_JSON.search(text[:200_000]) or _LC.search(text[:200_000])
-                or (_UNTYPED.search(text) and _untyped_prompt(text)))
-
-
-def _untyped_prompt(text: str) -> bool:
-    """A serialized PromptTemplate without `_type`: LangChain's loader takes it as `prompt`."""
-    import yaml
-
-    try:
-        data = json.loads(text) if looks_like_json(text) else yaml.load(text, Loader=getattr(yaml, "CSafeLoader",
-                                                                                              yaml.SafeLoader))
-    except (ValueError, yaml.YAMLError):
-        return False
-    if not isinstance(data, dict) or "_type" in data:
-        return False
-    if not isinstance(data.get("template", data.get("template_path")), str):
-        return False
-    names = data.get("input_variables")
-    if isinstance(names, list) and all(isinstance(n, str) for n in names):
-        return True
-    return names is None and data.get("template_format") in ("f-string", "jinja2", "mustache")
 
 
 class _Reader:

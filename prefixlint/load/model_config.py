@@ -6,16 +6,13 @@ Hub ids are resolved through huggingface_hub's own cache exactly as tokenizers a
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 from typing import Any
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.limits import loads_json, read_bytes
+from prefixlint.limits import read_bytes
 
 CONFIG_FILE = "config.json"
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
 
 
 def load_model_config(spec: str, *, offline: bool = False) -> tuple[str, dict[str, Any]]:
@@ -26,7 +23,9 @@ def load_model_config(spec: str, *, offline: bool = False) -> tuple[str, dict[st
         if not path.is_file():
             raise PrefixlintError(f"no {CONFIG_FILE} in this directory", path=spec)
     elif not path.exists():
-        if not _HUB_ID.match(spec):
+        from prefixlint.tokenize.huggingface import is_hub_id
+
+        if not is_hub_id(spec):
             raise PrefixlintError(
                 "no such file, and not a Hugging Face hub id (org/name)", path=spec,
                 hint="pass a config.json, the model directory, or a hub id such as meta-llama/Llama-3.1-8B",
@@ -64,15 +63,16 @@ def _from_hub(spec: str, *, offline: bool) -> Path:
 
 
 def _read(path: Path, shown: str) -> dict[str, Any]:
+    from prefixlint.load.json_source import load_json
+
     try:
-        data = loads_json(read_bytes(str(path)).decode("utf-8"), shown)
+        text = read_bytes(str(path)).decode("utf-8")
     except PrefixlintError as exc:
         exc.path = shown
         raise
     except (OSError, UnicodeDecodeError) as exc:
         raise PrefixlintError(f"cannot read: {exc}", path=shown) from None
-    except json.JSONDecodeError as exc:
-        raise PrefixlintError(f"not JSON: {exc.msg}", path=shown, line=exc.lineno, column=exc.colno) from None
+    data = load_json(text, shown, "not JSON")
     if not isinstance(data, dict):
         raise PrefixlintError("expected a JSON object (a model's config.json)", path=shown)
     return data

@@ -15,10 +15,10 @@ The placeholder syntax is decided from the text, in this order:
 Plain files declare no variables: every free name in a placeholder is a variable, classified
 from its name by the catalog. A file with role lines (`# system:`, `# user:`, `# assistant:`
 on a line of their own, as Prompt flow writes them) is a conversation: it is rendered as one
-text and split into messages at those lines. A conversation name a Handlebars or Mustache
-template loops over (`{{#each history}}<message role="{{role}}">`) is the conversation slot:
-it renders as earlier turns (`prefixlint.render.history.loop_slots`, which also finds Jinja's
-`{% for m in history %}` for the history measurement).
+text and split into messages at those lines. A conversation name the template loops over
+(`{{#each history}}<message role="{{role}}">`, `{% for m in history %}`; see
+`prefixlint.load.template.loop_slots`) is the conversation slot: it renders as earlier turns
+(`prefixlint.render.history`), neither dropped nor taken as per-request text.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import re
 from pathlib import PurePath
 
 from prefixlint.load.base import Loader
-from prefixlint.load.template import ROLE_LINE, Template, Variable, identity_message
+from prefixlint.load.template import ROLE_LINE, Template, Variable, identity_message, loop_slots
 
 FORMAT = "plain-text"
 JINJA_EXTENSIONS = (".j2", ".jinja", ".jinja2")
@@ -64,8 +64,6 @@ def placeholder_syntax(path: str, text: str) -> str:
 
 
 def load(path: str, text: str) -> Template:
-    from prefixlint.render.history import loop_slots
-
     has_roles = ROLE_LINE.search(text) is not None
     syntax = placeholder_syntax(path, text)
     # `{{#each history}}<message role="{{role}}">`, `{% for m in history %}`: the earlier turns,

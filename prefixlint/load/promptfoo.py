@@ -51,7 +51,15 @@ def sniff(text: str) -> bool:
 
 def _is_nunjucks_json(text: str) -> bool:
     """A JSON message list with Nunjucks tags between its items: not JSON until rendered."""
-    return _NUNJUCKS_JSON.match(text[:200_000]) is not None and not _is_message_list(text)
+    if _NUNJUCKS_JSON.match(text[:200_000]) is None:
+        return False
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return True  # not JSON until rendered
+    except (ValueError, RecursionError):
+        return False  # JSON that Python refuses (a 5,000-digit number): the JSON loaders say so
+    return False
 
 
 def _rendered_json(path: str, text: str, variables) -> Template:
@@ -69,7 +77,7 @@ def _is_message_list(text: str) -> bool:
         return False
     try:
         data = json.loads(text)
-    except ValueError:
+    except ValueError:  # (a RecursionError goes on: the file is one "nests too deeply" error)
         return False
     return bool(data) and isinstance(data, list) and all(isinstance(m, dict) and "role" in m and "content" in m
                                                           for m in data)

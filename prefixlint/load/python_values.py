@@ -257,7 +257,7 @@ class Resolver:
                 elif isinstance(outer, ast.Attribute) and outer.attr in ("year", "month"):
                     frequency = "per_deployment"
             if strftime:
-                from prefixlint.rules.classify import strftime_frequency
+                from prefixlint.load.classify import strftime_frequency
 
                 frequency = strftime_frequency(strftime)
             return clock_variable(name, frequency, generate, strftime)

@@ -14,11 +14,14 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import IO, Any, Iterator, Mapping
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.limits import MAX_LINE_BYTES, loads_json
+from prefixlint.limits import MAX_LINE_BYTES
+from prefixlint.load import timestamps
+from prefixlint.load.json_source import load_json
+from prefixlint.load.timestamps import naive_utc
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 TEXT_PART_TYPES = ("text", "input_text", "output_text")
@@ -100,10 +103,10 @@ def _check_tool_calls(number: int, calls: Any) -> None:
         arguments = function.get("arguments")
         if isinstance(arguments, str) and arguments.strip():
             try:
-                loads_json(arguments)
-            except (ValueError, PrefixlintError) as exc:
+                load_json(arguments, None, "not JSON")
+            except PrefixlintError as exc:
                 raise LogError(f"message {number}: tool call arguments are not JSON"
-                               f" ({getattr(exc, 'msg', None) or getattr(exc, 'message', exc)})") from None
+                               f" ({exc.message.removeprefix('not JSON: ')})") from None
 
 
 def _check_prompt(prompt: Any) -> None:
@@ -128,17 +131,9 @@ def _template(*sources: Any) -> str | None:
 
 
 def parse_timestamp(value: Any) -> datetime | None:
-    """ISO 8601 text or epoch seconds (milliseconds when that large); None if neither."""
-    try:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            seconds = value / 1000 if value > 1e11 else value
-            return datetime.fromtimestamp(seconds, tz=timezone.utc).replace(tzinfo=None)
-        if isinstance(value, str):
-            parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-            return parsed.astimezone(timezone.utc).replace(tzinfo=None) if parsed.tzinfo else parsed
-    except (ValueError, OverflowError, OSError):
-        return None
-    return None
+    """ISO 8601 text or epoch seconds (milliseconds when that large), in UTC without an offset;
+    None if neither."""
+    return naive_utc(timestamps.parse_timestamp(value))
 
 
 def _response(response: Any) -> tuple[str | None, str | None, int | None, dict | None]:
@@ -170,11 +165,9 @@ def _response(response: Any) -> tuple[str | None, str | None, int | None, dict |
 
 def parse_line(text: str, line: int) -> LoggedRequest:
     try:
-        data = loads_json(text)
-    except json.JSONDecodeError as exc:
-        raise LogError(f"not JSON: {exc.msg} (column {exc.colno})") from None
-    except PrefixlintError as exc:  # nested too deeply, an integer of 5,000 digits, NaN
-        raise LogError(exc.message) from None
+        data = load_json(text, None, "not JSON")
+    except PrefixlintError as exc:  # not JSON, nested too deeply, an integer of 5,000 digits, NaN
+        raise LogError(exc.message + (f" (column {exc.column})" if exc.column else "")) from None
     if _SURROGATE.search(text) and _has_lone_surrogate(data):
         raise LogError("a lone surrogate (\\ud800-\\udfff) is not text; the request cannot be tokenized")
     if not isinstance(data, dict):

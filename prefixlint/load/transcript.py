@@ -19,12 +19,12 @@ seconds) on a message sets the clock the template sees for the request it ends.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.load.timestamps import parse_timestamp
 ROLES = ("system", "developer", "user", "assistant", "tool")
 REASONING_KEYS = ("reasoning_content", "reasoning", "thinking")
 CLOCK_KEYS = ("timestamp",)
@@ -49,25 +49,18 @@ class Transcript:
 
 
 def _compose(text: str, path: str, is_json: bool):
-    # The templates' YAML reader: alias-bomb limits, and values Python refuses are located errors.
-    from prefixlint.limits import loads_json
+    """(the data, its YAML node tree for line numbers), read by the one safe YAML reader."""
+    from prefixlint.load.json_source import compose_json, load_json
     from prefixlint.load.yaml_source import compose, to_python
 
     if is_json:
+        data = load_json(text, path, "not valid JSON")
         try:
-            data = loads_json(text, path)
-        except json.JSONDecodeError as exc:
-            raise PrefixlintError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
-        try:
-            return data, compose(text.replace("\t", " "), path)
+            return data, compose_json(text, path)
         except PrefixlintError:
             return data, None  # valid JSON that YAML reads differently: no line numbers
-    try:
-        root = compose(text, path)
-    except PrefixlintError as exc:
-        exc.message = exc.message.replace("malformed YAML", "not valid YAML")
-        raise
-    return (to_python(root, path) if root is not None else None), root
+    node = compose(text, path, "not valid YAML")
+    return (None if node is None else to_python(node, path, "not valid YAML")), node
 
 
 def _child(node, key):
@@ -174,7 +167,7 @@ def _message(item, node, path, index) -> dict[str, Any]:
         raise PrefixlintError(f"{where} ({role}) has no `content`", path=path, line=line,
                               hint="every message needs `content` (an assistant message may have `tool_calls` instead)")
     for key in CLOCK_KEYS:
-        if key in item and _time(item[key]) is None:
+        if key in item and parse_timestamp(item[key]) is None:
             raise PrefixlintError(f"{where}: `{key}` is not an ISO 8601 date-time or epoch seconds",
                                   path=path, line=_line(_child(node, key)) or line)
     calls = item.get("tool_calls")
@@ -193,14 +186,13 @@ def _check_calls(calls, node, path, where, line) -> None:
             raise PrefixlintError(f"{where}: tool call {i} needs `function: {{name, arguments}}`", path=path, line=call_line)
         arguments = function.get("arguments")
         if isinstance(arguments, str) and arguments.strip():
-            from prefixlint.limits import loads_json
+            from prefixlint.load.json_source import load_json
 
             try:
-                loads_json(arguments)
-            except (json.JSONDecodeError, PrefixlintError) as exc:
+                load_json(arguments, path, "not JSON")
+            except PrefixlintError as exc:
                 raise PrefixlintError(f"{where}: tool call {i} arguments are not JSON:"
-                                      f" {getattr(exc, 'msg', None) or exc.message}",  # type: ignore[union-attr]
-                                      path=path, line=call_line) from None
+                                      f" {exc.message.removeprefix('not JSON: ')}", path=path, line=call_line) from None
 
 
 def _tools(value, node, path) -> list[dict[str, Any]] | None:
@@ -211,29 +203,13 @@ def _tools(value, node, path) -> list[dict[str, Any]] | None:
     return value
 
 
-def _time(value) -> datetime | None:
-    if isinstance(value, datetime):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        try:
-            return datetime.fromtimestamp(value, tz=timezone.utc)
-        except (ValueError, OverflowError, OSError):  # NaN, or past the year 9999
-            return None
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    return None
-
-
 def _clock(messages) -> datetime | None:
     """The latest `timestamp` among `messages`: when the request was sent."""
     found = None
     for message in messages:
         for key in CLOCK_KEYS:
             if key in message:
-                found = _time(message[key]) or found
+                found = parse_timestamp(message[key]) or found
     return found
 
 

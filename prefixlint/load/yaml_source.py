@@ -1,9 +1,13 @@
 """Read YAML safely for the loaders: node positions, limits against alias bombs, clear errors.
 
-Shared by every YAML-based adapter (native, and later Prompty front matter, LangChain,
+Shared by every YAML-based adapter (native, Prompty and dotprompt front matter, LangChain,
 Semantic Kernel, promptfoo): `compose(text, path)` returns PyYAML's node tree (SafeLoader),
 whose scalar nodes carry start/end marks into the file; `to_python(node)` builds plain Python
 values from it after checking that aliases do not expand it beyond `MAX_NODES`.
+
+It is the one way prefixlint reads YAML: templates, transcripts, `.prefixlint.yaml`, volatility
+signal files and the shipped rule catalog all go through `compose` (or `load_yaml`), so every
+input gets the same size and alias limits and the same located diagnostics.
 """
 
 from __future__ import annotations
@@ -60,14 +64,25 @@ def bounded_loader(base=None):
     return BoundedLoader
 
 
-def compose(text: str, path: str):
-    """The root node of the single YAML document in `text` (None for an empty document)."""
+def load_yaml(text: str, path: str, what: str = "malformed YAML") -> Any:
+    """The plain Python values of the single YAML document in `text`, within the limits."""
+    node = compose(text, path, what)
+    return None if node is None else to_python(node, path, what)
+
+
+def compose(text: str, path: str, what: str = "malformed YAML", kind: str = "YAML file"):
+    """The root node of the single YAML document in `text` (None for an empty document).
+    `what` begins the message of a syntax error (`malformed YAML: ...`); `kind` names the file
+    in the other refusals (`a NUL byte is not allowed in a configuration file`)."""
     import yaml
 
     if len(text) > MAX_YAML_CHARS:
         raise PrefixlintError(
-            f"YAML file is too large ({len(text):,} characters; the limit is {MAX_YAML_CHARS:,})", path=path
+            f"{kind} is too large ({len(text):,} characters; the limit is {MAX_YAML_CHARS:,})", path=path
         )
+    if "\x00" in text:  # PyYAML refuses it with a reader error of no line
+        raise PrefixlintError(f"a NUL byte is not allowed in a {kind}", path=path,
+                              line=text[: text.index("\x00")].count("\n") + 1)
     aliases = text.count("*")
     loader = safe_loader()(text)
     try:
@@ -75,7 +90,7 @@ def compose(text: str, path: str):
             raise PrefixlintError(f"YAML file uses more than {MAX_ALIASES:,} aliases; refused", path=path, line=1)
         node = loader.get_single_node()
     except yaml.YAMLError as exc:
-        raise yaml_error(exc, path) from None
+        raise yaml_error(exc, path, what) from None
     finally:
         loader.dispose()
     if node is not None:
@@ -134,7 +149,7 @@ def _check_expansion(root, path: str) -> None:
         )
 
 
-def to_python(node, path: str) -> Any:
+def to_python(node, path: str, what: str = "malformed YAML") -> Any:
     """Plain Python values (dicts, lists, str, int...) for a node checked by `compose`."""
     import yaml
 
@@ -143,7 +158,7 @@ def to_python(node, path: str) -> Any:
         return loader.construct_object(node, deep=True)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
-        raise PrefixlintError(f"malformed YAML: {exc.problem}", path=path,
+        raise PrefixlintError(f"{what}: {exc.problem}", path=path,
                               line=mark.line + 1 if mark else None) from None
     finally:
         loader.dispose()

@@ -10,14 +10,14 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 
-def shared_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    """Number of leading tokens that `a` and `b` have in common."""
+def shared_prefix(a: Sequence[int] | str, b: Sequence[int] | str) -> int:
+    """Number of leading tokens (or, for two strings, characters) that `a` and `b` have in common."""
     return _common(_as_list(a), 0, _as_list(b), 0, min(len(a), len(b)))
 
 
-def _as_list(tokens: Sequence[int]) -> list[int]:
+def _as_list(tokens: Sequence[int] | str) -> list[int] | str:
     # Slices are compared with ==, and a tuple slice never equals a list slice: one type only.
-    return tokens if type(tokens) is list else list(tokens)
+    return tokens if type(tokens) in (list, str) else list(tokens)
 
 
 def _common(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) -> int:

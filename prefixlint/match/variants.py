@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.spans import RenderedMessage
 
 
@@ -22,16 +23,7 @@ MAX_CARRIED_CHARS = 48
 
 def first_difference(a: str, b: str) -> int:
     """Index of the first character where `a` and `b` differ (len of the shorter if one is a prefix)."""
-    lo, hi = 0, min(len(a), len(b))
-    if a[:hi] == b[:hi]:
-        return hi
-    while hi - lo > 1:  # invariant: a[:lo] == b[:lo], a[:hi] != b[:hi]
-        mid = (lo + hi) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return shared_prefix(a, b)
 
 
 def changed_placeholders(a: Sequence[RenderedMessage], b: Sequence[RenderedMessage]) -> set[int]:

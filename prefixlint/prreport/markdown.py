@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 from urllib.parse import quote
 
-from prefixlint.report.style import pct
+from prefixlint.numbers import percent
 from prefixlint.results import Finding
 
 MARKER = "<!-- prefixlint-report -->"
@@ -34,10 +34,10 @@ class Measured:
     error: str | None = None  # the diagnostic when it could not be measured
 
     def before_rounding(self) -> str:
-        return "error" if self.error else pct(self.shared_prefix_tokens, self.tokens)
+        return "error" if self.error else percent(self.shared_prefix_tokens, self.tokens)
 
     def after_rounding(self) -> str:
-        return "error" if self.error else pct(self.reusable_tokens, self.tokens)
+        return "error" if self.error else percent(self.reusable_tokens, self.tokens)
 
     def reusable_share(self) -> float:
         return 100 * self.reusable_tokens / self.tokens if self.tokens else 0.0

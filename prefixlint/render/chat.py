@@ -175,15 +175,22 @@ def render_chat(
         return RenderedChat(text, locate(text, messages), HARMONY, template.origin, None, tuple(ids))
     from prefixlint.render.jinja import render_template
 
-    text, clock_lines = render_template(
-        template.source, prep.for_template(messages), tools=tools,
-        add_generation_prompt=add_generation_prompt, special_tokens=special_tokens(tokenizer), now=now,
-    )
+    render = jinja_render(template.source, tokenizer, messages, tools, add_generation_prompt, now)
+    text, clock_lines = render_template(render)
     token_ids = tuple(chatml_ids(tokenizer, text)) if template.format == CHATML else None
     return RenderedChat(
         text, locate(text, messages), template.format, template.origin, template.source,
         token_ids, clock_lines, template.note,
     )
+
+
+def jinja_render(source: str, tokenizer, messages, tools, add_generation_prompt: bool, now: datetime):
+    """`messages` prepared as vLLM prepares them and the tokenizer's special tokens: what
+    rendering (`render_chat`) and tracing (the template line of an output) both give the template."""
+    from prefixlint.render.jinja import JinjaRender
+
+    messages = prep.for_template(messages)
+    return JinjaRender(source, messages, tools, add_generation_prompt, special_tokens(tokenizer), now)
 
 
 def chatml_ids(tokenizer, text: str) -> list[int]:

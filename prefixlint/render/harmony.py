@@ -30,16 +30,13 @@ RANK_FILE_NAME = "o200k_base.tiktoken"
 
 
 def _rank_directory() -> str:
-    from prefixlint.tokenize.tiktoken_family import RANK_FILES, shipped_ranks
+    from prefixlint.tokenize.tiktoken_family import RANK_FILES, shipped_ranks, write_atomically
 
     data = shipped_ranks(RANK_FILES["o200k_base"])
     directory = Path(tempfile.gettempdir()) / f"prefixlint-harmony-{os.getuid()}"
     target = directory / RANK_FILE_NAME
     if not (target.is_file() and target.stat().st_size == len(data)):
-        directory.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f"{RANK_FILE_NAME}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, target)
+        write_atomically(target, data)
     return str(directory)
 
 
@@ -50,17 +47,14 @@ def harmony_encoding():
         import openai_harmony
     except ImportError:
         raise PrefixlintError("rendering gpt-oss chats needs openai-harmony", hint=INSTALL_HINT) from None
-    previous = os.environ.get("TIKTOKEN_ENCODINGS_BASE")
-    os.environ["TIKTOKEN_ENCODINGS_BASE"] = _rank_directory()
+    from prefixlint.tokenize.tiktoken_family import environment
+
+    directory = _rank_directory()
     try:
-        return openai_harmony.load_harmony_encoding(openai_harmony.HarmonyEncodingName.HARMONY_GPT_OSS)
+        with environment("TIKTOKEN_ENCODINGS_BASE", directory):
+            return openai_harmony.load_harmony_encoding(openai_harmony.HarmonyEncodingName.HARMONY_GPT_OSS)
     except Exception as exc:  # HarmonyError from the Rust side
         raise PrefixlintError(f"openai-harmony cannot load its encoding: {exc}") from None
-    finally:
-        if previous is None:
-            del os.environ["TIKTOKEN_ENCODINGS_BASE"]
-        else:
-            os.environ["TIKTOKEN_ENCODINGS_BASE"] = previous
 
 
 def _preamble(messages: Sequence[Mapping[str, Any]], tools, now: datetime):

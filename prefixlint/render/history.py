@@ -151,20 +151,9 @@ def history_value(name: str, history: History | None = None, source: str = ""):
     `{role, content}` messages, Prompt flow's `{inputs, outputs}` or promptfoo's `{input, output}`
     turns.
 
-    A loop over a history-like name (see `loop_slots`) renders these turns, never per-request text."""
+    A loop over a history-like name (see `prefixlint.load.template.loop_slots`) renders these turns,
+    never per-request text."""
     history = History() if history is None else history
     if name == "_conversation":
         return promptfoo_turns(history.messages)
     return flow_turns(history.messages) if _FLOW_SHAPE.search(source) else history
-
-
-_LOOPS = re.compile(r"\{%-?\s*for\s+[\w\s,()]+?\s+in\s+(?P<jinja>[A-Za-z_]\w*)\b"
-                    r"|\{\{~?\s*#each\s+(?P<hbs>[A-Za-z_]\w*)\b")
-
-
-def loop_slots(text: str) -> set[str]:
-    """Conversation names a template loops over (`{% for m in history %}`, `{{#each history}}`):
-    the conversation slot, rendered as earlier turns."""
-    from prefixlint.load.template import SLOT_NAMES
-
-    return {m.group("jinja") or m.group("hbs") for m in _LOOPS.finditer(text)} & SLOT_NAMES

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import sys
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterator, Mapping, Sequence
 
@@ -118,40 +119,37 @@ def fixed_clock(template, now: datetime, calls: list[int | None]) -> Iterator[No
             namespace["strftime_now"] = previous
 
 
-def render_template(
-    source: str,
-    messages: Sequence[Mapping[str, Any]],
-    *,
-    tools: Sequence[Mapping[str, Any]] | None,
-    add_generation_prompt: bool,
-    special_tokens: Mapping[str, Any],
-    now: datetime,
-) -> tuple[str, tuple[int, ...]]:
+@dataclass(frozen=True)
+class JinjaRender:
+    """One render of a Jinja chat template, as transformers' `render_jinja_template` takes it."""
+
+    source: str
+    messages: Sequence[Mapping[str, Any]]
+    tools: Sequence[Mapping[str, Any]] | None
+    add_generation_prompt: bool
+    special_tokens: Mapping[str, Any]  # bos_token, eos_token, ... as template variables
+    now: datetime  # what `strftime_now` reads
+
+
+def render_template(render: JinjaRender) -> tuple[str, tuple[int, ...]]:
     """The rendered text, and the template lines where `strftime_now` was called."""
     utils = _transformers_utils()
-    template = compiled_template(source)
+    template = compiled_template(render.source)
     calls: list[int | None] = []
-    with fixed_clock(template, now, calls):
+    with fixed_clock(template, render.now, calls):
         try:
             with time_limit():
                 rendered, _ = utils.render_jinja_template(
-                    conversations=[list(messages)], tools=list(tools) if tools else None,
-                    chat_template=source, add_generation_prompt=add_generation_prompt, **special_tokens,
+                    conversations=[list(render.messages)], tools=list(render.tools) if render.tools else None,
+                    chat_template=render.source, add_generation_prompt=render.add_generation_prompt,
+                    **render.special_tokens,
                 )
         except Exception as exc:  # raise_exception, undefined attributes, type errors in templates
             raise template_error(exc, "the chat template failed") from None
     return rendered[0], tuple(sorted({line for line in calls if line}))
 
 
-def trace_template(
-    source: str,
-    messages: Sequence[Mapping[str, Any]],
-    *,
-    tools: Sequence[Mapping[str, Any]] | None,
-    add_generation_prompt: bool,
-    special_tokens: Mapping[str, Any],
-    now: datetime,
-) -> list[tuple[int, int]]:
+def trace_template(render: JinjaRender) -> list[tuple[int, int]]:
     """(char offset, template line) for each piece of output, in order.
 
     Renders the same compiled template chunk by chunk (jinja2's root render generator), and
@@ -159,19 +157,19 @@ def trace_template(
     attributed to the line that calls it.
     """
     utils = _transformers_utils()
-    template = compiled_template(source)
+    template = compiled_template(render.source)
     # transformers 5 cleans the data and aliases reasoning fields before rendering; older
     # versions pass the messages as they are.
     data = getattr(utils, "_plain_template_data", lambda value: value)
     alias = getattr(utils, "_alias_reasoning_fields", lambda value: value)
     context = dict(
-        messages=alias(data(list(messages))),
-        tools=data(list(tools)) if tools else None, documents=None,
-        add_generation_prompt=add_generation_prompt, **data(dict(special_tokens)),
+        messages=alias(data(list(render.messages))),
+        tools=data(list(render.tools)) if render.tools else None, documents=None,
+        add_generation_prompt=render.add_generation_prompt, **data(dict(render.special_tokens)),
     )
     origins: list[tuple[int, int]] = []
     offset = 0
-    with fixed_clock(template, now, []):
+    with fixed_clock(template, render.now, []):
         generator = template.root_render_func(template.new_context(context))
         try:
             with time_limit():

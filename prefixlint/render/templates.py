@@ -11,10 +11,8 @@ In the order vLLM itself decides:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from prefixlint.errors import PrefixlintError, TemplateRenderError
 
@@ -82,17 +80,14 @@ class ChatTemplate:
 def read_chat_template(path: str) -> ChatTemplate:
     """`--chat-template PATH`: a Jinja file, or a tokenizer_config.json with `chat_template`."""
     from prefixlint.load.files import read_text
+    from prefixlint.load.json_source import load_json
+    from prefixlint.tokenize.huggingface import config_chat_template
 
     text = read_text(path)
     if Path(path).suffix.lower() != ".json":
         return ChatTemplate(JINJA, text, path, path=path)
-    from prefixlint.limits import loads_json
-
-    try:
-        config = loads_json(text, path)
-    except json.JSONDecodeError as exc:
-        raise PrefixlintError(f"not valid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
-    template = template_from_config(config) if isinstance(config, dict) else None
+    config = load_json(text, path, "not valid JSON")
+    template = config_chat_template(config)
     if template is None:
         raise PrefixlintError(
             "no `chat_template` in this JSON file", path=path,
@@ -115,14 +110,6 @@ def load_chat_template(path: str) -> ChatTemplate:
             f" (template line {line})", "")
         raise PrefixlintError(message, path=file, line=line) from None
     return template
-
-
-def template_from_config(config: dict[str, Any]) -> str | None:
-    template = config.get("chat_template")
-    if isinstance(template, list):  # named templates: [{"name": "default", "template": ...}]
-        named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
-        template = named.get("default")
-    return template if isinstance(template, str) else None
 
 
 def resolve_chat_template(tokenizer, chat_template: ChatTemplate | str | None = None) -> ChatTemplate:

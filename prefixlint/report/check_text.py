@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
+from prefixlint.numbers import percent
 from prefixlint.results import FileResult
 from prefixlint.report.style import paint
-from prefixlint.rules.checks import percent
 
 _COLORS = {"error": "red", "warning": "yellow", "info": "blue"}
 
@@ -28,9 +28,10 @@ def format_text(results: Sequence[FileResult], *, color: bool | None = None, sta
             lines.append(f"{f.path}:{f.line}:{f.column}: {code} {f.message}")
     for result in results:
         if result.error is None:
-            after = percent(result.fixed_reusable_tokens, result.tokens if result.fixed_tokens is None else result.fixed_tokens)
+            after = percent(result.fixed_reusable_tokens, result.tokens if result.fixed_tokens is None else result.fixed_tokens,
+                            bare_ends=True)
             lines.append(
-                f"{result.path}: {result.tokens:,} tokens · reusable now {percent(result.reusable_tokens, result.tokens)}"
+                f"{result.path}: {result.tokens:,} tokens · reusable now {percent(result.reusable_tokens, result.tokens, bare_ends=True)}"
                 f" · after the suggested fixes {after}"
             )
     findings = [f for r in results for f in r.findings]

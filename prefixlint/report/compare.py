@@ -7,7 +7,8 @@ from typing import Sequence
 
 from prefixlint.match.profiles import EngineProfile
 from prefixlint.match.serve import Served
-from prefixlint.report.style import head, paint, pct, tail, visible
+from prefixlint.numbers import percent
+from prefixlint.report.style import head, paint, tail, visible
 
 SHARED_WIDTH = 40  # characters of shared text shown before a break
 AFTER_WIDTH = 24  # characters shown after each side's first differing token
@@ -115,14 +116,14 @@ def to_text(results: Sequence[Served], tokenizer: str, profile: EngineProfile, c
             note = ""
         lines.append(
             f"{number:>2}. {item.request.source:<{width}}  {_tokens(item.tokens):>14}"
-            f"  shared {item.shared_prefix_tokens:>7,} ({pct(item.shared_prefix_tokens, item.tokens):>6})"
-            f"  reusable {item.reusable_tokens:>7,} ({pct(item.reusable_tokens, item.tokens):>6}){note}"
+            f"  shared {item.shared_prefix_tokens:>7,} ({percent(item.shared_prefix_tokens, item.tokens):>6})"
+            f"  reusable {item.reusable_tokens:>7,} ({percent(item.reusable_tokens, item.tokens):>6}){note}"
         )
         lines += _break(item, results, color)
     total = sum(item.tokens for item in results)
     reusable = sum(item.reusable_tokens for item in results)
     shared = sum(item.shared_prefix_tokens for item in results)
     lines += ["", f"{len(results)} request{'s' if len(results) != 1 else ''} · {_tokens(total)}"
-              f" · shared {shared:,} ({pct(shared, total)})"
-              f" · reusable after rounding {reusable:,} ({pct(reusable, total)})"]
+              f" · shared {shared:,} ({percent(shared, total)})"
+              f" · reusable after rounding {reusable:,} ({percent(reusable, total)})"]
     return "\n".join(lines)

@@ -9,7 +9,8 @@ from typing import Sequence
 from prefixlint.load.requestlog import BadLine
 from prefixlint.kv.layout import KVLayout, format_bytes
 from prefixlint.match.replay import Place, ReplayStats, Tally
-from prefixlint.report.style import paint, pct, visible
+from prefixlint.numbers import percent
+from prefixlint.report.style import paint, visible
 from prefixlint.tokenize import Tokenizer
 
 GROUPS_SHOWN = 10
@@ -106,7 +107,7 @@ def _groups(stats: ReplayStats, group_by: str) -> list[str]:
     lines = [f"By {group_by}:", f"  {'group':<{width}}  {'requests':>9}  {'prompt tokens':>14}  {'cached':>14}  hit rate"]
     for name, t in rows:
         lines.append(f"  {visible(name)[:width]:<{width}}  {t.requests:>9,}  {t.prompt_tokens:>14,}"
-                     f"  {t.cached_tokens:>14,}  {pct(t.cached_tokens, t.prompt_tokens):>8}")
+                     f"  {t.cached_tokens:>14,}  {percent(t.cached_tokens, t.prompt_tokens):>8}")
     return lines
 
 
@@ -150,7 +151,7 @@ def to_text(setup: Setup, stats: ReplayStats, bad: Sequence[BadLine], evicted_bl
         f"requests          {total.requests:>14,}" + (f"   ({_count(len(bad), 'bad line')} not counted: see below)" if bad else ""),
         f"prompt tokens     {total.prompt_tokens:>14,}",
         f"cached tokens     {total.cached_tokens:>14,}",
-        f"hit rate          {pct(total.cached_tokens, total.prompt_tokens):>14}",
+        f"hit rate          {percent(total.cached_tokens, total.prompt_tokens):>14}",
         f"generated tokens  {stats.generated_tokens:>14,}   (cached as their blocks filled)",
     ]
     if setup.capacity_tokens is not None:
@@ -165,7 +166,7 @@ def to_text(setup: Setup, stats: ReplayStats, bad: Sequence[BadLine], evicted_bl
     if stats.reported_requests:
         lines.append(
             f"server reported   {stats.reported_cached_tokens:>14,}   cached tokens in usage of"
-            f" {stats.reported_requests:,} requests ({pct(stats.reported_cached_tokens, stats.reported_prompt_tokens)}"
+            f" {stats.reported_requests:,} requests ({percent(stats.reported_cached_tokens, stats.reported_prompt_tokens)}"
             " of their prompt tokens)")
     lines += ["", "Prompt tokens computed again, by why reuse stopped:"]
     for kind, text in KIND_TEXT.items():

@@ -15,9 +15,8 @@ from typing import Iterable, Mapping, Sequence
 
 from prefixlint import __version__
 from prefixlint.errors import PrefixlintError
-from prefixlint.results import FileResult
-from prefixlint.rules.catalog import Rule
-from prefixlint.results import Finding
+from prefixlint.results import FileResult, Finding
+from prefixlint.rules.catalog import HEADINGS, Rule
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/prefixlint/"
@@ -25,14 +24,6 @@ SRCROOT = "%SRCROOT%"
 
 #: Finding severity -> SARIF level.
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
-
-#: The rule's documentation parts, with the headings ruff uses.
-HEADINGS = {
-    "what_it_does": "What it does",
-    "why_is_this_bad": "Why is this bad?",
-    "example": "Example",
-    "use_instead": "Use instead",
-}
 
 #: Measured numbers of a finding, copied into the result's property bag.
 MEASURES = ("variable", "tokens", "shared_prefix_tokens", "reusable_tokens", "fixed_reusable_tokens")

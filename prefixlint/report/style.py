@@ -1,12 +1,8 @@
-"""Small helpers for human output: percentages, escaped snippets, colour."""
+"""Small helpers for human output: escaped snippets, colour (percentages: prefixlint.numbers)."""
 
 from __future__ import annotations
 
 import click
-
-
-def pct(part: int, whole: int) -> str:
-    return f"{100 * part / whole:.1f}%" if whole else "0.0%"
 
 
 def visible(text: str) -> str:

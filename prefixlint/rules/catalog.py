@@ -14,7 +14,13 @@ from typing import Any
 from prefixlint.errors import PrefixlintError
 
 RULE_FILE = re.compile(r"^[A-Z]{3}\d{3}\.yaml$")
-DOC_PARTS = ("what_it_does", "why_is_this_bad", "example", "use_instead")
+#: The four parts of a rule's documentation, with the headings ruff uses, in this order.
+HEADINGS = {
+    "what_it_does": "What it does",
+    "why_is_this_bad": "Why is this bad?",
+    "example": "Example",
+    "use_instead": "Use instead",
+}
 
 
 @dataclass(frozen=True)
@@ -33,24 +39,24 @@ class Rule:
 
 @lru_cache(maxsize=1)
 def load_catalog() -> dict[str, Rule]:
-    import yaml
+    from prefixlint.load.yaml_source import load_yaml
+    from prefixlint.package_data import package_dir
 
     rules: dict[str, Rule] = {}
-    from prefixlint.package_data import package_dir
 
     folder = package_dir("prefixlint.catalog")
     for entry in sorted(folder.iterdir(), key=lambda item: item.name):
         if not RULE_FILE.match(entry.name):  # signals.yaml and other data files are not rules
             continue
         try:
-            data = yaml.load(entry.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            data = load_yaml(entry.read_text(encoding="utf-8"), f"rules/{entry.name}")
             rule = Rule(
                 code=data["code"], name=data["name"], severity=data["severity"],
-                summary=data["summary"], docs={part: data["docs"][part] for part in DOC_PARTS},
+                summary=data["summary"], docs={part: data["docs"][part] for part in HEADINGS},
                 options=data.get("options") or {}, cases=data.get("cases") or {}, source=entry.name,
                 check=data.get("check", ""),
             )
-        except (yaml.YAMLError, KeyError, TypeError) as exc:
+        except (KeyError, TypeError) as exc:
             raise PrefixlintError(f"malformed rule file: {exc}", path=f"rules/{entry.name}") from None
         rules[rule.code] = rule
     return rules

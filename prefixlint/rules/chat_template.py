@@ -84,24 +84,17 @@ def changed_words(a: str, b: str) -> tuple[int, str, str]:
 
 
 def common_text(a: str, b: str) -> str:
-    n = 0
-    limit = min(len(a), len(b))
-    while n < limit and a[n] == b[n]:
-        n += 1
-    return a[:n]
+    return a[:shared_prefix(a, b)]
 
 
 def template_line_at(template: ChatTemplate, messages, tools, add_generation_prompt, tokenizer, now, offset):
     if template.format != JINJA or template.source is None:
         return None
-    from prefixlint.render.chat import special_tokens
+    from prefixlint.render.chat import jinja_render
     from prefixlint.render.jinja import line_at, trace_template
 
-    origins = trace_template(
-        template.source, prep.for_template(messages), tools=tools,
-        add_generation_prompt=add_generation_prompt, special_tokens=special_tokens(tokenizer), now=now,
-    )
-    return line_at(origins, offset)
+    render = jinja_render(template.source, tokenizer, messages, tools, add_generation_prompt, now)
+    return line_at(trace_template(render), offset)
 
 
 def detect_date_injection(

@@ -12,17 +12,10 @@ from __future__ import annotations
 from typing import Iterator
 
 from prefixlint.match.profiles import EngineProfile
+from prefixlint.numbers import percent
 from prefixlint.results import Finding
 from prefixlint.rules.catalog import Rule
 from prefixlint.rules.measured import Measured, VolatileMeasurement
-
-
-def percent(part: int, whole: int) -> str:
-    if not whole or not part:
-        return "0%"
-    if part == whole:
-        return "100%"
-    return f"{100 * part / whole:.1f}%"
 
 
 def rounding(profile: EngineProfile) -> str:
@@ -67,8 +60,8 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
         if not item.moved:  # only a branch on the value changed the text: no line to move
             continue
         now = item.now
-        fixed = (f" {where}: {percent(now.fixed_shared_prefix_tokens, now.fixed_tokens)}"
-                 f" ({percent(now.fixed_reusable_tokens, now.fixed_tokens)} after {rounding(data.profile).split(' ')[-1]}).")
+        fixed = (f" {where}: {percent(now.fixed_shared_prefix_tokens, now.fixed_tokens, bare_ends=True)}"
+                 f" ({percent(now.fixed_reusable_tokens, now.fixed_tokens, bare_ends=True)} after {rounding(data.profile).split(' ')[-1]}).")
         value = f"{item.placeholder.text} ({data.catalog.describe(v.cls, v.frequency)})"
         extra = {}
         if item.history_tokens:  # ahead of the conversation: the history is lost on every turn
@@ -76,15 +69,15 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
             message = (
                 f"{value} {place} breaks the reuse of the {item.history_tokens:,}-token history on every turn:"
                 f" the shared prefix ends at token {now.shared_prefix_tokens:,} of {now.tokens:,},"
-                f" {percent(now.shared_prefix_tokens, now.tokens)} reusable"
-                f" ({percent(now.reusable_tokens, now.tokens)} after {rounding(data.profile)})." + fixed
+                f" {percent(now.shared_prefix_tokens, now.tokens, bare_ends=True)} reusable"
+                f" ({percent(now.reusable_tokens, now.tokens, bare_ends=True)} after {rounding(data.profile)})." + fixed
             )
             extra["history_tokens"] = item.history_tokens
         else:
             message = (
                 f"{value} ends the shared prefix at token {now.shared_prefix_tokens:,} of {now.tokens:,}:"
-                f" {percent(now.shared_prefix_tokens, now.tokens)} reusable,"
-                f" {percent(now.reusable_tokens, now.tokens)} after {rounding(data.profile)}." + fixed
+                f" {percent(now.shared_prefix_tokens, now.tokens, bare_ends=True)} reusable,"
+                f" {percent(now.reusable_tokens, now.tokens, bare_ends=True)} after {rounding(data.profile)}." + fixed
             )
         yield _finding(rule, data, item, message, _severity(rule, v.frequency), now.reusable_tokens,
                        now.fixed_reusable_tokens, stable_tokens_after=item.stable_tokens_after,

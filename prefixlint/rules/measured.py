@@ -7,7 +7,7 @@ from typing import Any
 
 from prefixlint.match.profiles import EngineProfile
 from prefixlint.render.spans import Placeholder
-from prefixlint.rules.classify import Catalog, Volatility
+from prefixlint.load.classify import Catalog, Volatility
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -18,6 +19,12 @@ from prefixlint.tokenize.base import BaseTokenizer
 TOKENIZER_FILE = "tokenizer.json"
 CONFIG_FILE = "tokenizer_config.json"
 TEMPLATE_FILE = "chat_template.jinja"
+#: A hub id: `org/name`, optionally `@revision`.
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
+
+
+def is_hub_id(spec: str) -> bool:
+    return HUB_ID.match(spec) is not None
 
 
 def hub_offline(offline: bool) -> bool:
@@ -79,11 +86,14 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data
 
 
-def _token_content(value: Any) -> str | None:
-    """bos/eos entries are either strings or AddedToken dicts."""
-    if isinstance(value, dict):
-        value = value.get("content")
-    return value if isinstance(value, str) else None
+def config_chat_template(config: Any) -> str | None:
+    """The chat template of a tokenizer_config.json mapping: its `chat_template` string, or the
+    `default` one of named templates (`[{"name": "default", "template": ...}]`)."""
+    template = config.get("chat_template") if isinstance(config, dict) else None
+    if isinstance(template, list):
+        named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
+        template = named.get("default")
+    return template if isinstance(template, str) else None
 
 
 class HuggingFaceTokenizer(BaseTokenizer):
@@ -113,25 +123,12 @@ class HuggingFaceTokenizer(BaseTokenizer):
         config_path = directory / CONFIG_FILE
         if config_path.is_file():
             self.config = _read_json(config_path)
-            template = self.config.get("chat_template")
-            if isinstance(template, list):  # named templates: [{"name": "default", "template": ...}]
-                named = {t.get("name"): t.get("template") for t in template if isinstance(t, dict)}
-                template = named.get("default")
-            if isinstance(template, str):
-                self.chat_template = template
+            self.chat_template = config_chat_template(self.config)
         template_path = directory / TEMPLATE_FILE
         if template_path.is_file():
             from prefixlint.limits import read_utf8
 
             self.chat_template = read_utf8(str(template_path))
-
-    @property
-    def bos_token(self) -> str | None:
-        return _token_content(self.config.get("bos_token"))
-
-    @property
-    def eos_token(self) -> str | None:
-        return _token_content(self.config.get("eos_token"))
 
     def encode(self, text: str, *, add_special_tokens: bool = False) -> list[int]:
         return self._tokenizer.encode(text, add_special_tokens=add_special_tokens).ids

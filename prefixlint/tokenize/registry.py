@@ -9,7 +9,6 @@ Tried in this order, and the error names each step that was tried:
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -38,7 +37,6 @@ MODEL_ALIASES = {
     "gpt-3.5-turbo": "cl100k_base",
 }
 MISTRAL_NAMES = ("tekken", "mistral-tekken")
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
 
 
 def encoding_for(name: str) -> str | None:
@@ -95,9 +93,9 @@ def load(spec: str, *, offline: bool = False) -> Tokenizer:
     path = Path(spec).expanduser()
     if path.exists():
         return _from_path(path, spec)
-    if _HUB_ID.match(spec):
-        from prefixlint.tokenize import huggingface
+    from prefixlint.tokenize import huggingface
 
+    if huggingface.is_hub_id(spec):
         repo_id, _, revision = spec.partition("@")
         return huggingface.from_hub(repo_id, offline=offline, revision=revision or None)
     raise PrefixlintError(

@@ -14,10 +14,11 @@ import hashlib
 import os
 import re
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.tokenize.base import BaseTokenizer
@@ -91,7 +92,22 @@ def shipped_ranks(rank_file: RankFile) -> bytes:
     return data
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+@contextmanager
+def environment(name: str, value: str) -> Iterator[None]:
+    """`os.environ[name] = value` for the duration of the block (tiktoken and openai-harmony
+    read their rank-file locations there), then as it was."""
+    previous = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if previous is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = previous
+
+
+def write_atomically(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     tmp.write_bytes(data)
@@ -108,7 +124,7 @@ def ensure_cached(rank_file: RankFile) -> str:
     candidates.append(os.path.join(tempfile.gettempdir(), f"prefixlint-tiktoken-{os.getuid()}"))
     for directory in candidates:
         try:
-            _write_atomically(cache_path(rank_file, directory), data)
+            write_atomically(cache_path(rank_file, directory), data)
             return directory
         except OSError:
             continue
@@ -126,17 +142,9 @@ class TiktokenTokenizer(BaseTokenizer):
 
         rank_file = RANK_FILES[ENCODING_RANKS[encoding_name]]
         cache_dir = ensure_cached(rank_file)
-        previous = os.environ.get("TIKTOKEN_CACHE_DIR")
-        os.environ["TIKTOKEN_CACHE_DIR"] = cache_dir
-        try:
+        with environment("TIKTOKEN_CACHE_DIR", cache_dir):
             self._encoding = tiktoken.get_encoding(encoding_name)
-        finally:
-            if previous is None:
-                del os.environ["TIKTOKEN_CACHE_DIR"]
-            else:
-                os.environ["TIKTOKEN_CACHE_DIR"] = previous
         self.name = encoding_name
-        self.eot_token = self._encoding.eot_token
 
     def encode(self, text: str, *, add_special_tokens: bool = False) -> list[int]:
         # Servers parse special-token text in a rendered prompt as the special token.
@@ -159,11 +167,3 @@ class TiktokenTokenizer(BaseTokenizer):
 
     def token_text(self, token_id: int) -> str:
         return self._encoding.decode_single_token_bytes(token_id).decode("utf-8", errors="replace")
-
-    def special_token_id(self, text: str) -> int | None:
-        """The id of a special token given as text, or None."""
-        try:
-            ids = self._encoding.encode(text, allowed_special="all")
-        except ValueError:
-            return None
-        return ids[0] if len(ids) == 1 and text in self._encoding.special_tokens_set else None

@@ -7,10 +7,11 @@ from dataclasses import asdict
 from typing import Sequence
 
 from prefixlint.match.profiles import EngineProfile
-from prefixlint.transcript.reuse import TurnReuse
+from prefixlint.numbers import percent
 from prefixlint.render.templates import ChatTemplate
-from prefixlint.report.style import paint, pct
+from prefixlint.report.style import paint
 from prefixlint.transcript.causes import Cause
+from prefixlint.transcript.reuse import TurnReuse
 
 
 def to_dict(path: str, tokenizer: str, profile: EngineProfile, template: ChatTemplate, generated: bool,
@@ -88,13 +89,13 @@ def to_text(path: str, tokenizer: str, profile: EngineProfile, template: ChatTem
             note = "reuses all the previous turn cached"
         lines.append(
             f"{reuse.turn.number:>4} {reuse.prompt_tokens:>8,} {reuse.new_tokens:>7,} {reuse.shared_prefix_tokens:>8,}"
-            f" {reuse.reusable_tokens:>9,} {pct(reuse.reusable_tokens, reuse.prompt_tokens):>7}  {note}"
+            f" {reuse.reusable_tokens:>9,} {percent(reuse.reusable_tokens, reuse.prompt_tokens):>7}  {note}"
         )
     total = sum(r.prompt_tokens for r in reuses)
     reusable = sum(r.reusable_tokens for r in reuses)
     lost = sum(r.lost_tokens for r in reuses)
     lines += ["", f"{len(reuses)} turns · {total:,} prompt tokens · reusable after rounding {reusable:,}"
-              f" ({pct(reusable, total)}) · {lost:,} cached tokens lost to the causes above"]
+              f" ({percent(reusable, total)}) · {lost:,} cached tokens lost to the causes above"]
     for finding in findings:
         where = f"{finding['path']}:{finding['line']}" if finding.get("line") else finding["path"]
         lines.append(paint(f"{where}: {finding['code']} {finding['name']}: {finding['message']}", color, fg="yellow"))

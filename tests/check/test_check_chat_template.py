@@ -18,6 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from prefixlint.cli import cli
+from tests.oracles import naive_shared_prefix as shared
+from tests.oracles import vllm_reusable
 from tests.realfiles import model_dir, real_file
 
 SAMPLES = ("2025-03-14T09:26:53Z", "2025-03-14T09:27:41Z")
@@ -64,18 +66,6 @@ def llama32_text(system_text: str, user_text: str) -> str:
             "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n")
 
 
-def shared(a: list[int], b: list[int]) -> int:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
-
-
-def vllm_reusable(shared_tokens: int, prompt_tokens: int) -> int:
-    """vLLM: whole 16-token blocks, and never the prompt's last token (it must be computed)."""
-    return min(shared_tokens, prompt_tokens - 1) // 16 * 16
-
-
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     root = tmp_path_factory.mktemp("models")
@@ -99,17 +89,15 @@ def by_path(data, path) -> dict:
     return next(entry for entry in data["files"] if entry["path"] == str(path))
 
 
-@pytest.mark.parametrize(("model", "render"), [("qwen3", qwen3_text), ("llama", llama32_text)])
-def test_the_users_finding_is_measured_on_the_chat_template_render(tmp_path, models, model, render):
-    chat = write_chat(tmp_path)
-    status, data, _ = check("--tokenizer", str(models[model]), str(chat))
-    assert status == 1
-    entry = by_path(data, chat)
-    assert (entry["chat_format"], entry["chat_template"].startswith(str(models[model]))) == ("jinja", True)
+def assert_measured_on(entry, tokenizer_json, render):
+    """The chat file's one PFX001 finding carries the numbers of the hand-written renders
+    (`render`) before and after the fix, tokenized directly; returns that tokenizing function."""
     (finding,) = entry["findings"]
     assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *NOW_AT)
+    encoder = vocabulary(tokenizer_json)
+
     def ids(text: str) -> list[int]:
-        return vocabulary(models[model] / "tokenizer.json").encode(text, add_special_tokens=False).ids
+        return encoder.encode(text, add_special_tokens=False).ids
 
     a, b = (ids(render(system(now), QUESTION)) for now in SAMPLES)
     fixed_a, fixed_b = (ids(render(system(None), user(now))) for now in SAMPLES)
@@ -119,6 +107,18 @@ def test_the_users_finding_is_measured_on_the_chat_template_render(tmp_path, mod
     assert finding["fixed_tokens"] == len(fixed_a)
     assert finding["fixed_shared_prefix_tokens"] == shared(fixed_a, fixed_b)
     assert finding["fixed_reusable_tokens"] == vllm_reusable(shared(fixed_a, fixed_b), len(fixed_b))
+    return ids
+
+
+@pytest.mark.parametrize(("model", "render"), [("qwen3", qwen3_text), ("llama", llama32_text)])
+def test_the_users_finding_is_measured_on_the_chat_template_render(tmp_path, models, model, render):
+    chat = write_chat(tmp_path)
+    status, data, _ = check("--tokenizer", str(models[model]), str(chat))
+    assert status == 1
+    entry = by_path(data, chat)
+    assert (entry["chat_format"], entry["chat_template"].startswith(str(models[model]))) == ("jinja", True)
+    ids = assert_measured_on(entry, models[model] / "tokenizer.json", render)
+    a, b = (ids(render(system(now), QUESTION)) for now in SAMPLES)
     # The template's own markup and date precede the value: the prefix reaches past them.
     header = render(system(SAMPLES[0]), QUESTION).split("Current time")[0]
     assert shared(a, b) > len(ids(header))

@@ -18,9 +18,7 @@ from click.testing import CliRunner
 from prefixlint.cli import cli
 from prefixlint.config import clear_cache
 from tests.realfiles import model_dir, real_file
-from tests.check.test_check_chat_template import (
-    NOW_AT, QUESTION, SAMPLES, by_path, llama32_text, shared, system, user, vllm_reusable, vocabulary, write_chat,
-)
+from tests.check.test_check_chat_template import assert_measured_on, by_path, llama32_text, write_chat
 
 
 @pytest.fixture(scope="module")
@@ -48,20 +46,7 @@ def clock_position(template) -> tuple[int, int]:
 def assert_rendered_through_llama32(data, chat, tokenizer, template):
     entry = by_path(data, chat)
     assert (entry["chat_format"], entry["chat_template"]) == ("jinja", str(template))
-    (finding,) = entry["findings"]
-    assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *NOW_AT)
-    encoder = vocabulary(tokenizer / "tokenizer.json")
-
-    def ids(text: str) -> list[int]:
-        return encoder.encode(text, add_special_tokens=False).ids
-
-    a, b = (ids(llama32_text(system(now), QUESTION)) for now in SAMPLES)
-    fixed_a, fixed_b = (ids(llama32_text(system(None), user(now))) for now in SAMPLES)
-    assert finding["tokens"] == len(a) == entry["tokens"]
-    assert finding["shared_prefix_tokens"] == shared(a, b)
-    assert finding["reusable_tokens"] == vllm_reusable(shared(a, b), len(b))
-    assert finding["fixed_tokens"] == len(fixed_a)
-    assert finding["fixed_reusable_tokens"] == vllm_reusable(shared(fixed_a, fixed_b), len(fixed_b))
+    assert_measured_on(entry, tokenizer / "tokenizer.json", llama32_text)
     (pfx101,) = by_path(data, template)["findings"]
     assert (pfx101["code"], pfx101["line"], pfx101["column"]) == ("PFX101", *clock_position(template))
     assert (pfx101["text"], pfx101["other_text"]) == ("02 Jan 2025", "06 Feb 2026")

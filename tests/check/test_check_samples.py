@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from prefixlint.cli import cli
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.tokenize import load_tokenizer
+from tests.oracles import vllm_reusable
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
@@ -36,7 +37,6 @@ EXPECTED = [
     ("translate_short.txt", "PFX007", 3, 1, "warning", "input", "${input}"),
 ]
 CLEAN = ["code_review.yaml", "support_bot_fixed.yaml"]
-BLOCK = 16
 
 
 @pytest.fixture(scope="module")
@@ -49,11 +49,6 @@ def report():
     result = CliRunner().invoke(cli, ["check", str(SAMPLES), "--format", "json", "--isolated"])
     assert result.exit_code == 1, result.output
     return {Path(f["path"]).relative_to(SAMPLES).as_posix(): f for f in json.loads(result.output)["files"]}
-
-
-def vllm_reusable(shared: int, tokens: int) -> int:
-    usable = min(shared, tokens - 1)
-    return usable - usable % BLOCK
 
 
 def test_at_least_eight_samples_of_realistic_size(tok):

@@ -21,10 +21,10 @@ from prefixlint.load.template import SLOT_ROLE
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.compile import compile_template
 from prefixlint.tokenize import load_tokenizer
+from tests.oracles import vllm_reusable
 from tests.realfiles import real_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
-BLOCK = 16
 
 # (file under fixtures/formats, code, line, column, placeholder as written there)
 EXPECTED = [
@@ -79,11 +79,6 @@ def report():
     result = run("--format", "json", *(str(FIXTURES / f) for f in files), str(FIXTURES / "promptfoo/promptfooconfig.yaml"))
     assert result.exit_code == 1, result.output
     return {Path(f["path"]).relative_to(FIXTURES).as_posix(): f for f in json.loads(result.stdout)["files"]}
-
-
-def vllm_reusable(shared: int, tokens: int) -> int:
-    usable = min(shared, tokens - 1)
-    return usable - usable % BLOCK
 
 
 def chatml(messages) -> str:

@@ -13,7 +13,7 @@ def repo(tmp_path):
     return root
 
 
-def test_tree_lists_files_with_blob_ids_and_show_reads_them(repo):
+def test_tree_lists_files_with_blob_ids_and_blob_reads_them(repo):
     r = open_repository(repo / "prompts")
     assert r.root == repo.resolve()
     head = r.commit("HEAD")
@@ -21,7 +21,7 @@ def test_tree_lists_files_with_blob_ids_and_show_reads_them(repo):
     tree = r.tree(head)
     assert sorted(tree) == ["README.md", "prompts/a.md", "prompts/b.md"]
     assert tree["prompts/a.md"] == git(repo, "hash-object", "prompts/a.md").stdout.strip()
-    assert r.show(head, "prompts/b.md") == b"beta\n"
+    assert r.blob(tree["prompts/b.md"]) == b"beta\n"
     assert r.blob(tree["prompts/a.md"]) == b"alpha\n"
 
 

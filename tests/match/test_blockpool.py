@@ -7,12 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefixlint.match.blockpool import VllmPrefixCache
+from tests.oracles import naive_shared_prefix as _shared
 
 BASE = list(range(1000, 3003))
 
 
 def test_worked_examples_of_engines_md():
-    # /work/shared/engines.md: each row checked against vLLM's own KVCacheManager, block 16.
+    # docs/engines.md: each row checked against vLLM's own KVCacheManager, block 16.
     for capacity in (None, 100_000):
         cache = VllmPrefixCache(16, capacity)
         served = [
@@ -97,13 +98,6 @@ def test_divergence_is_located_inside_the_block():
 
 
 # --- properties --------------------------------------------------------------------------
-
-def _shared(a, b):
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
-
 
 requests = st.lists(
     st.tuples(

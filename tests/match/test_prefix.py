@@ -6,16 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefixlint.match.prefix import Match, PrefixCache, _common, shared_prefix
+from tests.oracles import naive_shared_prefix as brute_shared
 
 # Two or three symbols make long shared prefixes and collisions the common case.
 tokens = st.lists(st.integers(min_value=0, max_value=2), max_size=40)
-
-
-def brute_shared(a, b) -> int:
-    n = 0
-    while n < len(a) and n < len(b) and a[n] == b[n]:
-        n += 1
-    return n
 
 
 def brute_match(cached: list[list[int]], query: list[int]) -> Match:
@@ -92,3 +86,8 @@ def test_tuples_and_lists_match_each_other():
     assert cache.longest_match((1, 2, 3, 4, 9)).length == 4
     assert cache.longest_match([1, 2, 9]).length == 2
     assert shared_prefix((1, 2, 3), [1, 2, 4]) == 2
+
+
+@given(st.text(alphabet="ab\n", max_size=300), st.text(alphabet="ab\n", max_size=300))
+def test_strings_share_the_characters_a_naive_count_finds(a, b):
+    assert shared_prefix(a, b) == brute_shared(a, b)

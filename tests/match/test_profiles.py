@@ -1,4 +1,4 @@
-"""Engine profiles: the facts and worked examples of shared/engines.md, and brute-force rounding."""
+"""Engine profiles: the facts and worked examples of docs/engines.md, and brute-force rounding."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from prefixlint.errors import PrefixlintError
 from prefixlint.match.prefix import PrefixCache
 from prefixlint.match.profiles import DEFAULT_ENGINE, all_profiles, get_profile
 
-# What shared/engines.md says of each profile, written out again here (not read from
+# What docs/engines.md says of each profile, written out again here (not read from
 # engines.toml): unit, only whole units, last prompt token held back, minimum, step above it.
 ENGINES_MD = {
     "vllm": dict(unit=16, whole=True, keep_last=True, minimum=0, step=0),
@@ -57,7 +57,7 @@ def test_every_profile_of_engines_md_is_there_with_its_numbers():
         assert p.source
 
 
-# shared/engines.md, "Worked examples with the vllm profile, block 16".
+# docs/engines.md, "Worked examples (vllm, 16-token blocks)".
 BASE = list(range(1000, 3003))  # 2,003 distinct token ids
 VLLM_TABLE = [
     ("2,003 tokens (cold)", BASE, 0, 0),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.oracles import naive_shared_prefix as first_difference
 from tests.realfiles import tiktoken_encoding
 
 from prefixlint.match.profiles import get_profile
@@ -22,10 +23,6 @@ def o200k():
 def served(tokenizer, *texts, engine="vllm"):
     requests = [Request(f"r{i}", text, tokenizer.encode(text)) for i, text in enumerate(texts)]
     return serve(requests, tokenizer, get_profile(engine))
-
-
-def first_difference(a: list[int], b: list[int]) -> int:
-    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
 
 
 def test_the_refund_policy_example_diverges_at_the_first_token(o200k):

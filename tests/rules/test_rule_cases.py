@@ -85,7 +85,7 @@ def test_codes_names_and_documentation():
 
 
 def test_every_volatility_class_has_its_rule():
-    from prefixlint.rules.classify import builtin_catalog
+    from prefixlint.load.classify import builtin_catalog
 
     catalog = builtin_catalog()
     assert {catalog.rule_for(cls) for cls in catalog.classes} == {f"PFX00{n}" for n in range(1, 6)}

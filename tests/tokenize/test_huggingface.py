@@ -10,6 +10,7 @@ import pytest
 from tokenizers import Tokenizer
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.render.chat import special_tokens
 from prefixlint.tokenize import huggingface, registry
 from prefixlint.tokenize import load_tokenizer
 from tests.realfiles import hub_cache, model_dir, real_file
@@ -60,8 +61,8 @@ def test_a_model_directory_reads_the_chat_template_and_bos_eos(tmp_path):
     tok = load_tokenizer(str(directory))
     assert tok.chat_template == config["chat_template"]
     assert "<|im_start|>" in tok.chat_template
-    assert tok.bos_token is None and config["bos_token"] is None
-    assert tok.eos_token == config["eos_token"] == "<|im_end|>"
+    assert config["bos_token"] is None
+    assert special_tokens(tok)["eos_token"] == config["eos_token"] == "<|im_end|>"
     assert tok.token_id("<|im_end|>") == direct("qwen3/tokenizer.json").token_to_id("<|im_end|>")
     assert tok.config == config
 
@@ -70,9 +71,10 @@ def test_bos_and_eos_given_as_added_token_dicts(tmp_path):
     directory = model_dir(tmp_path, "deepseek-r1/tokenizer.json", "deepseek-r1/tokenizer_config.json")
     config = json.loads(real_file("deepseek-r1/tokenizer_config.json").read_text())
     tok = load_tokenizer(str(directory))
-    assert tok.bos_token == config["bos_token"]["content"] == "<｜begin▁of▁sentence｜>"
-    assert tok.eos_token == config["eos_token"]["content"]
-    assert tok.token_id(tok.bos_token) == direct("deepseek-r1/tokenizer.json").token_to_id(tok.bos_token)
+    bos = special_tokens(tok)["bos_token"]
+    assert bos == config["bos_token"]["content"] == "<｜begin▁of▁sentence｜>"
+    assert special_tokens(tok)["eos_token"] == config["eos_token"]["content"]
+    assert tok.token_id(bos) == direct("deepseek-r1/tokenizer.json").token_to_id(bos)
     assert tok.chat_template == config["chat_template"]
 
 

@@ -13,6 +13,7 @@ from prefixlint.cli import cli
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.match.profiles import get_profile
 from prefixlint.tokenize import load_tokenizer
+from tests.oracles import vllm_reusable as reusable
 from tests.realfiles import model_dir, real_file
 
 VLLM = get_profile("vllm")
@@ -40,11 +41,6 @@ def run_json(tmp_path, transcript: str, *args: str) -> dict:
     result, _ = run(tmp_path, transcript, *args, "--format", "json")
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
-
-
-def reusable(shared: int, prompt: int) -> int:
-    """vLLM by hand: the last prompt token is recomputed, then whole 16-token blocks."""
-    return min(shared, prompt - 1) // 16 * 16
 
 
 QWEN3_CHAT = """\
@@ -357,3 +353,35 @@ def test_a_hub_id_brings_its_chat_template_from_the_cache_offline(tmp_path, monk
     t1 = ("<|im_start|>system\nYou are terse.<|im_end|>\n<|im_start|>user\nCapital of France?<|im_end|>\n"
           "<|im_start|>assistant\n")
     assert report["turns"][0]["prompt_tokens"] == len(qwen3.encode(t1))
+
+
+def billion_laughs(levels: int = 9, width: int = 9) -> str:
+    """A transcript whose `content` expands to width**levels strings through nested aliases
+    (9**9 = 387,420,489): PyYAML's own `safe_load` would build all of them."""
+    lines = ["laughs:", '  l0: &l0 "lol"']
+    for level in range(1, levels + 1):
+        lines.append(f"  l{level}: &l{level} [{', '.join([f'*l{level - 1}'] * width)}]")
+    lines += ["messages:", f"  - {{role: user, content: *l{levels}}}"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("name", ["bomb.yaml", "bomb.yml"])
+def test_an_alias_bomb_transcript_is_refused_without_expanding_it(tmp_path, name):
+    path = tmp_path / name
+    path.write_text(billion_laughs())
+    result = CliRunner().invoke(cli, ["transcript", str(path), "--tokenizer", "o200k_base"])
+    assert result.exit_code == 2
+    # one diagnostic, at the line of the document's root: the same limit templates get
+    (diagnostic,) = [line for line in result.stderr.splitlines() if line.startswith("prefixlint: error:")]
+    assert diagnostic.startswith(f"prefixlint: error: {path}:1:")
+    assert "expands to more than 100,000 nodes through its aliases" in diagnostic
+    assert "Traceback" not in result.output + result.stderr
+
+
+def test_a_json_transcript_nested_too_deeply_is_one_error(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text('{"messages": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    result = CliRunner().invoke(cli, ["transcript", str(path), "--tokenizer", "o200k_base"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"prefixlint: error: {path}:1: nested too deeply")
+    assert "internal error" not in result.stderr

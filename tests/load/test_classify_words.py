@@ -3,7 +3,7 @@ dotted and indexed names; calls by their last word; deployment constants stay st
 
 import pytest
 
-from prefixlint.rules.classify import builtin_catalog, classify_call, classify_variable, name_words
+from prefixlint.load.classify import builtin_catalog, classify_call, classify_variable, name_words
 
 CATALOG = builtin_catalog()
 

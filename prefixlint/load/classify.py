@@ -136,12 +136,11 @@ BUILTIN_SOURCE = "rules/signals.yaml"
 
 @lru_cache(maxsize=1)
 def builtin_catalog() -> Catalog:
-    import yaml
-
+    from prefixlint.load.yaml_source import load_yaml
     from prefixlint.package_data import package_dir
 
     text = package_dir("prefixlint.catalog").joinpath("signals.yaml").read_text(encoding="utf-8")
-    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    data = load_yaml(text, BUILTIN_SOURCE)
     return Catalog(data["classes"], data["frequencies"], tuple(_signal(s, BUILTIN_SOURCE) for s in data["signals"]))
 
 
@@ -152,13 +151,14 @@ def load_catalog_extension(value: Any) -> list[dict]:
     if isinstance(value, (str, bytes)) or hasattr(value, "read_text"):
         from pathlib import Path
 
-        import yaml
+        from prefixlint.load.yaml_source import load_yaml
 
         path = Path(value)
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as exc:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
             raise PrefixlintError(f"cannot read the volatility signals: {exc}", path=str(path)) from None
+        data = load_yaml(text, str(path))
         value = data.get("signals", data) if isinstance(data, dict) else data
     if isinstance(value, dict):
         value = [value]

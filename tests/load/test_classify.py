@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from prefixlint.rules.classify import (
+from prefixlint.load.classify import (
     builtin_catalog,
     classify_call,
     classify_variable,
