@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from prefixlint.load.registry import load_templates
 from prefixlint.match.prefix import shared_prefix
+from prefixlint.render.history import CURRENT, TURNS
 from prefixlint.render.values import GENERATED
 from prefixlint.tokenize import load_tokenizer
 from tests.load.test_formats import chatml, vllm_reusable
@@ -50,8 +51,10 @@ def test_chatbot_geo_block_between_two_static_prompts(tok):
     artifacts = between(text, "artifactsPrompt = `", "`;").replace("\\`", "`")
     hints = "About the origin of user's request:\n- lat: {}\n- lon: {}\n- city: {}\n- country: {}\n"
     first = GENERATED["person_name"][0]  # the other three keep their first value
+    # a system prompt on its own: served followed by the conversation (issue 11, item 4)
     requests = [chatml([("system", "You are a friendly" + regular + "\n\n"
-                         + hints.format(latitude, first, first, first) + "\n\n" + artifacts)])
+                         + hints.format(latitude, first, first, first) + "\n\n" + artifacts), *TURNS,
+                        ("user", CURRENT)])
                 + "<|im_start|>assistant\n" for latitude in GENERATED["person_name"]]
     a, b = tok.encode(requests[0]), tok.encode(requests[1])
     assert (found[0]["tokens"], found[0]["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
