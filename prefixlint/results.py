@@ -73,6 +73,8 @@ class FileResult:
     volatile: dict[str, dict[str, Any]] | None = _fact()
     #: How many prompts were summed into this result (a file holding several).
     prompts: int | None = _fact()
+    #: What `check --fix`/`--diff` need to write this file's fixes (`prefixlint.fix.attach.FixSource`).
+    fix_sources: tuple[Any, ...] = field(default=(), compare=False, hash=False, repr=False)
     #: Tokens of the conversation history in the request (a system prompt is served followed by it).
     history_tokens: int | None = _fact()
 
