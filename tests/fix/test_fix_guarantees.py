@@ -40,7 +40,10 @@ CASES = [(path, f) for path in FILES for _, f in fixable(path)]
 
 def test_the_main_formats_have_fixes():
     formats = {path.suffix for path, _ in CASES}
-    assert {".yaml", ".txt", ".json", ".prompt", ".ts"} <= formats
+    # (the TypeScript fixtures' moving findings are in system prompts on their own, served with the
+    # conversation after them: the value belongs in the user's message the application writes, so
+    # they have no fix in the file; issue 11 item 4)
+    assert {".yaml", ".txt", ".json", ".prompt"} <= formats
 
 
 @pytest.mark.parametrize("path,finding", CASES, ids=[f"{p.name}:{f.code}:{f.variable}" for p, f in CASES])
