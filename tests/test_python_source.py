@@ -26,7 +26,7 @@ from prefixlint.render.compile import compile_template
 from prefixlint.render.history import CURRENT, TURNS
 from prefixlint.render.values import GENERATED
 from prefixlint.tokenize import load_tokenizer
-from tests.load.test_formats import chatml, vllm_reusable
+from tests.load.test_formats import GENERATION, chatml, encode_pieces, vllm_reusable
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sources"
 
@@ -78,9 +78,9 @@ def test_langchain_agent_date_in_the_first_sentence(tok):
     # system message, then the `{messages}` placeholder as the conversation's earlier turns, and
     # the user's message of the turn being served (the end of `{messages}`)
     template = assigned(path, "AGENT_SYSTEM_PROMPT")
-    requests = [chatml([("system", template.format(date=day)), *TURNS, ("user", CURRENT)]) + "<|im_start|>assistant\n"
+    requests = [chatml([("system", template.format(date=day)), *TURNS, ("user", CURRENT)]) + GENERATION
                 for day in GENERATED["iso_date"]]
-    a, b = tok.encode(requests[0]), tok.encode(requests[1])
+    a, b = encode_pieces(tok, requests[0]), encode_pieces(tok, requests[1])
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
     assert finding["reusable_tokens"] == vllm_reusable(shared_prefix(a, b), len(b))
 
@@ -93,10 +93,9 @@ def test_react_agent_time_filled_by_datetime_now_is_volatile_by_construction(tok
     # system prompt, then the conversation so far
     assert finding["prompt"] == "model.ainvoke" and finding["frequency"] == "per_request"
     template = assigned(path, "SYSTEM_PROMPT")
-    requests = [chatml([("system", template.format(system_time=moment)), *TURNS, ("user", CURRENT)])
-                + "<|im_start|>assistant\n"
+    requests = [chatml([("system", template.format(system_time=moment)), *TURNS, ("user", CURRENT)]) + GENERATION
                 for moment in GENERATED["iso_datetime"]]
-    a, b = tok.encode(requests[0]), tok.encode(requests[1])
+    a, b = encode_pieces(tok, requests[0]), encode_pieces(tok, requests[1])
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
     # A name that says nothing: the `.format(...)` argument calling the clock decides.
     renamed = tmp_path / "react_agent.py"
