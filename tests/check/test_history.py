@@ -19,6 +19,7 @@ from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.history import CURRENT, DEFAULT_TURNS, TURNS, turns
 from prefixlint.render.values import GENERATED
 from prefixlint.tokenize import load_tokenizer
+from tests.load.test_formats import GENERATION, chatml, encode_pieces
 
 POLICY = (
     "You are the support assistant of Harbourlight, a shop for camera lenses. Answer in short\n"
@@ -29,13 +30,32 @@ MOMENTS = GENERATED["iso_datetime"]  # what a per-request time renders as in the
 DAYS = GENERATED["iso_date"]
 
 
-def chatml(messages) -> str:
+def chatml_text(messages) -> str:
+    """Real ChatML (Qwen3's template writes it so)."""
     return "".join(f"<|im_start|>{role}\n{content}<|im_end|>\n" for role, content in messages)
 
 
-def served(system: str, user: str = CURRENT, history=TURNS) -> str:
-    """The request a chat server builds: the system prompt, the earlier turns, the user's message."""
-    return chatml([("system", system), *history, ("user", user)]) + "<|im_start|>assistant\n"
+def served_text(system: str, user: str = CURRENT, history=TURNS) -> str:
+    return chatml_text([("system", system), *history, ("user", user)]) + "<|im_start|>assistant\n"
+
+
+def pieces(system: str, user: str = CURRENT, history=TURNS) -> list[str]:
+    """The request `check` builds for o200k_base (the ChatML approximation, in its pieces): the
+    system prompt, the earlier turns, the user's message."""
+    return chatml([("system", system), *history, ("user", user)]) + GENERATION
+
+
+class Encoder:
+    """o200k_base over the approximation's pieces, each tokenized on its own."""
+
+    def __init__(self, tok):
+        self.tok = tok
+
+    def served(self, system: str, user: str = CURRENT, history=TURNS) -> list[int]:
+        return encode_pieces(self.tok, pieces(system, user, history))
+
+    def history(self, history=TURNS) -> int:
+        return len(encode_pieces(self.tok, chatml(history)))
 
 
 def vllm(shared: int, tokens: int) -> int:
@@ -45,6 +65,11 @@ def vllm(shared: int, tokens: int) -> int:
 @pytest.fixture(scope="module")
 def tok():
     return load_tokenizer("o200k_base")
+
+
+@pytest.fixture(scope="module")
+def enc(tok):
+    return Encoder(tok)
 
 
 def check(path, *args):
@@ -60,18 +85,18 @@ def write(folder, name, text):
     return path
 
 
-def test_a_time_on_the_last_line_of_a_system_prompt_breaks_the_history(tmp_path, tok):
+def test_a_time_on_the_last_line_of_a_system_prompt_breaks_the_history(tmp_path, tok, enc):
     path = write(tmp_path, "system_prompt.md", POLICY + "Current time: {{ now }}\n")
     entry = check(path, "--isolated")
     (finding,) = entry["findings"]
     assert (finding["code"], finding["severity"], finding["line"], finding["column"]) == ("PFX001", "error", 4, 15)
-    a, b = (tok.encode(served(POLICY + f"Current time: {t}\n")) for t in MOMENTS)
-    history = len(tok.encode(chatml(TURNS)))
+    a, b = (enc.served(POLICY + f"Current time: {t}\n") for t in MOMENTS)
+    history = enc.history()
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
     assert finding["reusable_tokens"] == vllm(shared_prefix(a, b), len(b))
     assert finding["history_tokens"] == history == entry["history_tokens"]
     # the fix: the line moves to the end of the last user message, after the history
-    fixed = [tok.encode(served(POLICY, f"{CURRENT}\nCurrent time: {t}")) for t in MOMENTS]
+    fixed = [enc.served(POLICY, f"{CURRENT}\nCurrent time: {t}") for t in MOMENTS]
     assert finding["fixed_reusable_tokens"] == vllm(shared_prefix(*fixed), len(fixed[1]))
     assert finding["message"] == (
         f"{{{{ now }}}} (a timestamp, changes every request) in the system prompt breaks the reuse of the"
@@ -91,13 +116,13 @@ def test_the_default_history_is_four_turns_of_typical_length(tok):
     assert all(80 <= size <= 200 for size in sizes[1::2])  # a paragraph answered
 
 
-def test_a_daily_date_in_a_system_prompt_is_a_warning(tmp_path, tok):
+def test_a_daily_date_in_a_system_prompt_is_a_warning(tmp_path, tok, enc):
     path = write(tmp_path, "prompts/system/base.j2", "Current date: {{ current_date }}.\n" + POLICY)
     (finding,) = check(path, "--isolated")["findings"]
     assert (finding["code"], finding["severity"], finding["line"], finding["column"]) == ("PFX001", "warning", 1, 15)
-    a, b = (tok.encode(served(f"Current date: {d}.\n" + POLICY)) for d in DAYS)
+    a, b = (enc.served(f"Current date: {d}.\n" + POLICY) for d in DAYS)
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
-    assert finding["history_tokens"] == len(tok.encode(chatml(TURNS)))
+    assert finding["history_tokens"] == enc.history()
 
 
 @pytest.mark.parametrize("ending", [
@@ -130,23 +155,23 @@ def test_a_one_shot_chat_is_measured_as_written(tmp_path):
     assert entry["findings"] == [] and "history_tokens" not in entry
 
 
-def test_a_system_only_chat_file_gets_the_history(tmp_path, tok):
+def test_a_system_only_chat_file_gets_the_history(tmp_path, tok, enc):
     text = ("messages:\n  - role: system\n    content: |\n"
             + "".join(f"      {line}\n" for line in POLICY.splitlines()) + "      Current time: {{ now }}\n")
     (finding,) = check(write(tmp_path, "agent.yaml", text), "--isolated")["findings"]
-    a, b = (tok.encode(served(POLICY + f"Current time: {t}\n")) for t in MOMENTS)
+    a, b = (enc.served(POLICY + f"Current time: {t}\n") for t in MOMENTS)
     assert (finding["line"], finding["shared_prefix_tokens"], finding["tokens"]) == (7, shared_prefix(a, b), len(a))
 
 
-def test_history_turns_and_system_prompts_keys(tmp_path, tok):
+def test_history_turns_and_system_prompts_keys(tmp_path, tok, enc):
     prompt = write(tmp_path, "prompts/agent.md", POLICY + "Current time: {{ now }}\n")
     assert check(prompt)["findings"] == []  # not named like a system prompt, nothing listed
     write(tmp_path, ".prefixlint.yaml", "system-prompts: [prompts/agent.md]\nhistory-turns: 2\n")
     clear_cache()
     (finding,) = check(prompt)["findings"]
     short = turns(2)
-    a, b = (tok.encode(served(POLICY + f"Current time: {t}\n", history=short)) for t in MOMENTS)
-    assert finding["history_tokens"] == len(tok.encode(chatml(short)))
+    a, b = (enc.served(POLICY + f"Current time: {t}\n", history=short) for t in MOMENTS)
+    assert finding["history_tokens"] == enc.history(short)
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
     write(tmp_path, ".prefixlint.yaml", "system-prompts: ['prompts/*.md']\nhistory-turns: 0\n")
     clear_cache()
@@ -161,7 +186,7 @@ def test_a_bad_history_turns_value_names_the_file_and_key(tmp_path):
     assert "history-turns" in result.stderr and "must be at least 0" in result.stderr
 
 
-def test_a_loop_over_the_history_renders_the_earlier_turns(tmp_path, tok):
+def test_a_loop_over_the_history_renders_the_earlier_turns(tmp_path, tok, enc):
     """`{% for m in history %}` in a system prompt file is the history, not per-request text."""
     loop = "{% for m in history %}{{ m.role }}: {{ m.content }}\n{% endfor %}"
     path = write(tmp_path, "system_prompt.j2", "Current time: {{ now }}\n" + POLICY + "Conversation so far:\n" + loop)
@@ -169,12 +194,12 @@ def test_a_loop_over_the_history_renders_the_earlier_turns(tmp_path, tok):
     assert (finding["code"], finding["line"], finding["column"], finding["severity"]) == ("PFX001", 1, 15, "error")
     lines = "".join(f"{role}: {content}\n" for role, content in TURNS)
     # the template writes the turns itself: the user's message follows, no second history
-    a, b = (tok.encode(served(f"Current time: {t}\n" + POLICY + "Conversation so far:\n" + lines, history=()))
+    a, b = (enc.served(f"Current time: {t}\n" + POLICY + "Conversation so far:\n" + lines, history=())
             for t in MOMENTS)
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
     # the history's tokens: those of the request starting from the first turn's content to the end
     # of the last one's (here " Hi" starts with the space before the region: not counted)
-    text = served("Current time: " + MOMENTS[0] + "\n" + POLICY + "Conversation so far:\n" + lines, history=())
+    text = "".join(pieces("Current time: " + MOMENTS[0] + "\n" + POLICY + "Conversation so far:\n" + lines, history=()))
     starts = [0]
     for token in a:
         starts.append(starts[-1] + len(tok.token_text(token)))  # ASCII text: one character per byte
@@ -202,7 +227,7 @@ def test_tokens_before_counts_the_tokens_starting_before_an_offset(text, offset)
     assert tokens_before(tok, text, ids, offset) == sum(1 for start in starts if start < offset)
 
 
-def test_an_agent_configuration_system_prompt_key(tmp_path, tok):
+def test_an_agent_configuration_system_prompt_key(tmp_path, tok, enc):
     """`system_prompt:` of an agent's YAML configuration (agent_yaml): a system prompt on its own."""
     from pathlib import Path
 
@@ -211,7 +236,7 @@ def test_an_agent_configuration_system_prompt_key(tmp_path, tok):
     (finding,) = entry["findings"]
     assert entry["format"] == "agent-yaml" and finding["source"] == "agent-yaml"
     assert (finding["code"], finding["line"], finding["column"], finding["severity"]) == ("PFX001", 8, 17, "error")
-    a, b = (tok.encode(served(POLICY + f"Current time: {t}\n")) for t in MOMENTS)
+    a, b = (enc.served(POLICY + f"Current time: {t}\n") for t in MOMENTS)
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
     named = write(tmp_path, "agent.yaml", "type: agent\nsystem_prompt: prompts/systemprompt.md\n")
     result = CliRunner().invoke(cli, ["check", "--isolated", str(named)])
@@ -236,12 +261,12 @@ def test_through_a_real_chat_template_qwen3(tmp_path):
     assert entry["chat_format"] == "jinja"
     (finding,) = [f for f in entry["findings"] if f["code"] == "PFX001"]
     vocabulary = Tokenizer.from_file(str(model / "tokenizer.json"))
-    a, b = (vocabulary.encode(served(POLICY + f"Current time: {t}\n"), add_special_tokens=False).ids
+    a, b = (vocabulary.encode(served_text(POLICY + f"Current time: {t}\n"), add_special_tokens=False).ids
             for t in MOMENTS)
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
     assert finding["severity"] == "error"
     # the history: the tokens starting from the first turn's content to the end of the last one's
-    text = served(POLICY + f"Current time: {MOMENTS[0]}\n")
+    text = served_text(POLICY + f"Current time: {MOMENTS[0]}\n")
     first, last = text.index(TURNS[0][1]), text.index(TURNS[-1][1]) + len(TURNS[-1][1])
     offsets = vocabulary.encode(text, add_special_tokens=False).offsets
     assert finding["history_tokens"] == sum(1 for start, _ in offsets if first <= start < last)
