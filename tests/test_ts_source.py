@@ -53,9 +53,9 @@ def test_chatbot_geo_block_between_two_static_prompts(tok):
     first = GENERATED["person_name"][0]  # the other three keep their first value
     # a system prompt on its own: served followed by the conversation (issue 11, item 4)
     requests = [chatml([("system", "You are a friendly" + regular + "\n\n"
-                         + hints.format(city=city, country=GENERATED["person_name"][0]) + "\n\n" + artifacts), *TURNS,
+                         + hints.format(latitude, first, first, first) + "\n\n" + artifacts), *TURNS,
                         ("user", CURRENT)])
-                + GENERATION for city in GENERATED["person_name"]]
+                + GENERATION for latitude in GENERATED["person_name"]]
     a, b = encode_pieces(tok, requests[0]), encode_pieces(tok, requests[1])
     assert (found[0]["tokens"], found[0]["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
     assert found[0]["reusable_tokens"] == vllm_reusable(shared_prefix(a, b), len(b))
