@@ -23,6 +23,7 @@ from typing import Any
 from prefixlint.config_files import read_toml, read_yaml
 from prefixlint.config_keys import CODE_HINT, ConfigValueError, selectors
 from prefixlint.errors import PrefixlintError
+from prefixlint.render.history import DEFAULT_TURNS
 
 #: The names looked for in each directory, highest precedence first.
 CONFIG_FILES = (".prefixlint.yaml", ".prefixlint.yml", "pyproject.toml")
@@ -51,6 +52,11 @@ class Config:
     #: The chat template (.jinja or tokenizer_config.json) chat files are rendered with; in a
     #: file, relative to that file's directory (resolved when it is read).
     chat_template: str | None = None
+    #: gitignore-style patterns (relative as `exclude`) of the templates that are system prompts,
+    #: measured followed by the conversation history (`prefixlint.load.system_prompt`).
+    system_prompts: tuple[str, ...] = ()
+    #: How many turns (a user message and the reply) the conversation history has.
+    history_turns: int = DEFAULT_TURNS
     #: The file this configuration came from; None for the defaults.
     source: Path | None = None
     #: The fields that file sets (for `check --show-settings`).
@@ -95,6 +101,12 @@ class Config:
         if not self.exclude:
             return False
         return _exclude_spec(self.exclude).match_file(self._relative(Path(path)))
+
+    def is_system_prompt(self, path: Path | str) -> bool:
+        """Whether `system-prompts` lists `path` (patterns relative as `exclude`'s)."""
+        if not self.system_prompts:
+            return False
+        return _exclude_spec(self.system_prompts).match_file(self._relative(Path(path)))
 
     def ignored_in(self, path: Path | str) -> tuple[str, ...]:
         """The codes `per-file-ignores` turns off in `path`."""

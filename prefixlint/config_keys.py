@@ -167,6 +167,8 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "extend-volatile": ("extend_volatile", _signals),
     "exclude": ("exclude", _patterns),
     "chat-template": ("chat_template", _string),
+    "system-prompts": ("system_prompts", _patterns),
+    "history-turns": ("history_turns", _integer(0)),
 }
 
 

@@ -79,6 +79,8 @@ class FileResult:
     token_view: dict[str, Any] | None = field(default=None, compare=False, hash=False, repr=False)
     #: What `check --fix`/`--diff` need to write this file's fixes (`prefixlint.fix.attach.FixSource`).
     fix_sources: tuple[Any, ...] = field(default=(), compare=False, hash=False, repr=False)
+    #: Tokens of the conversation history in the request (a system prompt is served followed by it).
+    history_tokens: int | None = _fact()
 
     def facts(self) -> dict[str, Any]:
         """The facts that are set, in the order of the JSON output."""

@@ -23,7 +23,7 @@ from prefixlint.load.registry import NotATemplate, load_templates
 from prefixlint.load.source_literals import scan
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.compile import compile_template
-from prefixlint.render.history import TURNS
+from prefixlint.render.history import CURRENT, TURNS
 from prefixlint.render.values import GENERATED
 from prefixlint.tokenize import load_tokenizer
 from tests.load.test_formats import GENERATION, chatml, encode_pieces, vllm_reusable
@@ -75,9 +75,10 @@ def test_langchain_agent_date_in_the_first_sentence(tok):
     assert (finding["line"], finding["column"]) == (5, 76)
     assert finding["source"] == "python" and finding["prompt"] == "ChatPromptTemplate.from_messages"
     assert finding["placeholder"] == "{date}" and finding["frequency"] == "per_day"
-    # system message, then the `{messages}` placeholder as the conversation's earlier turns
+    # system message, then the `{messages}` placeholder as the conversation's earlier turns, and
+    # the user's message of the turn being served (the end of `{messages}`)
     template = assigned(path, "AGENT_SYSTEM_PROMPT")
-    requests = [chatml([("system", template.format(date=day))]) + chatml(TURNS) + GENERATION
+    requests = [chatml([("system", template.format(date=day)), *TURNS, ("user", CURRENT)]) + GENERATION
                 for day in GENERATED["iso_date"]]
     a, b = encode_pieces(tok, requests[0]), encode_pieces(tok, requests[1])
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
@@ -92,7 +93,7 @@ def test_react_agent_time_filled_by_datetime_now_is_volatile_by_construction(tok
     # system prompt, then the conversation so far
     assert finding["prompt"] == "model.ainvoke" and finding["frequency"] == "per_request"
     template = assigned(path, "SYSTEM_PROMPT")
-    requests = [chatml([("system", template.format(system_time=moment))]) + chatml(TURNS) + GENERATION
+    requests = [chatml([("system", template.format(system_time=moment)), *TURNS, ("user", CURRENT)]) + GENERATION
                 for moment in GENERATED["iso_datetime"]]
     a, b = encode_pieces(tok, requests[0]), encode_pieces(tok, requests[1])
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))

@@ -3,7 +3,10 @@
 For each volatile variable or call: render the template twice with everything equal except
 that value, tokenize both, and measure the exact shared prefix, the tokens the engine reuses
 after its rounding, the stable tokens after the value, and the same numbers for the fixed
-variant (the value's lines moved after the stable content). A chat file's messages become
+variant (the value's lines moved after the stable content). A system prompt on its own is
+served followed by the conversation history (`prefixlint.check.served`): a value there that
+changes per request or per day costs the history on every turn, and a per-user value costs
+only the stable text between it and the history. A chat file's messages become
 the request through its framing (`prefixlint.render.framing`): the model's chat template
 when the tokenizer has one, else a ChatML approximation. Renders and encodings are cached,
 so each distinct text is rendered and tokenized once.
@@ -21,9 +24,10 @@ from prefixlint.match.profiles import EngineProfile
 from prefixlint.fix.source import placements
 from prefixlint.match.clause import lead_in
 from prefixlint.match.variants import CODE_FORMATS, NEW_ROLE, changed_placeholders, decide, first_difference, move_to_end
-from prefixlint.render.conversation import split_roles
+from prefixlint.render.conversation import split_json, split_roles
 from prefixlint.render.framing import ApproximateFraming
-from prefixlint.render.history import History
+from prefixlint.check.served import history_region, serve, tokens_before
+from prefixlint.render.history import History, history_value
 from prefixlint.render.spans import CompiledTemplate, Placeholder, RenderedMessage
 from prefixlint.render.values import call_function, stable_function, variable_value
 from prefixlint.load.classify import Catalog, Volatility, classify_call, classify_variable
@@ -42,8 +46,11 @@ class Request:
 
 class Measurer:
     def __init__(self, template: Template, compiled: CompiledTemplate, tokenizer, profile: EngineProfile,
-                 catalog: Catalog, min_stable_tokens: int, framing=None) -> None:
+                 catalog: Catalog, min_stable_tokens: int, framing=None, history: History | None = None) -> None:
         self.template, self.compiled, self.tokenizer, self.profile = template, compiled, tokenizer, profile
+        #: The earlier turns of the conversation (the same object the framing expands slots with).
+        self.history = History() if history is None else history
+        self._writes_history = any(v.kind == "conversation" for v in template.variables.values())
         #: How messages become the request (`prefixlint.render.framing`): the model's chat
         #: template where the tokenizer has one, else the ChatML approximation.
         self.framing = framing or ApproximateFraming(template.is_chat)
@@ -102,12 +109,16 @@ class Measurer:
                     declared = self.template.variables.get(name)
                     samples = declared.samples if declared else ()
                     if declared is not None and declared.kind == "conversation":
-                        values[name] = History()  # the earlier turns: the same in every request
+                        values[name] = history_value(name, self.history, self.template.source)  # the same in every request
                         continue
                     values[name] = variable_value(name, samples, v.generate, variant, v.volatile)
             messages = self.compiled.render(values, functions)
             if self.template.role_markers:
                 messages = split_roles(messages[0], self.template.role_line)
+            elif self.template.json_messages:
+                messages = split_json(messages[0], self.template.path)
+            if self.template.is_chat:
+                messages = serve(messages, self.history, has_history=self._writes_history)
             framed = self.framing.frame(messages, self.encode)
             request = self._renders[vary] = Request(framed.messages, framed.text, framed.starts, framed.ids)
         return request
@@ -162,7 +173,12 @@ class Measurer:
         else:  # only template text changed (a branch taken on the value): point at its first use
             placeholder = self._first_use(volatility.name)
         span_end = base.starts[message] + span.end if span else at
-        stable_after = self._stable_tokens_after(base, span_end)
+        history_tokens, history_start = self._history_after(base, span_end)
+        if history_tokens and volatility.frequency not in ("per_request", "per_day"):
+            # constant within a conversation: it costs the stable text up to the history, not the history
+            history_tokens, stable_after = 0, self._stable_tokens_after(base, span_end, history_start)
+        else:
+            stable_after = self._stable_tokens_after(base, span_end)
         measured = self.compare(base, varied, moved if stable_after >= self.min_stable_tokens else set())
         merged_text, merged_token, unmerged = "", "", measured.shared_prefix_tokens
         if span is not None:
@@ -170,7 +186,22 @@ class Measurer:
             if merged_text:
                 unmerged = len(self.encode(base.text[: base.starts[message] + span.start]))
         return VolatileMeasurement(volatility, placeholder, frozenset(moved), measured, stable_after,
-                                   merged_text, merged_token, unmerged)
+                                   merged_text, merged_token, unmerged, history_tokens,
+                                   base.messages[message].role == "system")
+
+    def history_tokens(self) -> int:
+        """Tokens of the conversation history in the base render (0: none)."""
+        return self._history_after(self.render(), 0)[0]
+
+    def _history_after(self, base: Request, end: int) -> tuple[int, int | None]:
+        """(tokens of the conversation history, where it starts) when it comes after text offset
+        `end` of the base render; (0, None) when there is none after it."""
+        region = history_region(base.messages, base.starts, base.text, self.history)
+        if region is None or region[0] < end:
+            return 0, None
+        start, stop = region
+        return tokens_before(self.tokenizer, base.text, base.ids, stop) - tokens_before(
+            self.tokenizer, base.text, base.ids, start), start
 
     def _merge_at(self, base: Request, varied: Request, message: int, shared: int) -> tuple[str, str]:
         """(stable text, token) when the first differing token of either request starts inside
@@ -212,21 +243,22 @@ class Measurer:
         after = [s for s in spans if s.start >= local]
         return message, (after[0] if after else (spans[-1] if spans else None))
 
-    def _stable_tokens_after(self, base: Request, end: int) -> int:
-        """Tokens of the text after `end` that no volatile value changes."""
+    def _stable_tokens_after(self, base: Request, end: int, stop: int | None = None) -> int:
+        """Tokens of the text after `end` (up to `stop`) that no volatile value changes."""
         everything = self.render(frozenset(v.name for v in self.volatiles))
         volatile = changed_placeholders(base.messages, everything.messages)
         pieces: list[str] = []
         for number, message in enumerate(base.messages):
             offset = base.starts[number]
             cursor = max(end - offset, 0)
-            if cursor > len(message.text):
+            limit = len(message.text) if stop is None else min(len(message.text), stop - offset)
+            if cursor > limit:
                 continue
             for span in message.spans:
-                if span.placeholder in volatile and span.end > cursor:
+                if span.placeholder in volatile and span.end > cursor and span.start < limit:
                     pieces.append(message.text[cursor : max(span.start, cursor)])
                     cursor = max(cursor, span.end)
-            pieces.append(message.text[cursor:])
+            pieces.append(message.text[cursor:limit])
         text = "".join(pieces)
         return len(self.encode(text)) if text.strip() else 0
 

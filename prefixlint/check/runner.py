@@ -100,6 +100,8 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     from prefixlint.load.registry import load_template
     from prefixlint.load.template import SLOT_NAMES
     from prefixlint.load.source_prompts import finding_tags
+    from prefixlint.load.system_prompt import as_system_prompt
+    from prefixlint.render.history import History
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
     from prefixlint.render.framing import framing_for
@@ -110,6 +112,8 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     from prefixlint.tokenize import load_tokenizer
 
     template = template if template is not None else load_template(path, text)
+    listed = settings.is_system_prompt is not None and settings.is_system_prompt(path)
+    template = as_system_prompt(template, listed)  # a system prompt is served followed by the history
     suppressions = Suppressions.parse(template.source, path)
     profile = get_profile(template.engine or settings.engine, settings.block_size)
     if template.format == "hf-chat-template":
@@ -120,8 +124,10 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     tokenizer_spec = template.tokenizer or settings.tokenizer
     tokenizer = load_tokenizer(tokenizer_spec, offline=_offline_for(template, settings))
     catalog = builtin_catalog().extended(load_catalog_extension(settings.extend_volatile))
-    framing = framing_for(tokenizer, template.is_chat, _served_template(settings, template.is_chat, path))
-    measurer = Measurer(template, compiled, tokenizer, profile, catalog, settings.min_stable_tokens, framing)
+    history = History.of(settings.history_turns)
+    framing = framing_for(tokenizer, template.is_chat, _served_template(settings, template.is_chat, path), history)
+    measurer = Measurer(template, compiled, tokenizer, profile, catalog, settings.min_stable_tokens, framing,
+                        history)
     try:
         measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
         flagged = [m for m in measured if m.stable_tokens_after >= settings.min_stable_tokens and m.moved]
@@ -161,6 +167,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
         format=template.format, model=template.model or None, tokenizer=tokenizer.name, engine=profile.name,
         **_chat_format(framing), block_size=profile.unit, shared_prefix_tokens=overall.shared_prefix_tokens,
         fixed_tokens=overall.fixed_tokens, fixed_shared_prefix_tokens=overall.fixed_shared_prefix_tokens,
+        history_tokens=measurer.history_tokens() or None,
         volatile={m.volatility.name: {"class": m.volatility.cls, "frequency": m.volatility.frequency,
                                       "stable_tokens_after": m.stable_tokens_after}
                   for m in measured}, token_view=view,

@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping
 
 from prefixlint.config import Config, load_config
 from prefixlint.match.profiles import DEFAULT_ENGINE
+from prefixlint.render.history import DEFAULT_TURNS
 from prefixlint.tokenize import DEFAULT_TOKENIZER
 
 
@@ -32,6 +33,10 @@ class Settings:
     offline: bool = False
     #: `--chat-template` / `chat-template`: the file a chat file's messages are rendered with.
     chat_template: str | None = None
+    #: `system-prompts`: whether the configuration lists a file as a system prompt; None: none listed.
+    is_system_prompt: Callable[[str], bool] | None = None
+    #: `history-turns`: the turns of conversation history a system prompt is followed by.
+    history_turns: int = DEFAULT_TURNS
     #: Keep the tokens behind the numbers (`FileResult.token_view`, for `check --format html`).
     token_view: bool = False
 
@@ -70,4 +75,6 @@ class SettingsBuilder:
             block_size=config.block_size, enabled=partial(config.is_enabled, path=str(path)),
             min_stable_tokens=config.min_stable_tokens, extend_volatile=config.extend_volatile, offline=self.offline,
             chat_template=config.chat_template, token_view=self.token_view,
+            is_system_prompt=config.is_system_prompt if config.system_prompts else None,
+            history_turns=config.history_turns,
         )

@@ -68,6 +68,10 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
             raise NoFix(str(exc)) from None
         return _checked(template, placeholders, reload, messages, plan, edits, "a new system message")
     target = messages[plan.target]
+    if target.role == SLOT_ROLE:
+        raise NoFix("no user message to move it into (only the conversation follows)")
+    if all(m.role == "system" for m in messages):  # served with the conversation after it
+        raise NoFix("a system prompt on its own: the value belongs in the user's message, which the application writes")
     _check_blocks(target.text, len(target.text), len(target.text))
     newline = _newline(source, target, template)
     indent = _indent(source, target) if newline != "\\n" else ""

@@ -62,18 +62,21 @@ class ApproximateFraming:
 class ChatTemplateFraming:
     """The served model's chat format, through `render_chat` with a fixed clock."""
 
-    def __init__(self, tokenizer, chat_template: ChatTemplate, now: datetime = CHECK_CLOCK) -> None:
+    def __init__(self, tokenizer, chat_template: ChatTemplate, now: datetime = CHECK_CLOCK, history=None) -> None:
+        from prefixlint.render.history import History
+
         self.tokenizer, self.chat_template, self.now = tokenizer, chat_template, now
         self.chat_format = chat_template.format
+        #: The earlier turns a slot message stands for (`prefixlint.render.history`).
+        self.history = History() if history is None else history
 
     def frame(self, messages: Sequence[RenderedMessage], encode: Callable[[str], list[int]]) -> Framed:
         from prefixlint.render.chat import render_chat
-        from prefixlint.render.history import History
 
         chat: list[dict[str, str]] = []
         owners: list[int] = []  # for each chat message, the index of the rendered message it is
         for number, message in enumerate(messages):
-            turns = list(History()) if message.role == SLOT_ROLE else [{"role": message.role or "user",
+            turns = list(self.history) if message.role == SLOT_ROLE else [{"role": message.role or "user",
                                                                           "content": message.text}]
             chat += turns
             owners += [number] * len(turns)
@@ -127,14 +130,15 @@ class ChatTemplateFraming:
         )
 
 
-def framing_for(tokenizer, is_chat: bool, chat_template: ChatTemplate | None = None):
+def framing_for(tokenizer, is_chat: bool, chat_template: ChatTemplate | None = None, history=None):
     """The framing `check` uses for a file: the model's chat format where the tokenizer in
-    effect has one (or `chat_template` is given), else the ChatML approximation."""
+    effect has one (or `chat_template` is given), else the ChatML approximation. `history`: the
+    earlier turns a conversation slot stands for (default `prefixlint.render.history.History()`)."""
     from prefixlint.render.templates import resolve_chat_template, uses_harmony
 
     if not is_chat:
         return ApproximateFraming(False)
     if chat_template is None and not (uses_harmony(tokenizer) or tokenizer.chat_template):
         return ApproximateFraming(True)
-    return ChatTemplateFraming(tokenizer, resolve_chat_template(tokenizer, chat_template))
+    return ChatTemplateFraming(tokenizer, resolve_chat_template(tokenizer, chat_template), history=history)
 

@@ -2,8 +2,9 @@
 
 The other messages are rendered by the template's own renderer; each slot message renders as
 the earlier turns of `prefixlint.render.history` (the same in every render: stable, as the
-turns already in a conversation are), with one span for its placeholder, which points at the
-slot as written in the file (a MessagesPlaceholder, `{{history}}`).
+turns already in a conversation are; the `History` given as the slot variable's value, else
+the default one), with one span for its placeholder, which points at the slot as written in
+the file (a MessagesPlaceholder, `{{history}}`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from prefixlint.load.template import SLOT_ROLE, Template
-from prefixlint.render.history import slot_text
+from prefixlint.render.history import History, slot_text
 from prefixlint.render.spans import CompiledTemplate, Placeholder, RenderedMessage, Span
 
 
@@ -41,7 +42,8 @@ class SlotTemplate:
         out: list[RenderedMessage] = []
         for number, message in enumerate(self.template.messages):
             if message.role == SLOT_ROLE:
-                text = slot_text()
+                value = values.get(self.template.slot) if self.template.slot else None
+                text = slot_text(value if isinstance(value, History) else None)
                 out.append(RenderedMessage(SLOT_ROLE, text, (Span(self._slot_placeholder[number], 0, len(text)),)))
             else:
                 out.append(rendered.pop(0))

@@ -49,7 +49,10 @@ def _finding(rule: Rule, data: Measured, item: VolatileMeasurement, message: str
 
 
 def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
-    """PFX001-PFX005: a volatile value of the rule's class with stable content after it."""
+    """PFX001-PFX005: a volatile value of the rule's class with stable content after it. Ahead of a
+    conversation history (a system prompt, as a chat server serves it), a value that changes per
+    request or per day breaks the reuse of the history on every turn, wherever it sits: the
+    message says how many tokens of history that is."""
     where = "Moved into the last user message" if data.is_chat else "Moved after the instructions"
     if data.template is not None and data.template.format in CODE_FORMATS:
         where = "Moved after the stable text"
@@ -60,16 +63,29 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
         if not item.moved:  # only a branch on the value changed the text: no line to move
             continue
         now = item.now
-        message = (
-            f"{item.placeholder.text} ({data.catalog.describe(v.cls, v.frequency)}) ends the shared prefix"
-            f" at token {now.shared_prefix_tokens:,} of {now.tokens:,}: {percent(now.shared_prefix_tokens, now.tokens, bare_ends=True)}"
-            f" reusable, {percent(now.reusable_tokens, now.tokens, bare_ends=True)} after {rounding(data.profile)}."
-            f" {where}: {percent(now.fixed_shared_prefix_tokens, now.fixed_tokens, bare_ends=True)}"
-            f" ({percent(now.fixed_reusable_tokens, now.fixed_tokens, bare_ends=True)} after {rounding(data.profile).split(' ')[-1]})."
-        )
+        fixed = (f" {where}: {percent(now.fixed_shared_prefix_tokens, now.fixed_tokens, bare_ends=True)}"
+                 f" ({percent(now.fixed_reusable_tokens, now.fixed_tokens, bare_ends=True)} after {rounding(data.profile).split(' ')[-1]}).")
+        value = f"{item.placeholder.text} ({data.catalog.describe(v.cls, v.frequency)})"
+        extra = {}
+        if item.history_tokens:  # ahead of the conversation: the history is lost on every turn
+            place = "in the system prompt" if item.in_system_prompt else "ahead of the conversation"
+            message = (
+                f"{value} {place} breaks the reuse of the {item.history_tokens:,}-token history on every turn:"
+                f" the shared prefix ends at token {now.shared_prefix_tokens:,} of {now.tokens:,},"
+                f" {percent(now.shared_prefix_tokens, now.tokens, bare_ends=True)} reusable"
+                f" ({percent(now.reusable_tokens, now.tokens, bare_ends=True)} after {rounding(data.profile)})." + fixed
+            )
+            extra["history_tokens"] = item.history_tokens
+        else:
+            message = (
+                f"{value} ends the shared prefix at token {now.shared_prefix_tokens:,} of {now.tokens:,}:"
+                f" {percent(now.shared_prefix_tokens, now.tokens, bare_ends=True)} reusable,"
+                f" {percent(now.reusable_tokens, now.tokens, bare_ends=True)} after {rounding(data.profile)}." + fixed
+            )
         yield _finding(rule, data, item, message, _severity(rule, v.frequency), now.reusable_tokens,
                        now.fixed_reusable_tokens, stable_tokens_after=item.stable_tokens_after,
-                       fixed_tokens=now.fixed_tokens, fixed_shared_prefix_tokens=now.fixed_shared_prefix_tokens)
+                       fixed_tokens=now.fixed_tokens, fixed_shared_prefix_tokens=now.fixed_shared_prefix_tokens,
+                       **extra)
 
 
 def boundary_merge(rule: Rule, data: Measured) -> Iterator[Finding]:

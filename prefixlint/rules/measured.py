@@ -35,7 +35,11 @@ class VolatileMeasurement:
     merged_text: str
     merged_token: str
     unmerged_shared_prefix_tokens: int
-
+    #: Tokens of the conversation history after the value, when the value changes more often than
+    #: once per conversation (per request, per day): the reuse it breaks on every turn; else 0.
+    history_tokens: int = 0
+    #: Whether the value is in a system message (the system prompt).
+    in_system_prompt: bool = False
 
 
 @dataclass

@@ -33,7 +33,6 @@ EXPECTED = [
     ("humanloop/onboarding.prompt", "PFX003", 9, 22, "{{user_name}}"),
     ("langchain/answer_prompt.json", "PFX001", 5, 30, "{current_date}"),
     ("langchain/antonyms_few_shot.yaml", "PFX002", 4, 18, "{session_id}"),
-    ("langchain/support_chat_hub.json", "PFX003", 20, 47, "{user_name}"),
     ("semantic_kernel/support_chat.yaml", "PFX001", 5, 35, "{{time.today}}"),
     ("promptfoo/prompts/support_chat.json", "PFX003", 4, 36, "{{ user_name }}"),
     ("promptfoo/prompts/summaries.txt", "PFX001", 7, 20, "{{ received_time }}"),
@@ -42,6 +41,9 @@ CLEAN = [
     "prompty/support_agent_fixed.prompty", "prompty/mustache_history.prompty", "dotprompt/support_fixed.prompt",
     "humanloop/clean_short.prompt",
     "langchain/mustache_chat.yaml", "semantic_kernel/trip_planner_handlebars.yaml", "chat_template/chatml.jinja",
+    # `{user_name}` near the system prompt's end, then the history: constant within a conversation,
+    # it costs only the 7 tokens between it and the history (issue 11, item 4)
+    "langchain/support_chat_hub.json",
 ]
 # (file, line, column or None, words of the message)
 MALFORMED = [
