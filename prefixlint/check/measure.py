@@ -15,7 +15,7 @@ so each distinct text is rendered and tokenized once.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from prefixlint.load.template import Template
@@ -23,7 +23,7 @@ from prefixlint.match.prefix import shared_prefix
 from prefixlint.match.profiles import EngineProfile
 from prefixlint.fix.source import placements
 from prefixlint.match.clause import lead_in
-from prefixlint.match.variants import CODE_FORMATS, NEW_ROLE, changed_placeholders, decide, first_difference, move_to_end
+from prefixlint.match.variants import CODE_FORMATS, NEW_ROLE, changed_placeholders, apply_plan, decide, first_difference, in_place_target, plan_moves, target_message
 from prefixlint.render.conversation import split_json, split_roles
 from prefixlint.render.framing import ApproximateFraming
 from prefixlint.check.served import history_region, serve, tokens_before
@@ -42,6 +42,9 @@ class Request:
     text: str
     starts: tuple[int, ...]  # where each message's text starts in `text`
     ids: list[int]
+    #: The message a fix moves values into, as `check --fix` plans it on the template's own
+    #: messages (`own_target`); None: as planned on these messages.
+    target: int | None = None
 
 
 class Measurer:
@@ -117,10 +120,13 @@ class Measurer:
                 messages = split_roles(messages[0], self.template.role_line)
             elif self.template.json_messages:
                 messages = split_json(messages[0], self.template.path)
+            target = None
             if self.template.is_chat:
-                messages = serve(messages, self.history, has_history=self._writes_history)
+                own = tuple(messages)
+                messages = serve(own, self.history, has_history=self._writes_history)
+                target = own_target(own, messages)
             framed = self.framing.frame(messages, self.encode)
-            request = self._renders[vary] = Request(framed.messages, framed.text, framed.starts, framed.ids)
+            request = self._renders[vary] = Request(framed.messages, framed.text, framed.starts, framed.ids, target)
         return request
 
     def compare(self, a: Request, b: Request, moved: set[int], fixed_b: Request | None = None) -> Measurement:
@@ -154,7 +160,12 @@ class Measurer:
     def _fixed(self, request: Request, modes: dict[int, str]) -> list[int]:
         if not modes:
             return request.ids
-        texts = move_to_end(request.messages, modes, self.template.format in CODE_FORMATS)
+        in_place = self.template.format in CODE_FORMATS
+        plan = plan_moves(request.messages, modes, in_place)
+        if request.target is not None and not (in_place and in_place_target(request.messages, plan.cuts, plan.origins)
+                                               is not None):
+            plan = replace(plan, target=request.target)  # as the fix: not into the user's message the server adds
+        texts = apply_plan([m.text for m in request.messages], plan)
         roles = [m.role for m in request.messages] + [NEW_ROLE]  # a message added after the conversation
         renamed = tuple(RenderedMessage(role, t, ()) for role, t in zip(roles, texts))
         return self.framing.frame(renamed, self.encode).ids
@@ -273,3 +284,16 @@ class Measurer:
             moved = changed_placeholders(base.messages, everything.messages)
         fixed_b = self.render(fixed_vary) if fixed_vary else None
         return self.compare(base, everything, moved, fixed_b)
+
+
+def own_target(own, served) -> int | None:
+    """Where `check --fix` moves a value, as an index of the served messages: the target it
+    plans on the template's own messages (a new message after the conversation: after the
+    user's message the server adds). None for a system prompt on its own: the value belongs
+    in the user's message, which the application writes (no fix; the promise is that move)."""
+    if not own or all(m.role == "system" for m in own):
+        return None
+    target = target_message(own)
+    if target == len(own):
+        return len(served)
+    return next(number for number, m in enumerate(served) if m is own[target])

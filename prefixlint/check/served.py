@@ -7,7 +7,9 @@ conversation whose rendered messages are only system messages (a system prompt o
 is measured followed by the earlier turns of `prefixlint.render.history` and the user's message
 of the turn being served (only by that message when it writes the turns itself: a loop over
 `history`, which renders them); one that ends with its conversation slot (`[system, *messages]`) gets
-that user's message after the slot. A conversation that has user turns of its own after its
+that user's message after the slot, also when system messages follow the slot (a message the
+application adds after the conversation, as `check --fix` writes one: it comes after the user's
+message the conversation ends with). A conversation that has user turns of its own after its
 system prompt and no slot is a complete request (a one-shot prompt) and is measured as written.
 
 `history_region` says where the earlier turns are in a request, so a finding can say how many
@@ -27,16 +29,18 @@ def serve(messages: Sequence[RenderedMessage], history: History, *, has_history:
           ) -> tuple[RenderedMessage, ...]:
     """The messages the server gets: a lone system prompt followed by `history` and the current
     user message (only the user message when the template writes the history itself:
-    `has_history`, a loop over it); a conversation ending with its slot followed by the current
-    user message."""
+    `has_history`, a loop over it); a conversation whose slot is followed by system messages
+    only (or nothing) gets the current user message right after the slot."""
     messages = tuple(messages)
     if not history or not messages:
         return messages
     if all(m.role == "system" for m in messages):
         own = () if has_history else (RenderedMessage(SLOT_ROLE, str(history), ()),)
         return messages + own + (RenderedMessage("user", CURRENT, ()),)
-    if messages[-1].role == SLOT_ROLE:
-        return messages + (RenderedMessage("user", CURRENT, ()),)
+    slots = [number for number, m in enumerate(messages) if m.role == SLOT_ROLE]
+    if slots and all(m.role == "system" for m in messages[slots[-1] + 1 :]):
+        after = slots[-1] + 1  # the conversation holds the user's message; system messages follow it
+        return messages[:after] + (RenderedMessage("user", CURRENT, ()),) + messages[after:]
     return messages
 
 
