@@ -73,6 +73,8 @@ class FileResult:
     volatile: dict[str, dict[str, Any]] | None = _fact()
     #: How many prompts were summed into this result (a file holding several).
     prompts: int | None = _fact()
+    #: What `check --fix`/`--diff` need to write this file's fixes (`prefixlint.fix.attach.FixSource`).
+    fix_sources: tuple[Any, ...] = field(default=(), compare=False, hash=False, repr=False)
 
     def facts(self) -> dict[str, Any]:
         """The facts that are set, in the order of the JSON output."""

@@ -18,7 +18,8 @@ from typing import Any
 from prefixlint.load.template import Template
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.match.profiles import EngineProfile
-from prefixlint.match.variants import changed_placeholders, first_difference, move_to_end
+from prefixlint.fix.source import placements
+from prefixlint.match.variants import changed_placeholders, decide, first_difference, move_to_end
 from prefixlint.render.conversation import split_json, split_roles
 from prefixlint.render.framing import ApproximateFraming
 from prefixlint.render.history import history_value
@@ -58,6 +59,9 @@ class Measurer:
         self._renders: dict[frozenset[str], Request] = {}
         self._encoded: dict[str, list[int]] = {}
         self._lines: dict[str, list[int]] = {}  # line runs -> ids, for `encode_lines`
+        #: How each placeholder's value moves in the fixed variant (its line, or its sentence),
+        #: decided once from the template as written: both renders and the file's fix agree.
+        self.placements = placements(template, compiled.placeholders)
 
     @property
     def volatiles(self) -> list[Volatility]:
@@ -97,22 +101,34 @@ class Measurer:
             request = self._renders[vary] = Request(framed.messages, framed.text, framed.starts, framed.ids)
         return request
 
-    def compare(self, a: Request, b: Request, moved: set[int]) -> Measurement:
+    def compare(self, a: Request, b: Request, moved: set[int], fixed_b: Request | None = None) -> Measurement:
+        """`a` against `b` now, and their fixed variants (`fixed_b`: the request the fixed
+        variant is compared with, when not `b`)."""
         shared = shared_prefix(a.ids, b.ids)
-        fixed_a, fixed_b = self._fixed(a, moved), self._fixed(b, moved)
-        fixed_shared = shared_prefix(fixed_a, fixed_b)
+        modes = self.modes(moved, a)
+        fixed_a, fixed_b_ids = self._fixed(a, modes), self._fixed(fixed_b or b, modes)
+        fixed_shared = shared_prefix(fixed_a, fixed_b_ids)
         # Sizes are those of the first request (the same base render for every value and for
         # the file's summary); what the engine reuses is computed for the second, as it is the
         # one served from the cache.
         return Measurement(
             len(a.ids), shared, self.profile.reusable_tokens(shared, len(b.ids)),
-            len(fixed_a), fixed_shared, self.profile.reusable_tokens(fixed_shared, len(fixed_b)),
+            len(fixed_a), fixed_shared, self.profile.reusable_tokens(fixed_shared, len(fixed_b_ids)),
         )
 
-    def _fixed(self, request: Request, moved: set[int]) -> list[int]:
-        if not moved:
+    def modes(self, moved: set[int], base: Request) -> dict[int, str]:
+        """LINE/SENTENCE for each moved placeholder: as decided from the template, else from
+        the base render (a placeholder the template's content does not hold verbatim)."""
+        modes = {i: self.placements[i] for i in moved if i in self.placements}
+        missing = set(moved) - set(modes)
+        if missing:
+            modes.update(decide(base.messages, missing))
+        return modes
+
+    def _fixed(self, request: Request, modes: dict[int, str]) -> list[int]:
+        if not modes:
             return request.ids
-        texts = move_to_end(request.messages, moved)
+        texts = move_to_end(request.messages, modes)
         renamed = tuple(RenderedMessage(m.role, t, ()) for m, t in zip(request.messages, texts))
         return self.framing.frame(renamed, self.encode).ids
 
@@ -198,11 +214,14 @@ class Measurer:
         text = "".join(pieces)
         return len(self.encode(text)) if text.strip() else 0
 
-    def measure_all(self, moved: set[int] | None = None) -> Measurement:
+    def measure_all(self, moved: set[int] | None = None, fixed_vary: frozenset[str] | None = None) -> Measurement:
         """All volatile values differ at once (two unrelated requests); the fix moves `moved`
-        (None: every value that changes, the best order there is)."""
+        (None: every value that changes, the best order there is). With `fixed_vary`, the fixed
+        variant is that of two requests differing in those values only (the flagged ones): the
+        file's "after the suggested fixes" is then what its findings predict together."""
         base = self.render()
         everything = self.render(frozenset(v.name for v in self.volatiles))
         if moved is None:
             moved = changed_placeholders(base.messages, everything.messages)
-        return self.compare(base, everything, moved)
+        fixed_b = self.render(fixed_vary) if fixed_vary else None
+        return self.compare(base, everything, moved, fixed_b)

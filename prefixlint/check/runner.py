@@ -56,7 +56,8 @@ def merge_by_path(results: list[FileResult]) -> list[FileResult]:
             out.append(replace(good[0], tokens=sum(r.tokens for r in good),
                                reusable_tokens=sum(r.reusable_tokens for r in good),
                                fixed_reusable_tokens=sum(r.fixed_reusable_tokens for r in good), findings=findings,
-                               prompts=len(good), **_summed(good)))
+                               prompts=len(good), fix_sources=tuple(x for r in good for x in r.fix_sources),
+                               **_summed(good)))
     return out
 
 
@@ -92,7 +93,9 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
            text: str | None = None) -> FileResult:
     from prefixlint.check.chat_template_runs import let_through
     from prefixlint.check.measure import Measurer
+    from prefixlint.fix.attach import attach
     from prefixlint.load.registry import load_template
+    from prefixlint.load.template import SLOT_NAMES
     from prefixlint.load.source_prompts import finding_tags
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
@@ -120,7 +123,10 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
         measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
         flagged = [m for m in measured if m.stable_tokens_after >= settings.min_stable_tokens and m.moved]
         moved = set().union(*(m.moved for m in flagged)) if flagged else set()
-        overall = measurer.measure_all(moved)
+        # After the fixes, an undeclared conversation loop (`chat_history`) is the earlier turns,
+        # the same in both requests, not per-request content (issue 11 item 8).
+        history = {n for n in SLOT_NAMES if n not in template.variables}
+        overall = measurer.measure_all(moved, frozenset(v.name for v in measurer.volatiles if v.name not in history))
         # Only when the suggested fixes leave nothing reusable: would any order help at all?
         best = measurer.measure_all() if measured and overall.fixed_reusable_tokens == 0 else overall
     except ChatTemplateFailure as exc:  # at the file's first message
@@ -141,6 +147,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     tags = finding_tags(template)  # "source" (python, typescript, a format name) and "prompt"
     findings = [replace(f, extra={**tags, **f.extra}) for f in kept if f.path == path] + unused
     findings.sort(key=Finding.sort_key)
+    findings, fix_source = attach(findings, template, compiled.placeholders, measurer, measured)
     return FileResult(
         path, overall.tokens, overall.reusable_tokens, overall.fixed_reusable_tokens, tuple(findings),
         format=template.format, model=template.model or None, tokenizer=tokenizer.name, engine=profile.name,
@@ -149,6 +156,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
         volatile={m.volatility.name: {"class": m.volatility.cls, "frequency": m.volatility.frequency,
                                       "stable_tokens_after": m.stable_tokens_after}
                   for m in measured},
+        fix_sources=(fix_source,),
     )
 
 

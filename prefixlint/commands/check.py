@@ -39,9 +39,16 @@ EXIT_ERROR = 2
 @click.option("--skip-non-templates", is_flag=True, default=False,
               help="Skip files named on the command line that are no prompt template (a package.json,"
               " a CI workflow), as a directory walk does, instead of reporting them (for pre-commit hooks).")
+@click.option("--fix", is_flag=True, default=False,
+              help="Move the flagged values after the stable content in the files (safe fixes only).")
+@click.option("--unsafe-fixes", is_flag=True, default=False,
+              help="Also apply the fixes that split a sentence (with --fix or --diff).")
+@click.option("--diff", is_flag=True, default=False,
+              help="Print the fixes as unified diffs and change nothing (exit 1 when there is a diff).")
 @click.pass_context
 def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, select, ignore, output_format, exit_zero,
-          statistics, config_file, isolated, force_exclude, allow_outside_paths, skip_non_templates):
+          statistics, config_file, isolated, force_exclude, allow_outside_paths, skip_non_templates, fix,
+          unsafe_fixes, diff):
     """Find the values in prompt templates that change between requests (timestamps, ids, user
     data, counters, retrieved content) and sit ahead of stable content, and measure with the
     real tokenizer what each costs in prefix-cache reuse and what moving it would give.
@@ -52,6 +59,7 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
       prefixlint check prompts/*.yaml --engine openai --format json
       prefixlint check prompt.md --select PFX001,PFX002 --exit-zero
       prefixlint check chats/ --tokenizer ./llama --chat-template llama3.2.jinja
+      prefixlint check prompts/ --diff          # the fixes as a diff; --fix writes them
 
     Exit status: 0 no findings, 1 findings, 2 usage, configuration or input error.
     """
@@ -117,11 +125,27 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
                 f"no prompt templates under {directory}: the {len(found)} matching"
                 f" file{'s are' if len(found) != 1 else ' is'} in no format prefixlint reads", path=directory, hint="name a file on the command line to see why"))
     results += [FileResult(problem.path or "", error=problem) for problem in problems]
+    if diff:
+        from prefixlint.commands.check_fix import show_diffs
+
+        for result in results:
+            if result.error is not None:
+                click.echo(f"prefixlint: error: {result.error}", err=True)
+        files_changed, _ = show_diffs(results, unsafe_fixes)
+        ctx.exit(EXIT_ERROR if any(r.error for r in results) else EXIT_FINDINGS if files_changed else 0)
+    fixed = 0
+    if fix:
+        from prefixlint.commands.check_fix import apply_fixes
+
+        results, fixed = apply_fixes(results, unsafe_fixes, lambda written: check_files(written, settings_for))
     if output_format == "text":  # diagnostics on stderr, as the other commands print them
         for result in results:
             if result.error is not None:
                 click.echo(f"prefixlint: error: {result.error}", err=True)
-    click.echo(format_results(results, output_format, color=ctx.color, statistics=statistics), color=ctx.color)
+    click.echo(format_results(results, output_format, color=ctx.color, statistics=statistics,
+                              unsafe_fixes=unsafe_fixes), color=ctx.color)
+    if fix and output_format == "text":
+        click.echo(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.", err=True)
     if any(result.error for result in results):
         ctx.exit(EXIT_ERROR)
     if any(result.findings for result in results) and not exit_zero:

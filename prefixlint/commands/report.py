@@ -54,8 +54,10 @@ def parse_fail_on(value: str) -> tuple[bool, float | None]:
 @allow_outside_paths_option
 @click.option("--annotate/--no-annotate", default=None,
               help="Also print a workflow command per new finding (default: when GITHUB_ACTIONS=true).")
+@click.option("--suggest", is_flag=True, default=False,
+              help="Add the fix (`check --fix`) of each template whose reuse fell to the comment, as a diff.")
 def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, post, repository, pr_number,
-           allow_outside_paths, annotate):
+           allow_outside_paths, annotate, suggest):
     """Measure each template at git revision REF and in the working tree, and write Markdown for a
     pull-request comment: tokens and reusable share before and after the engine's block
     rounding, at the base and now, and the findings the change introduces. Appended to
@@ -76,7 +78,7 @@ def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, pos
     from prefixlint.prreport.rows import build_rows, link_for_environment, new_findings
 
     fail_on_findings, max_drop = parse_fail_on(fail_on)
-    rows, setup = build_rows(paths or (".",), base_ref, tokenizer, offline, engine, block_size)
+    rows, setup = build_rows(paths or (".",), base_ref, tokenizer, offline, engine, block_size, suggest)
     setup = replace(setup, link=link_for_environment())
     body = markdown.to_markdown(rows, setup)
     click.echo(body, nl=False)

@@ -6,6 +6,11 @@ import click
 
 from prefixlint.commands.options import format_option
 
+FIX_AVAILABILITY = {
+    "sometimes": "Fix is sometimes available: `check --fix` (safe) or `--unsafe-fixes` (splits a sentence).",
+    "never": "Fix is not available.",
+}
+
 
 @click.command("rules")
 @format_option("text", "json")
@@ -38,6 +43,7 @@ def rule(code):
     if found is None:
         raise PrefixlintError(f"unknown rule {code!r}", hint="`prefixlint rules` lists them")
     lines = [f"{found.code} {found.name} ({found.severity})", "", found.summary.strip(), ""]
+    lines += [FIX_AVAILABILITY[found.fix], ""]
     for part, heading in HEADINGS.items():
         lines += [f"## {heading}", "", found.docs[part].rstrip(), ""]
     options = {k: v for k, v in found.options.items()}

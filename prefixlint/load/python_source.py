@@ -25,6 +25,7 @@ from prefixlint.load.base import Loader
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import (PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content,
                                             to_template)
+from prefixlint.load.base import Loader
 from prefixlint.load.template import Template
 
 FORMAT = "python"

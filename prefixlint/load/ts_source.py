@@ -24,6 +24,7 @@ from prefixlint.load.base import Loader
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import PROMPT_NAME, PromptMessage, SourcePrompt, Text, has_content, to_template
 from prefixlint.load.ts_values import Values, node_key
+from prefixlint.load.base import Loader
 from prefixlint.load.template import Template
 
 FORMAT = "typescript"

@@ -2,23 +2,31 @@
 
 `changed_placeholders` pairs the substitutions of two renders (same placeholder, same order)
 and returns the placeholders whose rendered value differs. `move_to_end` builds the fixed
-variant the rules suggest: each line holding one of those placeholders is cut from where it
-is and appended, in order, to the end of the last user message (of the prompt, for a
-single-prompt file), so the stable text ahead of it becomes a shared prefix. When a long text
-follows the value on its line (more than MAX_CARRIED_CHARS), only the value itself is moved.
+variant the rules suggest: the line (or sentence) holding each moved placeholder is cut from
+where it is and appended, in order, to the end of the last user message (of the prompt, for a
+single-prompt file), so the stable text ahead of it becomes a shared prefix.
+
+How a value moves is decided ONCE per placeholder, from the template as written
+(`placements`), and the same decision is applied to every render and to the file itself
+(`prefixlint.fix`): a value with at most MAX_CARRIED_CHARS of text after it on its line moves
+with its line ("line", a safe fix); otherwise the sentence holding it moves on its own
+("sentence", an unsafe fix: the line is split).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+import re
+from dataclasses import dataclass
+from typing import Mapping, Sequence
 
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.spans import RenderedMessage
 
-
 #: When more than this many characters follow the value on its line (a one-line prompt, a
-#: paragraph), the line is not moved whole: the value alone is.
+#: paragraph), the line is not moved whole: the sentence holding the value is.
 MAX_CARRIED_CHARS = 48
+LINE, SENTENCE = "line", "sentence"
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)[ \t]*")
 
 
 def first_difference(a: str, b: str) -> int:
@@ -44,44 +52,130 @@ def changed_placeholders(a: Sequence[RenderedMessage], b: Sequence[RenderedMessa
     return changed
 
 
+def placement(text: str, start: int, end: int) -> str:
+    """LINE or SENTENCE for the value at text[start:end] (the template as written): its line
+    when little follows it there, or when its sentence is the whole line."""
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    if len(text[end:line_end].strip()) <= MAX_CARRIED_CHARS:
+        return LINE
+    cut_start, cut_end = region(text, start, end, SENTENCE)
+    whole = not text[text.rfind("\n", 0, start) + 1 : cut_start].strip() and not text[cut_end:line_end].strip()
+    return LINE if whole else SENTENCE
+
+
+def region(text: str, start: int, end: int, mode: str) -> tuple[int, int]:
+    """The [start, end) of `text` that moves with the value at text[start:end]."""
+    line_start = text.rfind("\n", 0, start) + 1
+    newline = text.find("\n", end)
+    line_end = len(text) if newline < 0 else newline
+    if mode == LINE:
+        return line_start, (len(text) if newline < 0 else newline + 1)
+    before = [m.end() for m in _SENTENCE_END.finditer(text, line_start, start)]
+    cut_start = before[-1] if before else line_start
+    after = _SENTENCE_END.search(text, end, line_end)
+    cut_end = after.end() if after else line_end
+    if cut_end == line_end:  # the sentence ends its line: the spaces before it go with it
+        while cut_start > line_start and text[cut_start - 1] in " \t":
+            cut_start -= 1
+    return cut_start, cut_end
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What `move_to_end` does: the regions cut from each message, the pieces appended (in
+    order) to the target message, and that message's index."""
+
+    cuts: tuple[tuple[tuple[int, int], ...], ...]
+    pieces: tuple[str, ...]
+    target: int
+    #: For each piece: (message, start, end) of its text before the newline appended to it.
+    origins: tuple[tuple[int, int, int], ...] = ()
+
+
 def target_message(messages: Sequence[RenderedMessage]) -> int:
     users = [i for i, m in enumerate(messages) if m.role == "user"]
     return users[-1] if users else len(messages) - 1
 
 
-def move_to_end(messages: Sequence[RenderedMessage], placeholders: set[int]) -> list[str]:
-    """Message texts with every line holding one of `placeholders` moved to the target message's end."""
-    target = target_message(messages)
-    texts: list[str] = []
-    moved: list[str] = []
-    for message in messages:
+def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | set[int] | frozenset[int]) -> Plan:
+    """The regions to cut and the pieces to append; `moves` maps a placeholder to LINE or
+    SENTENCE (a set: decided from the first span of each placeholder in `messages`)."""
+    if not isinstance(moves, Mapping):
+        moves = decide(messages, moves)
+    cuts, pieces, origins = [], [], []
+    for number, message in enumerate(messages):
         text = message.text
         regions: list[list[int]] = []
         for span in message.spans:
-            if span.placeholder not in placeholders:
+            mode = moves.get(span.placeholder)
+            if mode is None:
                 continue
-            start = text.rfind("\n", 0, span.start) + 1
-            end = text.find("\n", span.end)
-            end = len(text) if end < 0 else end + 1
-            if end - span.end > MAX_CARRIED_CHARS:
-                start, end = span.start, span.end  # more instructions follow on its line: move the value alone
+            start, end = region(text, span.start, span.end, mode)
             if regions and start <= regions[-1][1]:
-                regions[-1][1] = max(regions[-1][1], end)
+                regions[-1][1] = regions[-1][2] = max(regions[-1][1], end)
             else:
-                regions.append([start, end])
+                regions.append([start, end, end])
+        if regions and regions[0][0] == 0 and text[: regions[0][1]].endswith("\n"):
+            # the message's opening lines: the blank lines after them go too (no blank opening)
+            limit = regions[1][0] if len(regions) > 1 else len(text)
+            regions[0][1] = _past_blank_lines(text, regions[0][1], limit)
+        kept = []
+        for start, end, piece_end in regions:
+            piece_start = start
+            if not text[start:piece_end].endswith("\n"):  # a sentence, or a last line: without its blanks
+                while piece_start < piece_end and text[piece_start] in " \t":
+                    piece_start += 1
+                while piece_end > piece_start and text[piece_end - 1] in " \t":
+                    piece_end -= 1
+                if end == len(text) and start > 0 and text[start - 1] == "\n":
+                    start -= 1  # the last line of its message: the newline before it goes too
+            piece = text[piece_start:piece_end]
+            pieces.append(piece if piece.endswith("\n") else piece + "\n")
+            origins.append((number, piece_start, piece_end))
+            kept.append((start, end))
+        cuts.append(tuple(kept))
+    return Plan(tuple(cuts), tuple(pieces), target_message(messages), tuple(origins))
+
+
+def _past_blank_lines(text: str, at: int, limit: int) -> int:
+    while True:
+        newline = text.find("\n", at, limit)
+        if newline < 0 or text[at:newline].strip():
+            return at
+        at = newline + 1
+
+
+def decide(messages: Sequence[RenderedMessage], placeholders: set[int] | frozenset[int]) -> dict[int, str]:
+    modes: dict[int, str] = {}
+    for message in messages:
+        for span in message.spans:
+            if span.placeholder in placeholders and span.placeholder not in modes:
+                modes[span.placeholder] = placement(message.text, span.start, span.end)
+    return modes
+
+
+def apply_plan(texts: Sequence[str], plan: Plan) -> list[str]:
+    out = []
+    for text, cuts in zip(texts, plan.cuts):
         kept, last = [], 0
-        for start, end in regions:
+        for start, end in cuts:
             kept.append(text[last:start])
-            moved.append(text[start:end])
             last = end
         kept.append(text[last:])
-        texts.append("".join(kept))
-    if moved:
-        body = texts[target]
-        if body and not body.endswith("\n"):
-            body += "\n"
-        combined = body + "".join(moved)
-        if not messages[target].text.endswith("\n"):
-            combined = combined.rstrip("\n")
-        texts[target] = combined
-    return texts
+        out.append("".join(kept))
+    if plan.pieces:
+        out[plan.target] = append_pieces(out[plan.target], plan.pieces, texts[plan.target].endswith("\n"))
+    return out
+
+
+def append_pieces(body: str, pieces: Sequence[str], ends_with_newline: bool) -> str:
+    if body and not body.endswith("\n"):
+        body += "\n"
+    combined = body + "".join(pieces)
+    return combined if ends_with_newline else combined.rstrip("\n")
+
+
+def move_to_end(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | set[int] | frozenset[int]) -> list[str]:
+    """Message texts with the line (or sentence) of every moved placeholder at the target's end."""
+    return apply_plan([m.text for m in messages], plan_moves(messages, moves))

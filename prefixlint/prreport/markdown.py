@@ -32,6 +32,8 @@ class Measured:
     reusable_tokens: int = 0
     findings: tuple[Finding, ...] = ()
     error: str | None = None  # the diagnostic when it could not be measured
+    #: `report --suggest`: the unified diff of the template's safe fixes ("" when none).
+    suggestion: str = ""
 
     def before_rounding(self) -> str:
         return "error" if self.error else percent(self.shared_prefix_tokens, self.tokens)
@@ -135,6 +137,16 @@ def finding_item(item: Finding, setup: Setup) -> str:
     return f"- {place} **{item.code}** {item.name}: {escape(item.message)}"
 
 
+def suggestions(changed: Sequence[TemplateChange]) -> list[str]:
+    """`report --suggest`: the fix of each template whose reuse fell, as a diff to apply."""
+    fell = [row for row in changed if row.now and row.now.suggestion and (row.drop() > 0 or row.status == "added")]
+    lines: list[str] = []
+    for row in fell:
+        lines += ["", f"**Suggested fix for `{escape(row.path)}`** (`prefixlint check --fix {escape(row.path)}`):", "",
+                  "```diff", row.now.suggestion.rstrip("\n"), "```"]
+    return lines
+
+
 def to_markdown(rows: Sequence[TemplateChange], setup: Setup) -> str:
     changed = [row for row in rows if row.status != "unchanged"]
     unchanged = [row for row in rows if row.status == "unchanged"]
@@ -157,6 +169,7 @@ def to_markdown(rows: Sequence[TemplateChange], setup: Setup) -> str:
         lines += [finding_item(item, setup) for item in new]
     elif changed:
         lines.append("No new findings.")
+    lines += suggestions(changed)
     errors = [(row.path, side.error) for row in changed for side in (row.now,) if side and side.error]
     if errors:
         lines += ["", "**Could not be measured**", ""]

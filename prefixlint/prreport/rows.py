@@ -136,7 +136,7 @@ def link_for_environment() -> Callable[[str, int], str | None]:
 
 
 def measurer(repo: Repository, tokenizer: str | None, offline: bool, engine: str | None,
-             block_size: int | None) -> tuple[Measure, dict[str, set]]:
+             block_size: int | None, suggest: bool = False) -> tuple[Measure, dict[str, set]]:
     """`check`'s measurement of a text as the content of a repository path, with the
     configuration that applies to that path in the working tree (flags win), and the
     tokenizers, engines and block sizes it used."""
@@ -156,9 +156,18 @@ def measurer(repo: Repository, tokenizer: str | None, offline: bool, engine: str
         used["tokenizer"].add(result.tokenizer)
         used["engine"].add(result.engine)
         used["block_size"].add(result.block_size)
-        return Measured(result.tokens, result.shared_prefix_tokens, result.reusable_tokens, result.findings)
+        return Measured(result.tokens, result.shared_prefix_tokens, result.reusable_tokens, result.findings,
+                        suggestion=_suggestion(path, result) if suggest else "")
 
     return measure, used
+
+
+def _suggestion(path: str, result) -> str:
+    """The unified diff of the file's safe fixes, "" when there are none."""
+    from prefixlint.fix.write import fixed_text, unified_diff
+
+    planned = fixed_text(result)
+    return unified_diff(path, planned[0], planned[1]) if planned and planned[0] != planned[1] else ""
 
 
 def _named(values: set) -> str:
@@ -166,12 +175,12 @@ def _named(values: set) -> str:
 
 
 def build_rows(paths: Sequence[str], base_ref: str, tokenizer: str | None, offline: bool, engine: str | None,
-               block_size: int | None) -> tuple[list[TemplateChange], Setup]:
+               block_size: int | None, suggest: bool = False) -> tuple[list[TemplateChange], Setup]:
     repo = open_repository()
     commit = repo.commit(base_ref)
     prefixes = path_prefixes(repo, paths)
     changes = repo.compare(commit, wanted_paths(list(prefixes.values())))
-    measure, used = measurer(repo, tokenizer, offline, engine, block_size)
+    measure, used = measurer(repo, tokenizer, offline, engine, block_size, suggest)
     rows = compare_changes(repo, changes, measure)
     for shown, prefix in prefixes.items():
         if not any(under(row.path, prefix) for row in rows):

@@ -28,6 +28,17 @@ def split_roles(message: RenderedMessage, role_line: str | None = None) -> tuple
     re-based to it (a span cut by the trimming is dropped).
     """
     text = message.text
+    messages = []
+    for role, start, end in role_sections(text, role_line):
+        spans = tuple(Span(s.placeholder, s.start - start, s.end - start)
+                      for s in message.spans if s.start >= start and s.end <= end)
+        messages.append(RenderedMessage(role, text[start:end], spans))
+    return tuple(messages) or (message,)
+
+
+def role_sections(text: str, role_line: str | None = None) -> list[tuple[str, int, int]]:
+    """(role, start, end) of each message of a text whose roles are marked by role lines, each
+    without its role line and the blank lines around it (the fix engine cuts the file alike)."""
     pattern = re.compile(role_line, re.MULTILINE | re.IGNORECASE) if role_line else ROLE_LINE
     marks = list(pattern.finditer(text))
     pieces: list[tuple[str, int, int]] = []
@@ -36,16 +47,14 @@ def split_roles(message: RenderedMessage, role_line: str | None = None) -> tuple
     for number, mark in enumerate(marks):
         end = marks[number + 1].start() if number + 1 < len(marks) else len(text)
         pieces.append((mark.group(1).lower(), mark.end(), end))
-    messages = []
+    trimmed = []
     for role, start, end in pieces:
         while start < end and text[start] in "\r\n":
             start += 1
         while end > start and text[end - 1] in "\r\n \t":
             end -= 1
-        spans = tuple(Span(s.placeholder, s.start - start, s.end - start)
-                      for s in message.spans if s.start >= start and s.end <= end)
-        messages.append(RenderedMessage(role, text[start:end], spans))
-    return tuple(messages) or (message,)
+        trimmed.append((role, start, end))
+    return trimmed
 
 
 def split_json(message: RenderedMessage, path: str) -> tuple[RenderedMessage, ...]:

@@ -18,14 +18,22 @@ from prefixlint.report.style import paint
 _COLORS = {"error": "red", "warning": "yellow", "info": "blue"}
 
 
-def format_text(results: Sequence[FileResult], *, color: bool | None = None, statistics: bool = False) -> str:
+def fixable(finding, unsafe_fixes: bool = False) -> bool:
+    """Has a fix `--fix` applies (an unsafe one only with `--unsafe-fixes`)."""
+    fix = finding.extra.get("fix")
+    return bool(fix) and (fix["applicability"] == "safe" or unsafe_fixes)
+
+
+def format_text(results: Sequence[FileResult], *, color: bool | None = None, statistics: bool = False,
+                unsafe_fixes: bool = False) -> str:
     lines: list[str] = []
     for result in results:
         if result.error is not None:  # the command prints errors on stderr
             continue
         for f in result.findings:
             code = paint(f.code, color, fg=_COLORS.get(f.severity, "white"), bold=True)
-            lines.append(f"{f.path}:{f.line}:{f.column}: {code} {f.message}")
+            mark = "[*] " if fixable(f, unsafe_fixes) else ""  # as ruff marks what --fix can fix
+            lines.append(f"{f.path}:{f.line}:{f.column}: {code} {mark}{f.message}")
     for result in results:
         if result.error is None:
             after = percent(result.fixed_reusable_tokens, result.tokens if result.fixed_tokens is None else result.fixed_tokens,
@@ -45,4 +53,18 @@ def format_text(results: Sequence[FileResult], *, color: bool | None = None, sta
     if errors:
         tail += f", {errors} file{'s' if errors != 1 else ''} with errors"
     lines.append(tail + ".")
+    lines += _fix_summary(findings, unsafe_fixes)
     return "\n".join(lines)
+
+
+def _fix_summary(findings, unsafe_fixes: bool) -> list[str]:
+    """Ruff's footer: how many findings --fix fixes, and the unsafe fixes it leaves hidden."""
+    shown = sum(1 for f in findings if fixable(f, unsafe_fixes))
+    hidden = sum(1 for f in findings if f.extra.get("fix") and not fixable(f, unsafe_fixes))
+    if not shown and not hidden:
+        return []
+    hint = f"{shown} fixable with the `--fix` option" if shown else "No fixes available"
+    if hidden:
+        hint += (f" ({hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the"
+                 " `--unsafe-fixes` option)")
+    return [hint + "."]

@@ -22,7 +22,9 @@ CHECK_FORMATS: dict[str, str] = {
 
 
 def format_results(results: Sequence[FileResult], fmt: str, *, color: bool | None = None,
-                   statistics: bool = False) -> str:
+                   statistics: bool = False, unsafe_fixes: bool = False) -> str:
     module_name, _, attribute = CHECK_FORMATS[fmt].partition(":")
     formatter = getattr(importlib.import_module(module_name), attribute)
-    return formatter(list(results), color=color, statistics=statistics)
+    # `[*]` marks the fixes --fix applies: the text output also counts unsafe ones with --unsafe-fixes
+    options = {"unsafe_fixes": True} if unsafe_fixes and fmt == "text" else {}
+    return formatter(list(results), color=color, statistics=statistics, **options)

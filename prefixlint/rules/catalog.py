@@ -35,6 +35,8 @@ class Rule:
     source: str = ""
     #: The name of the function that implements the rule (`prefixlint.rules.registry.CHECKS`).
     check: str = ""
+    #: Whether `check --fix` can fix its findings: "sometimes" or "never".
+    fix: str = "never"
 
 
 @lru_cache(maxsize=1)
@@ -54,7 +56,7 @@ def load_catalog() -> dict[str, Rule]:
                 code=data["code"], name=data["name"], severity=data["severity"],
                 summary=data["summary"], docs={part: data["docs"][part] for part in HEADINGS},
                 options=data.get("options") or {}, cases=data.get("cases") or {}, source=entry.name,
-                check=data.get("check", ""),
+                check=data.get("check", ""), fix=data.get("fix", "never"),
             )
         except (KeyError, TypeError) as exc:
             raise PrefixlintError(f"malformed rule file: {exc}", path=f"rules/{entry.name}") from None

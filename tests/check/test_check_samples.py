@@ -84,7 +84,9 @@ def test_daily_briefing_numbers(report, tok):
     monday, tuesday = (text.replace("{date}", day).replace("{reports}", "reports") for day in ("2025-03-14", "2025-03-15"))
     a, b = tok.encode(monday), tok.encode(tuesday)
     first_line = lambda t: t.split("\n", 1)  # noqa: E731
-    fixed_a, fixed_b = (tok.encode(rest.rstrip("\n") + "\n" + head + "\n") for head, rest in map(first_line, (monday, tuesday)))
+    # the date line moves to the end, and the blank line after it (it opened the prompt) goes too
+    fixed_a, fixed_b = (tok.encode(rest.removeprefix("\n").rstrip("\n") + "\n" + head + "\n")
+                        for head, rest in map(first_line, (monday, tuesday)))
     (finding,) = report["daily_briefing.txt"]["findings"]
     assert finding["tokens"] == len(a)
     assert finding["shared_prefix_tokens"] == shared_prefix(a, b) == len(tok.encode("Today is 2025-03-"))
@@ -157,9 +159,9 @@ def test_text_output_and_summary_lines(report):
                                       "--isolated"])
     assert result.exit_code == 1
     lines = result.output.splitlines()
-    assert lines[0].startswith(f"{SAMPLES / 'support_bot.yaml'}:10:21: PFX001 {{{{ now }}}} (a timestamp, changes every"
+    assert lines[0].startswith(f"{SAMPLES / 'support_bot.yaml'}:10:21: PFX001 [*] {{{{ now }}}} (a timestamp, changes every"
                                " request) ends the shared prefix at token ")
     assert "Moved into the last user message: " in lines[0]
     assert lines[1].startswith(f"{SAMPLES / 'support_bot.yaml'}: {report_tokens('support_bot.yaml')} tokens · reusable now ")
     assert lines[2].startswith(f"{SAMPLES / 'code_review.yaml'}: ") and "tokens · reusable now" in lines[2]
-    assert lines[-1] == "1 finding in 2 files."
+    assert lines[-2:] == ["1 finding in 2 files.", "1 fixable with the `--fix` option."]

@@ -241,7 +241,7 @@ def test_formatter_registry_and_the_public_result_shape():
     assert [f.name for f in fields(FileResult)] == [
         "path", "tokens", "reusable_tokens", "fixed_reusable_tokens", "findings", "error",
         "format", "model", "tokenizer", "engine", "chat_format", "chat_template", "block_size",
-        "shared_prefix_tokens", "fixed_tokens", "fixed_shared_prefix_tokens", "volatile", "prompts"]
+        "shared_prefix_tokens", "fixed_tokens", "fixed_shared_prefix_tokens", "volatile", "prompts", "fix_sources"]
     assert set(CHECK_FORMATS) >= {"text", "json"}
     finding = Finding(path="p.md", line=2, column=3, code="PFX001", name="timestamp-before-stable",
                       severity="error", message="m", variable="now", tokens=100, shared_prefix_tokens=5,

@@ -32,7 +32,11 @@ CLEAN = "You are the support assistant of Acme Outdoor.\n" + POLICY + "\n\nCurre
 
 
 def test_hook_definition_matches_the_loaders_and_the_directory_walk():
-    (hook,) = yaml.safe_load((CHECKOUT / ".pre-commit-hooks.yaml").read_text())
+    hook, fix = yaml.safe_load((CHECKOUT / ".pre-commit-hooks.yaml").read_text())
+    # prefixlint-fix is the same hook with --fix, as ruff ships both
+    assert fix["id"] == "prefixlint-fix" and fix["args"] == ["--fix", *hook["args"]]
+    assert {k: v for k, v in fix.items() if k not in ("id", "name", "description", "args")} == {
+        k: v for k, v in hook.items() if k not in ("id", "name", "description", "args")}
     assert hook["id"] == "prefixlint" and hook["entry"] == "prefixlint check"
     assert hook["language"] == "python" and hook["require_serial"] is True
     assert hook["minimum_pre_commit_version"] == "3.0.0"

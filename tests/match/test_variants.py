@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefixlint.match.variants import MAX_CARRIED_CHARS, changed_placeholders, first_difference, move_to_end
+from prefixlint.match.variants import (LINE, MAX_CARRIED_CHARS, SENTENCE, changed_placeholders, decide, first_difference,
+                                       move_to_end, placement, plan_moves)
 from prefixlint.render.spans import RenderedMessage, Span
 
 
@@ -35,10 +36,26 @@ def test_lines_move_to_the_last_user_message():
     assert texts == ["Rules.\nMore rules.\n", "Question?\nCurrent time: 09:00", "ok"]
 
 
-def test_a_long_line_keeps_its_text_and_only_the_value_moves():
-    tail = ", welcome to the bank. " + "x" * MAX_CARRIED_CHARS
-    prompt = message(None, [("Hello ", None), ("Ana", 0), (tail, None)])
-    assert move_to_end([prompt], {0}) == [f"Hello {tail}\nAna"]
+def test_a_value_inside_a_long_line_moves_with_its_sentence():
+    tail = " Answer questions about the bank. " + "x" * MAX_CARRIED_CHARS + "."
+    prompt = message(None, [("You help customers. Today is ", None), ("Monday", 0), (".", None), (tail, None)])
+    assert decide([prompt], {0}) == {0: SENTENCE}
+    # cut: "Today is Monday. " (the sentence and the spaces after it); appended as its own line
+    assert move_to_end([prompt], {0}) == ["You help customers. Answer questions about the bank. "
+                                          + "x" * MAX_CARRIED_CHARS + ".\nToday is Monday."]
+
+
+def test_the_placement_is_decided_once_for_both_renders():
+    # 40 characters after the value in one render, 60 in the other: one decision for both.
+    short = message(None, [("Time: ", None), ("9", 0), (" " + "a" * 39 + "\nRules.\n", None)])
+    assert placement(short.text, 6, 7) == LINE
+    plan = plan_moves([short], {0: LINE})
+    assert plan.cuts == (((0, 48),),) and plan.pieces == ("Time: 9 " + "a" * 39 + "\n",)
+
+
+def test_the_last_line_takes_the_newline_before_it():
+    prompt = message(None, [("Rules.\nTime: ", None), ("9", 0)])
+    assert plan_moves([prompt], {0: LINE}).cuts == (((6, 14),),)
 
 
 @settings(max_examples=100, deadline=None)
@@ -48,7 +65,7 @@ def test_moving_keeps_every_character(pieces):
     rendered = message(None, parts)
     moved = {index for index, (_, volatile) in enumerate(pieces) if volatile}
     (fixed,) = move_to_end([rendered], moved)
-    assert sorted(fixed.replace("\n", "")) == sorted(rendered.text.replace("\n", ""))
+    assert sorted(fixed.replace("\n", "").replace(" ", "")) == sorted(rendered.text.replace("\n", "").replace(" ", ""))
     if not moved:
         assert fixed == rendered.text
 

@@ -183,3 +183,15 @@ def test_yaml_files_that_are_not_templates_are_left_out(repo):
     (repo / "config" / "app.yaml").write_text("debug: true\n")
     only = invoke("config", "--base", "main")
     assert only.exit_code == 2 and "config: no template here" in only.output
+
+
+def test_suggest_adds_the_fix_of_a_template_whose_reuse_fell(repo):
+    import difflib
+
+    result = invoke("--base", "main", "--suggest")
+    # moving `Current time` back to the end of the block is exactly the base's CLEAN text
+    diff = "".join(difflib.unified_diff(BAD.splitlines(True), CLEAN.splitlines(True),
+                                        "prompts/support.yaml", "prompts/support.yaml"))
+    assert ("**Suggested fix for `prompts/support.yaml`** (`prefixlint check --fix prompts/support.yaml`):\n\n"
+            f"```diff\n{diff}```\n") in result.output
+    assert "Suggested fix" not in invoke("--base", "main").output

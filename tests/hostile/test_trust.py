@@ -171,7 +171,7 @@ def test_a_walk_does_not_follow_a_symlink_out_of_the_repository(repo):
 def test_tokenizers_are_never_loaded_with_remote_code():
     """The tokenizer adapters read tokenizer.json with the `tokenizers` library; nothing in the
     package asks transformers for a model or tokenizer class, with or without remote code."""
-    package = Path(__file__).parent.parent / "prefixlint"
+    package = Path(__file__).parent.parent.parent / "prefixlint"
     sources = "\n".join(path.read_text() for path in package.rglob("*.py"))
     for needle in ("trust_remote_code", "AutoTokenizer", "from_pretrained"):
         assert needle not in sources

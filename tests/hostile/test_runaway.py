@@ -183,7 +183,7 @@ def test_limits_come_from_the_environment_and_the_docs_name_them_all(tmp_path):
 
     from prefixlint import limits
 
-    documented = re.findall(r"`PREFIXLINT_([A-Z_]+)`", (Path(__file__).parent.parent / "docs" /
+    documented = re.findall(r"`PREFIXLINT_([A-Z_]+)`", (Path(__file__).parent.parent.parent / "docs" /
                                                          "reliability.md").read_text())
     assert sorted(documented) == ["FILE_RENDER_SECONDS", "MAX_FILE_BYTES", "MAX_LINE_BYTES", "MAX_OUTPUT_CHARS",
                                   "REGEX_SECONDS", "RENDER_SECONDS"]

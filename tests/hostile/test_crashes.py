@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from prefixlint.cli import cli
 from tests.check.test_check_bad_input import GOOD, good, write  # noqa: F401 - `good` is a fixture
 
-EXAMPLE_CONFIG = Path(__file__).parent.parent / "docs" / "examples" / "gpt-oss-120b-config.json"
+EXAMPLE_CONFIG = Path(__file__).parent.parent.parent / "docs" / "examples" / "gpt-oss-120b-config.json"
 HUGE = "9" * 5000
 DEEP_JSON = "[" * 100_000 + "]" * 100_000
 LC_HEAD = '{"lc": 1, "type": "constructor", "id": ["langchain", "prompts", "chat", "ChatPromptTemplate"], '
@@ -162,7 +162,7 @@ def test_kv_options_with_too_many_digits(option):
     (("--cache-tokens", str(10**22)), "more than the 16,777,216 this replay models"),
 ])
 def test_replay_sizes_beyond_any_cache(args, fragment):
-    log = Path(__file__).parent.parent / "docs" / "examples" / "traffic.jsonl"
+    log = Path(__file__).parent.parent.parent / "docs" / "examples" / "traffic.jsonl"
     result = run("replay", *args, str(log))
     assert result.exit_code == 2 and fragment in result.stderr and "internal error" not in result.output
 

@@ -1,0 +1,191 @@
+"""A fix as edits of the file: the one move plan (`prefixlint.match.variants.plan_moves`)
+applied to the template as written, in the file's own syntax.
+
+Each moved piece is taken from the file as it is written (its escapes, quoting and braces
+stay as they were) and inserted at the end of the target message in the file; a line of an
+indented block (a YAML block scalar, a dedented literal) takes the target's indentation. The
+newline a sentence needs is spelled as the target spells its newlines (a real one, or `\\n` in
+a quoted string). Nothing outside the cut and insertion points changes. Every fix is checked
+before it is offered: the edited text is loaded again with the same loader, and each
+message's content must be exactly the planned one; otherwise there is no fix (`reason`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from prefixlint.fix.edits import Edit, apply_edits
+from prefixlint.load.template import SLOT_ROLE
+from prefixlint.fix.source import SourceMessage, source_messages
+from prefixlint.match.variants import SENTENCE, apply_plan, plan_moves
+
+_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|\r\n|.)", re.DOTALL)
+#: Block tags a moved line must not leave or enter (Jinja/Nunjucks, Handlebars sections).
+_BLOCK_OPEN = re.compile(r"\{%-?\s*(if|for|macro|call|filter|raw|block|with|set\s+\w+\s*-?%\})|\{\{[#^]")
+_BLOCK_CLOSE = re.compile(r"\{%-?\s*end\w*|\{\{/")
+
+
+CODE_FORMATS = frozenset({"python", "typescript", "javascript"})
+_QUOTE = re.compile(r"(?<!\\)[\"'`]")
+
+
+@dataclass(frozen=True)
+class Fix:
+    edits: tuple[Edit, ...]
+    applicability: str  # safe | unsafe
+    message: str
+
+
+class NoFix(Exception):
+    """Why a value cannot be moved automatically in this file."""
+
+
+def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix:
+    """The edits that move every placeholder of `modes`; NoFix when it cannot be written.
+    `reload(text)` loads an edited text as the same template (None: no check)."""
+    messages = source_messages(template, placeholders)
+    found = {s.placeholder for m in messages for s in m.spans}
+    if set(modes) - found:
+        raise NoFix("the value is not written verbatim in a message of the file")
+    plan = plan_moves(messages, modes)
+    source = template.source
+    edits: list[Edit] = []
+    for number, (message, cuts) in enumerate(zip(messages, plan.cuts)):
+        for start, end in cuts:
+            _check_blocks(message.text, start, end)
+            line_cut = message.text[start:end].endswith("\n") or end == len(message.text)
+            cut_start = _file_start(source, message, start, extend=line_cut)
+            cut_end = _file_end(source, message, end)
+            if line_cut and end < len(message.files) and source[cut_start - 1 : cut_start] not in ("", "\n"):
+                cut_end = message.files[end]  # cut from inside a file line: the next line's indentation too
+            edits.append(Edit(cut_start, cut_end, ""))
+    target = messages[plan.target]
+    if target.role == SLOT_ROLE:
+        raise NoFix("no user message to move it into (only the conversation follows)")
+    _check_blocks(target.text, len(target.text), len(target.text))
+    newline = _newline(source, target, template)
+    indent = _indent(source, target) if newline != "\\n" else ""
+    moved = []
+    for number, start, end in plan.origins:
+        message = messages[number]
+        if _newline(source, message, template) == newline:  # the same spelling: the text as written
+            raw = source[_file_start(source, message, start, extend=True) : _file_end(source, message, end)]
+            own = _indent(source, message, start) if newline != "\\n" else ""
+        elif newline == "\\n":  # from a block into a quoted string: escaped as JSON/YAML/JS strings are
+            raw, own = json.dumps(message.text[start:end], ensure_ascii=False)[1:-1], ""
+        else:  # from a quoted string into a block: the text itself
+            raw, own = message.text[start:end], ""
+        lines = raw.splitlines(keepends=True)
+        raw = "".join(indent + line.removeprefix(own) if line.strip() else line for line in lines)
+        if not raw.endswith(("\n", "\\n")):
+            raw += newline
+        moved.append(raw)
+    text = "".join(moved)
+    if target.text.endswith("\n"):
+        edits.append(Edit(target.end, target.end, text))
+    else:
+        text = text[: -len(newline)] if text.endswith(newline) else text.rstrip("\n")
+        edits.append(Edit(target.end, target.end, newline + text))
+    edits = _merged(edits)
+    if reload is not None:
+        _verify(template, placeholders, reload(apply_edits(source, edits)), apply_plan([m.text for m in messages], plan))
+    # In program source a move from one string literal into another changes every prompt that
+    # uses the other literal too: unsafe. Within one literal (or between messages of a prompt
+    # file) the move only reorders lines.
+    unsafe = SENTENCE in modes.values() or any(
+        not _one_literal(source, messages[number], start, target, number == plan.target)
+        for number, start, _ in plan.origins) if template.format in CODE_FORMATS else SENTENCE in modes.values()
+    where = "the last user message" if target.role == "user" else "the end"
+    return Fix(tuple(edits), "unsafe" if unsafe else "safe",
+               f"Move the {'sentence' if unsafe else 'line'} to {where}")
+
+
+def _one_literal(source: str, message: SourceMessage, start: int, target: SourceMessage, same: bool) -> bool:
+    """Is the text from the moved piece to the target's end in one string literal of the file?"""
+    if not same:
+        return False
+    first = message.files[start] if start < len(message.files) else message.end
+    return first <= target.end and not _QUOTE.search(source, first, target.end)
+
+
+def _merged(edits: list[Edit]) -> list[Edit]:
+    """Adjacent deletions as one; an insertion right after a deletion stays its own edit."""
+    out: list[Edit] = []
+    for edit in sorted(edits, key=lambda e: (e.start, e.end)):
+        if out and not out[-1].content and not edit.content and edit.start <= out[-1].end:
+            out[-1] = Edit(out[-1].start, max(out[-1].end, edit.end), "")
+        else:
+            out.append(edit)
+    return out
+
+
+def _char_length(source: str, message: SourceMessage, index: int) -> int:
+    at = message.files[index]
+    char = message.text[index]
+    if source[at : at + 1] == char:
+        return 1
+    escape = _ESCAPE.match(source, at)
+    if escape:
+        return escape.end() - at
+    if char == "'" and source.startswith("''", at):
+        return 2
+    raise NoFix("the file spells this text in a way the fix cannot move")
+
+
+def _file_start(source: str, message: SourceMessage, index: int, *, extend: bool) -> int:
+    if index >= len(message.text):
+        return message.end
+    at = message.files[index]
+    if extend and (index == 0 or message.text[index - 1] == "\n"):
+        line_start = source.rfind("\n", 0, at) + 1
+        if not source[line_start:at].strip(" \t"):
+            return line_start  # the line's indentation goes with it
+    return at
+
+
+def _file_end(source: str, message: SourceMessage, end: int) -> int:
+    if end <= 0:
+        return message.end if not message.files else message.files[0]
+    return message.files[end - 1] + _char_length(source, message, end - 1)
+
+
+def _indent(source: str, message: SourceMessage, index: int | None = None) -> str:
+    """The indentation the file adds to a content line (a block scalar's), "" for none."""
+    text = message.text
+    if index is None:
+        index = text.rfind("\n", 0, max(len(text) - 1, 0)) + 1
+    if index >= len(message.files):
+        return ""
+    at = message.files[index]
+    line_start = source.rfind("\n", 0, at) + 1
+    prefix = source[line_start:at]
+    return prefix[: len(prefix) - len(prefix.lstrip(" \t"))]  # a block's indentation, also after `<message>`
+
+
+def _newline(source: str, target: SourceMessage, template) -> str:
+    """How the target spells a newline: as it does in its text, else by its quoting."""
+    for index, char in enumerate(target.text):
+        if char == "\n":
+            at = target.files[index]
+            return source[at : at + _char_length(source, target, index)]
+    after = source[target.end : target.end + 1]
+    if after == '"' or (after == "'" and "yaml" not in template.format and "prompty" not in template.format):
+        return "\\n"
+    return "\r\n" if "\r\n" in source else "\n"
+
+
+def _check_blocks(text: str, start: int, end: int) -> None:
+    depth = len(_BLOCK_OPEN.findall(text, 0, start)) - len(_BLOCK_CLOSE.findall(text, 0, start))
+    inner = text[start:end]
+    if depth > 0 or _BLOCK_OPEN.search(inner) or _BLOCK_CLOSE.search(inner):
+        raise NoFix("the value sits inside an {% if %}/{% for %} block")
+
+
+def _verify(template, placeholders, reloaded, expected: list[str]) -> None:
+    if reloaded is None:
+        raise NoFix("the edited file no longer loads")
+    again = source_messages(reloaded, ())
+    if [m.text for m in again] != expected:
+        raise NoFix("the edit cannot be written in this file's syntax")

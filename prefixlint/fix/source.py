@@ -1,0 +1,94 @@
+"""The template as written, seen as the fix engine sees it: each message's content with the
+span of every placeholder in it, and the file offset of each content character.
+
+`SourceMessage` has the shape of a rendered message (role, text, spans), so the one move plan
+of `prefixlint.match.variants` is applied alike to the renders (to measure the fixed variant)
+and to the file (to write it). A file whose roles are marked by lines in one text (Prompty,
+Prompt flow) is split into its role sections the way the renderer splits it.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass
+
+from prefixlint.load.template import Message, Template
+from prefixlint.match.variants import placement
+from prefixlint.render.conversation import role_sections
+from prefixlint.render.spans import Span
+
+
+@dataclass(frozen=True)
+class SourceMessage:
+    role: str | None
+    text: str
+    spans: tuple[Span, ...]
+    #: files[i]: the file offset of text[i]; `end`: the file offset just after the text.
+    files: tuple[int, ...]
+    end: int
+
+
+def locate(message: Message, offset: int, length: int) -> tuple[int, int] | None:
+    """[start, end) in the message's content of the file range [offset, offset + length)."""
+    offsets = message.offsets
+    if not offsets or length <= 0:
+        return None
+    start = _index(offsets, offset)
+    if start is None:
+        return None
+    run = start
+    while run + 1 < len(offsets) and offsets[run + 1] == offset:
+        run += 1
+    if run > start:  # a placeholder rewritten in the template's syntax, every character at its offset
+        return start, run + 1
+    last = _index(offsets, offset + length - 1)
+    return (start, last + 1) if last is not None and last >= start else None
+
+
+def _index(offsets: tuple[int, ...], offset: int) -> int | None:
+    k = bisect_left(offsets, offset)
+    if k < len(offsets) and offsets[k] == offset:
+        return k
+    try:  # offsets not in file order (a text bound to a name, inlined where it is used)
+        return offsets.index(offset)
+    except ValueError:
+        return None
+
+
+def source_messages(template: Template, placeholders) -> list[SourceMessage]:
+    """The template's messages (role sections for role-marked texts) with placeholder spans."""
+    out: list[SourceMessage] = []
+    for message in template.messages:
+        spans = []
+        for p in placeholders:
+            found = locate(message, p.offset, len(p.text))
+            if found is not None:
+                spans.append(Span(p.index, *found))
+        spans.sort(key=lambda s: s.start)
+        files = message.offsets
+        whole = SourceMessage(message.role, message.content, tuple(spans), files,
+                              message.file_offset(len(message.content)))
+        out += _split(whole, template.role_line) if template.role_markers else [whole]
+    return out
+
+
+def _split(message: SourceMessage, role_line: str | None) -> list[SourceMessage]:
+    """Role sections as `prefixlint.render.conversation.split_roles` cuts a rendered text."""
+    text = message.text
+    out = []
+    for role, start, end in role_sections(text, role_line):
+        spans = tuple(Span(s.placeholder, s.start - start, s.end - start)
+                      for s in message.spans if s.start >= start and s.end <= end)
+        files = message.files[start:end]
+        after = message.files[end - 1] + 1 if end > start else (message.files[start] if start < len(message.files) else message.end)
+        out.append(SourceMessage(role, text[start:end], spans, files, after))
+    return out or [message]
+
+
+def placements(template: Template, placeholders) -> dict[int, str]:
+    """LINE or SENTENCE for every placeholder found in the template's content, decided once."""
+    modes: dict[int, str] = {}
+    for message in source_messages(template, placeholders):
+        for span in message.spans:
+            modes.setdefault(span.placeholder, placement(message.text, span.start, span.end))
+    return modes

@@ -1,0 +1,13 @@
+"""The check tests run offline, each with the configuration files read afresh."""
+
+import pytest
+
+from prefixlint.config import clear_cache
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    clear_cache()
+    yield
+    clear_cache()
