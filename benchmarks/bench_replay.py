@@ -93,7 +93,7 @@ def build_log(n_requests: int, seed: int = 7) -> list[dict]:
 def run_one(n: int) -> dict:
     from datetime import datetime
 
-    from prefixlint.load.requestlog import parse_line
+    from prefixlint.replay.requestlog import parse_line
     from prefixlint.match.blockpool import VllmPrefixCache
     from prefixlint.render.chat import render_chat
     from prefixlint.tokenize import load_tokenizer

@@ -38,7 +38,10 @@ class LazyGroup(click.Group):
         if name not in COMMANDS:
             return None
         module_name, _, attribute = COMMANDS[name][0].partition(":")
-        return getattr(importlib.import_module(module_name), attribute)
+        command = getattr(importlib.import_module(module_name), attribute)
+        if not any(param.name == "color" for param in command.params):
+            command.params.append(color_option())  # `--color` after the subcommand too
+        return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Short help from the table, so that `--help` imports no command module.
@@ -67,16 +70,28 @@ class LazyGroup(click.Group):
             ctx.exit(EXIT_USAGE)
 
 
+COLOR_HELP = "Colour the output (default: when writing to a terminal and NO_COLOR is unset)."
+
+
+def _set_color(ctx: click.Context, param: click.Parameter, value: bool | None) -> None:
+    if value is not None:
+        ctx.color = value
+
+
+def color_option() -> click.Option:
+    """`--color/--no-color` as every subcommand takes it: it sets the context's colour, as the
+    same flag before the subcommand does."""
+    return click.Option(["--color/--no-color"], default=None, expose_value=False, is_eager=True,
+                        callback=_set_color, help=COLOR_HELP)
+
+
 def report_error(exc: PrefixlintError) -> None:
     click.echo(f"prefixlint: error: {exc}", err=True)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="prefixlint", message="%(prog)s %(version)s")
-@click.option(
-    "--color/--no-color", default=None,
-    help="Colour the output (default: when writing to a terminal and NO_COLOR is unset).",
-)
+@click.option("--color/--no-color", default=None, help=COLOR_HELP)
 @click.pass_context
 def cli(ctx: click.Context, color: bool | None) -> None:
     """Measure how much of each LLM request a serving engine can take from its prefix cache,

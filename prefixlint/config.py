@@ -36,7 +36,12 @@ class Config:
     block_size: int | None = None
     #: Codes or prefixes to report; None means all rules.
     select: tuple[str, ...] | None = None
+    #: Codes or prefixes reported on top of `select` (ruff's `extend-select`).
+    extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    #: (gitignore-style pattern relative to the configuration's directory, codes) pairs: the
+    #: codes are not reported in the files the pattern matches (ruff's `per-file-ignores`).
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: A volatile value followed by fewer stable tokens than this is not a finding.
     min_stable_tokens: int = DEFAULT_MIN_STABLE_TOKENS
     #: Extra volatile-value signals (mappings in the rule catalog's signal format).
@@ -48,6 +53,8 @@ class Config:
     chat_template: str | None = None
     #: The file this configuration came from; None for the defaults.
     source: Path | None = None
+    #: The fields that file sets (for `check --show-settings`).
+    given: frozenset[str] = field(default=frozenset(), compare=False)
 
     @property
     def exclude_root(self) -> Path | None:
@@ -87,20 +94,33 @@ class Config:
         """
         if not self.exclude:
             return False
+        return _exclude_spec(self.exclude).match_file(self._relative(Path(path)))
+
+    def ignored_in(self, path: Path | str) -> tuple[str, ...]:
+        """The codes `per-file-ignores` turns off in `path`."""
+        if not self.per_file_ignores:
+            return ()
+        relative = self._relative(Path(path))
+        return tuple(code for pattern, codes in self.per_file_ignores
+                     if _exclude_spec((pattern,)).match_file(relative) for code in codes)
+
+    def _relative(self, path: Path) -> str:
         root = self.exclude_root or Path.cwd()
         absolute = Path(os.path.abspath(path))
-        relative = absolute.relative_to(root) if absolute.is_relative_to(root) else Path(path)
-        return _exclude_spec(self.exclude).match_file(relative.as_posix())
+        return (absolute.relative_to(root) if absolute.is_relative_to(root) else path).as_posix()
 
-    def is_enabled(self, code: str) -> bool:
+    def is_enabled(self, code: str, path: Path | str | None = None) -> bool:
         """Whether findings with `code` are reported, with ruff's select/ignore semantics.
 
         The longest selector that is a prefix of the code decides: `select = ["PFX0"]`,
         `ignore = ["PFX003"]` reports PFX001 but not PFX003, and `select = ["PFX003"]`,
         `ignore = ["PFX0"]` reports PFX003 only. At equal length `ignore` wins. No `select`
-        means `PFX` (every rule).
+        means `PFX` (every rule). `extend-select` adds to `select`. With `path`, a code that
+        `per-file-ignores` gives for it is off whatever selects it (as in ruff).
         """
-        selected = _specificity(code, self.select if self.select is not None else ("PFX",))
+        if path is not None and _specificity(code, self.ignored_in(path)) >= 0:
+            return False
+        selected = _specificity(code, (self.select if self.select is not None else ("PFX",)) + self.extend_select)
         ignored = _specificity(code, self.ignore)
         return selected >= 0 and selected > ignored
 
@@ -189,7 +209,7 @@ def _read_config_file_cached(path: Path) -> Config | None | PrefixlintError:
             )
         if values and values.get("chat_template"):
             values["chat_template"] = _shown(path.parent / values["chat_template"])
-        return None if values is None else Config(**values, source=path)
+        return None if values is None else Config(**values, source=path, given=frozenset(values))
     except PrefixlintError as exc:
         return exc
 

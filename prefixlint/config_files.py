@@ -131,6 +131,8 @@ def read_yaml(text: str, source: str) -> dict[str, Any]:
             node = value_node
             if exc.index is not None and isinstance(value_node, yaml.SequenceNode):
                 node = value_node.value[exc.index]
+            elif exc.index is not None and isinstance(value_node, yaml.MappingNode):
+                node = value_node.value[exc.index][0]  # the entry's key
             raise _at(node, source, f"{raw_key}: {exc.message}", hint=_HINT) from None
         values[name] = checked
     return values

@@ -50,11 +50,33 @@ def _string_list(value: Any) -> list[str]:
 
 
 def selectors(value: Any) -> tuple[str, ...]:
-    items = _string_list(value)
+    """Codes or prefixes, upper-cased (`pfx001` is PFX001); each must match at least one rule:
+    a mistyped code would otherwise turn linting off without a word."""
+    from prefixlint.rules.catalog import rule_codes
+
+    items = [item.strip() for item in _string_list(value)]
+    codes = rule_codes()
     for index, item in enumerate(items):
-        if not CODE_SELECTOR.fullmatch(item):
+        if not CODE_SELECTOR.fullmatch(item.upper()):
             raise ConfigValueError(f"{item!r} is not a rule code or code prefix (like PFX001 or PFX0)", index)
-    return tuple(items)
+        if not any(code.startswith(item.upper()) for code in codes):
+            raise ConfigValueError(f"{item!r} matches no rule (the rules: {', '.join(codes)})", index)
+    return tuple(item.upper() for item in items)
+
+
+def _per_file_ignores(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """`{"legacy/*.yaml": ["PFX004"]}` -> ((pattern, codes), ...), patterns in gitignore syntax."""
+    if not isinstance(value, dict):
+        raise ConfigValueError(f"must be a table/mapping of patterns to codes, not {_describe(value)}")
+    entries = []
+    for index, (pattern, codes) in enumerate(value.items()):
+        if not isinstance(pattern, str) or not pattern.strip():
+            raise ConfigValueError("each pattern must be a non-empty string", index)
+        try:
+            entries.append((pattern, selectors(codes)))
+        except ConfigValueError as exc:
+            raise ConfigValueError(f"{pattern!r}: {exc.message}", index) from None
+    return tuple(entries)
 
 
 def _patterns(value: Any) -> tuple[str, ...]:
@@ -138,7 +160,9 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "engine": ("engine", _string),
     "block-size": ("block_size", _integer(1)),
     "select": ("select", selectors),
+    "extend-select": ("extend_select", selectors),
     "ignore": ("ignore", selectors),
+    "per-file-ignores": ("per_file_ignores", _per_file_ignores),
     "min-stable-tokens": ("min_stable_tokens", _integer(0)),
     "extend-volatile": ("extend_volatile", _signals),
     "exclude": ("exclude", _patterns),

@@ -73,6 +73,10 @@ class FileResult:
     volatile: dict[str, dict[str, Any]] | None = _fact()
     #: How many prompts were summed into this result (a file holding several).
     prompts: int | None = _fact()
+    #: The config (promptfoo) whose prompts were measured here, when the file is referenced by one.
+    config: str | None = _fact()
+    #: The tokens behind the numbers (`check --format html` only; `prefixlint.check.token_view`).
+    token_view: dict[str, Any] | None = field(default=None, compare=False, hash=False, repr=False)
     #: What `check --fix`/`--diff` need to write this file's fixes (`prefixlint.fix.attach.FixSource`).
     fix_sources: tuple[Any, ...] = field(default=(), compare=False, hash=False, repr=False)
 

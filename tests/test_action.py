@@ -30,7 +30,8 @@ def test_inputs_and_composite_steps(action):
     assert action["runs"]["using"] == "composite"
     assert set(action["inputs"]) >= {"paths", "tokenizer", "engine", "block-size", "fail-on"}
     assert action["inputs"]["fail-on"]["default"] == "findings"
-    install, report = (step for step in action["runs"]["steps"] if "run" in step)
+    install, page, report = (step for step in action["runs"]["steps"] if "run" in step)
+    assert "${{" not in page["run"]
     assert '"$GITHUB_ACTION_PATH"' in install["run"]  # installs the action's own checkout
     assert report["env"]["PREFIXLINT_BASE"] == "${{ inputs.base || github.event.pull_request.base.sha }}"
     assert "${{" not in report["run"]  # inputs reach the script through env only

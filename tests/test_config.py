@@ -252,7 +252,7 @@ YAML_ERRORS = [
     # (file text, line, column, message)
     ("engine: vllm\nblocksize: 16\n", 2, 1,
      "unknown configuration key 'blocksize' (known keys: tokenizer, engine, block-size, select,"
-     " ignore, min-stable-tokens, extend-volatile, exclude, chat-template)"),
+     " extend-select, ignore, per-file-ignores, min-stable-tokens, extend-volatile, exclude, chat-template)"),
     ("block-size: sixteen\n", 1, 13, "block-size: must be an integer, not a string"),
     ("block-size: true\n", 1, 13, "block-size: must be an integer, not a boolean"),
     ("block-size: 0\n", 1, 13, "block-size: must be at least 1, not 0"),
@@ -304,18 +304,22 @@ TOML_ERRORS = [
     # (text after the [tool.prefixlint] header on line 4, line, message)
     ('engine = "vllm"\nblocksize = 16\n', 6,
      "tool.prefixlint: unknown configuration key 'blocksize' (known keys: tokenizer, engine,"
-     " block-size, select, ignore, min-stable-tokens, extend-volatile, exclude, chat-template)"),
+     " block-size, select, extend-select, ignore, per-file-ignores, min-stable-tokens, extend-volatile, exclude,"
+     " chat-template)"),
     ('engine = "vllm"\n"block-size" = "16"\n', 6, "tool.prefixlint.block-size: must be an integer, not a string"),
-    ('select = ["PFX001", "pfx002"]\n', 5,
-     "tool.prefixlint.select: 'pfx002' is not a rule code or code prefix (like PFX001 or PFX0)"),
+    ('select = ["PFX001", "pfx0x2"]\n', 5,
+     "tool.prefixlint.select: 'pfx0x2' is not a rule code or code prefix (like PFX001 or PFX0)"),
+    ('select = ["PFX001", "pfx902"]\n', 5,
+     "tool.prefixlint.select: 'pfx902' matches no rule (the rules: PFX000, PFX001, PFX002, PFX003, PFX004,"
+     " PFX005, PFX006, PFX007, PFX101, PFX102)"),
     ('engine = "vllm"\nmin-stable-tokens = 1.5\n', 6,
      "tool.prefixlint.min-stable-tokens: must be an integer, not a number"),
     ('block-size = 8\nblock_size = 8\n', 6,
      "tool.prefixlint: 'block_size' and 'block-size' are the same key; keep one"),
     ('engine = "vllm"\n\n[[tool.prefixlint.extend-volatile]]\nid = "x"\nclass = "timestamp"\n'
-     'frequency = "per_day"\nnames = ["d"]\n\n[tool.prefixlint.per-file-ignores]\n"a.yaml" = ["PFX001"]\n', 13,
-     "tool.prefixlint: unknown configuration key 'per-file-ignores' (known keys: tokenizer,"
-     " engine, block-size, select, ignore, min-stable-tokens, extend-volatile, exclude, chat-template)"),
+     'frequency = "per_day"\nnames = ["d"]\n\n[tool.prefixlint.per-file-ignores]\n"a.yaml" = ["PFX901"]\n', 13,
+     "tool.prefixlint.per-file-ignores: 'a.yaml': 'PFX901' matches no rule (the rules: PFX000, PFX001, PFX002,"
+     " PFX003, PFX004, PFX005, PFX006, PFX007, PFX101, PFX102)"),
     ('engine = "vllm"\n\n[[tool.prefixlint.extend-volatile]]\nid = "x"\nkind = "per_user"\n', 7,
      "tool.prefixlint.extend-volatile: item 1 has unknown key 'kind' (signal keys: id, class,"
      " frequency, names, calls, samples, generate)"),

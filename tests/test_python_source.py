@@ -26,7 +26,7 @@ from prefixlint.render.compile import compile_template
 from prefixlint.render.history import TURNS
 from prefixlint.render.values import GENERATED
 from prefixlint.tokenize import load_tokenizer
-from tests.load.test_formats import chatml, vllm_reusable
+from tests.load.test_formats import GENERATION, chatml, encode_pieces, vllm_reusable
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "sources"
 
@@ -77,9 +77,9 @@ def test_langchain_agent_date_in_the_first_sentence(tok):
     assert finding["placeholder"] == "{date}" and finding["frequency"] == "per_day"
     # system message, then the `{messages}` placeholder as the conversation's earlier turns
     template = assigned(path, "AGENT_SYSTEM_PROMPT")
-    requests = [chatml([("system", template.format(date=day))]) + chatml(TURNS) + "<|im_start|>assistant\n"
+    requests = [chatml([("system", template.format(date=day))]) + chatml(TURNS) + GENERATION
                 for day in GENERATED["iso_date"]]
-    a, b = tok.encode(requests[0]), tok.encode(requests[1])
+    a, b = encode_pieces(tok, requests[0]), encode_pieces(tok, requests[1])
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
     assert finding["reusable_tokens"] == vllm_reusable(shared_prefix(a, b), len(b))
 
@@ -92,9 +92,9 @@ def test_react_agent_time_filled_by_datetime_now_is_volatile_by_construction(tok
     # system prompt, then the conversation so far
     assert finding["prompt"] == "model.ainvoke" and finding["frequency"] == "per_request"
     template = assigned(path, "SYSTEM_PROMPT")
-    requests = [chatml([("system", template.format(system_time=moment))]) + chatml(TURNS) + "<|im_start|>assistant\n"
+    requests = [chatml([("system", template.format(system_time=moment))]) + chatml(TURNS) + GENERATION
                 for moment in GENERATED["iso_datetime"]]
-    a, b = tok.encode(requests[0]), tok.encode(requests[1])
+    a, b = encode_pieces(tok, requests[0]), encode_pieces(tok, requests[1])
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
     # A name that says nothing: the `.format(...)` argument calling the clock decides.
     renamed = tmp_path / "react_agent.py"

@@ -21,7 +21,7 @@ from prefixlint.load.registry import load_templates
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.values import GENERATED
 from prefixlint.tokenize import load_tokenizer
-from tests.load.test_formats import chatml, vllm_reusable
+from tests.load.test_formats import GENERATION, chatml, encode_pieces, vllm_reusable
 from tests.test_python_source import FIXTURES, findings, run, where
 
 
@@ -51,9 +51,11 @@ def test_chatbot_geo_block_between_two_static_prompts(tok):
     hints = "About the origin of user's request:\n- lat: {}\n- lon: {}\n- city: {}\n- country: {}\n"
     first = GENERATED["person_name"][0]  # the other three keep their first value
     requests = [chatml([("system", "You are a friendly" + regular + "\n\n"
-                         + hints.format(latitude, first, first, first) + "\n\n" + artifacts)])
-                + "<|im_start|>assistant\n" for latitude in GENERATED["person_name"]]
-    a, b = tok.encode(requests[0]), tok.encode(requests[1])
+                         + hints.format(latitude, first, first, first) + "
+
+" + artifacts)])
+                + GENERATION for latitude in GENERATED["person_name"]]
+    a, b = encode_pieces(tok, requests[0]), encode_pieces(tok, requests[1])
     assert (found[0]["tokens"], found[0]["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
     assert found[0]["reusable_tokens"] == vllm_reusable(shared_prefix(a, b), len(b))
 
@@ -72,8 +74,8 @@ def test_research_agent_today_and_iteration_ahead_of_examples(tok):
     question = GENERATED["paragraph"][0]
     requests = [chatml([("system", body.replace("${today}", day).replace("${iteration}", "3")
                          .replace("${maxIterations}", "max iterations")), ("user", question)])
-                + "<|im_start|>assistant\n" for day in GENERATED["iso_date"]]
-    a, b = tok.encode(requests[0]), tok.encode(requests[1])
+                + GENERATION for day in GENERATED["iso_date"]]
+    a, b = encode_pieces(tok, requests[0]), encode_pieces(tok, requests[1])
     assert len(body.split("\n")) > 300
     assert (today["tokens"], today["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
 

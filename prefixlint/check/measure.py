@@ -116,6 +116,10 @@ class Measurer:
             len(fixed_a), fixed_shared, self.profile.reusable_tokens(fixed_shared, len(fixed_b_ids)),
         )
 
+    def fixed_ids(self, request: Request, moved: set[int]) -> list[int]:
+        """The ids of `request` with the `moved` placeholders moved after the stable content."""
+        return self._fixed(request, self.modes(moved, request))
+
     def modes(self, moved: set[int], base: Request) -> dict[int, str]:
         """LINE/SENTENCE for each moved placeholder: as decided from the template, else from
         the base render (a placeholder the template's content does not hold verbatim)."""

@@ -17,7 +17,7 @@ from prefixlint.results import FileResult, Finding
 
 
 def check_path(path: str, settings: Settings, *, skip_non_templates: bool = False,
-               chat_templates=None) -> list[FileResult]:
+               chat_templates=None, text: str | None = None) -> list[FileResult]:
     """The results for one file: one per file a template comes from (a promptfoo config's prompts
     may live in the config and in the files it references); a file's prompts are summed. With
     `skip_non_templates` (a file found by a directory walk), a file no loader reads gives none.
@@ -28,10 +28,11 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
 
     if chat_templates is None:
         runs = ChatTemplateRuns()
-        return check_path(path, settings, skip_non_templates=skip_non_templates, chat_templates=runs) + runs.results()
+        return check_path(path, settings, skip_non_templates=skip_non_templates, chat_templates=runs,
+                          text=text) + runs.results()
 
     try:
-        templates = load_templates(path)
+        templates = load_templates(path, text)
     except NotATemplate as exc:
         return [] if skip_non_templates else [FileResult(path, error=exc.located(path))]
     except PrefixlintError as exc:
@@ -40,7 +41,9 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
         return [FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))]
     if len(templates) == 1 and templates[0].path == path:
         return [check_file(path, settings, templates[0], chat_templates=chat_templates)]
-    return merge_by_path([check_file(t.path, settings, t, chat_templates=chat_templates) for t in templates])
+    results = merge_by_path([check_file(t.path, settings, t, chat_templates=chat_templates) for t in templates])
+    # Measured through this config: `check_files` measures such a file once, this way.
+    return [replace(result, config=path) if result.error is None else result for result in results]
 
 
 def merge_by_path(results: list[FileResult]) -> list[FileResult]:
@@ -148,6 +151,11 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     findings = [replace(f, extra={**tags, **f.extra}) for f in kept if f.path == path] + unused
     findings.sort(key=Finding.sort_key)
     findings, fix_source = attach(findings, template, compiled.placeholders, measurer, measured)
+    view = None
+    if settings.token_view:  # check --format html
+        from prefixlint.check.token_view import token_view
+
+        view = token_view(measurer, measured, moved, overall)
     return FileResult(
         path, overall.tokens, overall.reusable_tokens, overall.fixed_reusable_tokens, tuple(findings),
         format=template.format, model=template.model or None, tokenizer=tokenizer.name, engine=profile.name,
@@ -155,7 +163,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
         fixed_tokens=overall.fixed_tokens, fixed_shared_prefix_tokens=overall.fixed_shared_prefix_tokens,
         volatile={m.volatility.name: {"class": m.volatility.cls, "frequency": m.volatility.frequency,
                                       "stable_tokens_after": m.stable_tokens_after}
-                  for m in measured},
+                  for m in measured}, token_view=view,
         fix_sources=(fix_source,),
     )
 
@@ -240,27 +248,41 @@ def _first_word(source: str, name: str) -> tuple[int | None, int | None]:
 
 
 def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
-                walked: frozenset[str] = frozenset()) -> list[FileResult]:
+                walked: frozenset[str] = frozenset(), *, texts: dict[str, str] | None = None,
+                progress: Callable[[], None] | None = None) -> list[FileResult]:
     """Results in order; files in `walked` (found by a directory walk) that are not templates
-    are left out."""
+    are left out. `texts` gives the content of paths not read from disk (standard input);
+    `progress` is called once per path."""
     from prefixlint.check.chat_template_runs import ChatTemplateRuns
 
-    results = []
+    results: list[FileResult] = []
     chat_templates = ChatTemplateRuns()
+    through_configs: set[str] = set()  # files whose prompts a config (promptfoo) references
     for path in paths:
+        if progress is not None:
+            progress()
+        if os.path.abspath(path) in through_configs:
+            continue  # one file, one measurement: through the config that references it
         try:
             settings = settings_for(path)
         except PrefixlintError as exc:
             results.append(FileResult(path, error=exc.located(path)))
             continue
         try:
-            results += check_path(path, settings, skip_non_templates=path in walked, chat_templates=chat_templates)
+            found = check_path(path, settings, skip_non_templates=path in walked, chat_templates=chat_templates,
+                               text=(texts or {}).get(path))
         except Exception as exc:  # a bug: this file's error, the other files are still checked
             if os.environ.get("PREFIXLINT_DEBUG"):
                 raise
             results.append(FileResult(path, error=PrefixlintError(
                 f"internal error: {type(exc).__name__}: {exc}", path=path,
                 hint="run again with PREFIXLINT_DEBUG=1 for the traceback, and report it")))
+            continue
+        referenced = {os.path.abspath(r.path) for r in found if r.config}
+        if referenced:
+            results = [r for r in results if os.path.abspath(r.path) not in referenced]
+            through_configs |= referenced
+        results += found
     # A chat template also checked on its own (named, or found by the walk) is reported once.
     checked = {os.path.abspath(result.path) for result in results}
     return results + [r for r in chat_templates.results() if os.path.abspath(r.path) not in checked]

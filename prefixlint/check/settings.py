@@ -9,6 +9,7 @@ measured the same way by both.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -31,6 +32,8 @@ class Settings:
     offline: bool = False
     #: `--chat-template` / `chat-template`: the file a chat file's messages are rendered with.
     chat_template: str | None = None
+    #: Keep the tokens behind the numbers (`FileResult.token_view`, for `check --format html`).
+    token_view: bool = False
 
 
 #: The flags that override a configuration key, as `Config.merge_cli` takes them.
@@ -47,6 +50,7 @@ class SettingsBuilder:
     offline: bool = False
     config_file: Path | None = None
     isolated: bool = False
+    token_view: bool = False
 
     def config(self, path: str | Path) -> Config:
         config = load_config(Path(path), config_file=self.config_file, isolated=self.isolated)
@@ -63,6 +67,7 @@ class SettingsBuilder:
         config = self.config(path)
         return Settings(
             tokenizer=config.tokenizer or DEFAULT_TOKENIZER, engine=config.engine or DEFAULT_ENGINE,
-            block_size=config.block_size, enabled=config.is_enabled, min_stable_tokens=config.min_stable_tokens,
-            extend_volatile=config.extend_volatile, offline=self.offline, chat_template=config.chat_template,
+            block_size=config.block_size, enabled=partial(config.is_enabled, path=str(path)),
+            min_stable_tokens=config.min_stable_tokens, extend_volatile=config.extend_volatile, offline=self.offline,
+            chat_template=config.chat_template, token_view=self.token_view,
         )

@@ -13,7 +13,7 @@ EXIT_ERROR = 2
 
 
 @click.command()
-@click.argument("paths", nargs=-1, required=True, metavar="PATHS...")
+@click.argument("paths", nargs=-1, metavar="PATHS...")
 # No defaults here: a flag given wins over the configuration files, which win over the
 # defaults (o200k_base, vllm); a template's own `tokenizer:` / `engine:` wins over all.
 @tokenizer_options(default=None)
@@ -28,8 +28,20 @@ EXIT_ERROR = 2
 @click.option("--select", metavar="CODES", default=None, help="Report only these codes or prefixes (PFX001,PFX00).")
 @click.option("--ignore", metavar="CODES", default=None, help="Do not report these codes or prefixes.")
 @format_option(*CHECK_FORMATS)
+@click.option("--output-file", "-o", type=click.Path(dir_okay=False, writable=True), default=None, metavar="PATH",
+              help="Write the output (any --format) to this file instead of standard output.")
+@click.option("--quiet", "-q", is_flag=True, default=False,
+              help="Print the findings and the summary only (clean files print nothing).")
+@click.option("--fail-level", type=click.Choice(["error", "warning", "info"]), default="warning", show_default=True,
+              help="The lowest severity that makes the exit status 1 (info findings such as PFX102 do not, by"
+              " default).")
 @click.option("--exit-zero", is_flag=True, default=False, help="Exit 0 even when there are findings.")
 @click.option("--statistics", is_flag=True, default=False, help="Count the findings per rule code.")
+@click.option("--stdin-filename", metavar="PATH", default=None,
+              help="With `-` as the path: the name of the text on standard input (its format and configuration).")
+@click.option("--show-settings", metavar="PATH", default=None,
+              help="Print the settings that apply to PATH and where each comes from, then exit.")
+@click.option("--show-files", is_flag=True, default=False, help="Print the files that would be checked, then exit.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), default=None, metavar="PATH",
               help="Use this configuration file for every path (pyproject.toml or .prefixlint.yaml).")
 @click.option("--isolated", is_flag=True, default=False, help="Ignore every configuration file.")
@@ -46,9 +58,9 @@ EXIT_ERROR = 2
 @click.option("--diff", is_flag=True, default=False,
               help="Print the fixes as unified diffs and change nothing (exit 1 when there is a diff).")
 @click.pass_context
-def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, select, ignore, output_format, exit_zero,
-          statistics, config_file, isolated, force_exclude, allow_outside_paths, skip_non_templates, fix,
-          unsafe_fixes, diff):
+def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, select, ignore, output_format, output_file,
+          quiet, fail_level, exit_zero, statistics, stdin_filename, show_settings, show_files, config_file, isolated,
+          force_exclude, allow_outside_paths, skip_non_templates, fix, unsafe_fixes, diff):
     """Find the values in prompt templates that change between requests (timestamps, ids, user
     data, counters, retrieved content) and sit ahead of stable content, and measure with the
     real tokenizer what each costs in prefix-cache reuse and what moving it would give.
@@ -58,15 +70,15 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
       prefixlint check samples/
       prefixlint check prompts/*.yaml --engine openai --format json
       prefixlint check prompt.md --select PFX001,PFX002 --exit-zero
+      git show HEAD:prompts/x.yaml | prefixlint check - --stdin-filename prompts/x.yaml
       prefixlint check chats/ --tokenizer ./llama --chat-template llama3.2.jinja
       prefixlint check prompts/ --diff          # the fixes as a diff; --fix writes them
 
-    Exit status: 0 no findings, 1 findings, 2 usage, configuration or input error.
+    Exit status: 0 no findings at --fail-level or above, 1 findings, 2 usage, configuration or input error.
     """
     from pathlib import Path
 
-    from prefixlint.config import load_config
-    from prefixlint.load.discover import discover
+    from prefixlint.commands import check_inputs
     from prefixlint.match.profiles import DEFAULT_ENGINE, get_profile
     from prefixlint.report.formats import format_results
     from prefixlint.check.runner import check_files
@@ -78,13 +90,21 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
         from prefixlint.report.github import is_github_actions
 
         output_format = "github" if is_github_actions() else output_format
-    if "-" in paths:
-        raise click.UsageError("check reads template files, not standard input")
     flags = dict(tokenizer=tokenizer, engine=engine, block_size=block_size, select=select, ignore=ignore,
                  chat_template=chat_template)
     config_path = Path(config_file) if config_file else None
-    settings_for = SettingsBuilder(flags, offline, config_path, isolated)
+    # Flags are validated once, up front: a bad --select is a usage error, not a per-file one.
+    # No file is read for this unless --config names one: a broken configuration elsewhere is
+    # an error of the files it applies to, reported with them, not of the whole run.
+    settings_for = SettingsBuilder(flags, offline, config_path, isolated, token_view=output_format == "html")
     settings_for.validate_flags(Path.cwd(), read_files=False)
+    if show_settings is not None:
+        from prefixlint.report.settings_view import show
+
+        click.echo(show(show_settings, flags, config_file=config_path, isolated=isolated, json=output_format == "json"))
+        return
+    if not paths:
+        raise click.UsageError("give the templates or folders to check (PATHS...), or `-` for standard input")
     if engine is not None or block_size is not None:
         get_profile(engine or DEFAULT_ENGINE, block_size)
     if tokenizer is not None:  # a bad --tokenizer is one error, not one per file
@@ -93,37 +113,36 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
         from prefixlint.render.templates import load_chat_template
 
         load_chat_template(chat_template)
-
-    problems: list[PrefixlintError] = []
-    files: dict[str, None] = {}
-    named: set[str] = set()
-    walks: dict[str, list[str]] = {}  # directory named on the command line -> the files found in it
-    for raw in paths:
-        try:
-            walk = load_config(Path(raw), config_file=config_path, isolated=isolated)
-            found = discover([raw], exclude=walk.exclude, exclude_root=walk.exclude_root, force_exclude=force_exclude)
-            if Path(raw).is_dir() or force_exclude:
-                # A walked file's own (closer) configuration may exclude it too.
-                found = [f for f in found
-                         if not load_config(f, config_file=config_path, isolated=isolated).is_excluded(f)]
-        except PrefixlintError as exc:
-            problems.append(exc.located(raw))
-            continue
-        files.update(dict.fromkeys(map(str, found)))
-        if Path(raw).is_dir():
-            walks[raw] = [str(f) for f in found]
-        else:
-            named.update(map(str, found))
+    texts: dict[str, str] = {}
+    if "-" in paths:
+        texts[stdin_filename or "-"] = check_inputs.read_stdin(stdin_filename)
+        paths = tuple(stdin_filename if raw == "-" else raw for raw in paths)
+    inputs = check_inputs.gather([p for p in paths if p not in texts], config_file=config_path, isolated=isolated,
+                                 force_exclude=force_exclude)
+    inputs.files.update(dict.fromkeys(texts))
+    inputs.named.update(texts)
+    if show_files:
+        for path in inputs.files:
+            click.echo(path)
+        for problem in inputs.problems:
+            click.echo(f"prefixlint: error: {problem}", err=True)
+        ctx.exit(EXIT_ERROR if inputs.problems else 0)
     # A file found by a walk that no loader reads (a CI workflow, a config) is skipped; a file
     # named on the command line is reported, unless --skip-non-templates (pre-commit names every
     # staged file that matches the hook's extensions).
-    results = check_files(list(files), settings_for, frozenset(files) - (set() if skip_non_templates else named))
-    checked = {result.path for result in results}
-    for directory, found in walks.items():
+    walked = frozenset(inputs.files) - (set() if skip_non_templates else inputs.named)
+    bar = check_inputs.progress(len(inputs.files))
+    with bar if bar is not None else _nothing():
+        results = check_files(list(inputs.files), settings_for, walked, texts=texts,
+                              progress=(lambda: bar.update(1)) if bar is not None else None)
+    problems = inputs.problems
+    checked = {result.path for result in results} | {result.config for result in results}
+    for directory, found in inputs.walks.items():
         if found and not checked.intersection(found):
             problems.append(PrefixlintError(
                 f"no prompt templates under {directory}: the {len(found)} matching"
-                f" file{'s are' if len(found) != 1 else ' is'} in no format prefixlint reads", path=directory, hint="name a file on the command line to see why"))
+                f" file{'s are' if len(found) != 1 else ' is'} in no format prefixlint reads", path=directory,
+                hint="name a file on the command line to see why"))
     results += [FileResult(problem.path or "", error=problem) for problem in problems]
     if diff:
         from prefixlint.commands.check_fix import show_diffs
@@ -142,11 +161,26 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
         for result in results:
             if result.error is not None:
                 click.echo(f"prefixlint: error: {result.error}", err=True)
-    click.echo(format_results(results, output_format, color=ctx.color, statistics=statistics,
-                              unsafe_fixes=unsafe_fixes), color=ctx.color)
+    color = False if output_file else ctx.color
+    body = format_results(results, output_format, color=color, statistics=statistics, quiet=quiet,
+                          unsafe_fixes=unsafe_fixes)
+    if output_file:
+        Path(output_file).write_text(body + "\n", encoding="utf-8")
+    else:
+        click.echo(body, color=ctx.color)
+    if output_format == "text" and any(r.chat_format == "chatml-approximation" for r in results):
+        from prefixlint.render.templates import CHATML_NOTE  # as transcript says it
+
+        click.echo(f"note: {CHATML_NOTE}", err=True)
     if fix and output_format == "text":
         click.echo(f"Fixed {fixed} finding{'s' if fixed != 1 else ''}.", err=True)
     if any(result.error for result in results):
         ctx.exit(EXIT_ERROR)
-    if any(result.findings for result in results) and not exit_zero:
+    if check_inputs.fails(results, fail_level) and not exit_zero:
         ctx.exit(EXIT_FINDINGS)
+
+
+def _nothing():
+    import contextlib
+
+    return contextlib.nullcontext()

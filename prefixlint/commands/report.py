@@ -51,13 +51,17 @@ def parse_fail_on(value: str) -> tuple[bool, float | None]:
               help="Repository to post to (default: GITHUB_REPOSITORY).")
 @click.option("--pr", "pr_number", type=int, metavar="NUMBER", default=None,
               help="Pull request to post to (default: from the event payload).")
+@click.option("--format", "output_format", type=click.Choice(["markdown", "json"]), default="markdown",
+              show_default=True, help="Markdown for the comment, or JSON for bots (the comment is Markdown).")
+@click.option("--page-url", metavar="URL", default=None,
+              help="Link the HTML page of the reuse (`check --format html`, e.g. an artifact's URL) from the comment.")
 @allow_outside_paths_option
 @click.option("--annotate/--no-annotate", default=None,
               help="Also print a workflow command per new finding (default: when GITHUB_ACTIONS=true).")
 @click.option("--suggest", is_flag=True, default=False,
               help="Add the fix (`check --fix`) of each template whose reuse fell to the comment, as a diff.")
 def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, post, repository, pr_number,
-           allow_outside_paths, annotate, suggest):
+           output_format, page_url, allow_outside_paths, annotate, suggest):
     """Measure each template at git revision REF and in the working tree, and write Markdown for a
     pull-request comment: tokens and reusable share before and after the engine's block
     rounding, at the base and now, and the findings the change introduces. Appended to
@@ -81,7 +85,14 @@ def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, pos
     rows, setup = build_rows(paths or (".",), base_ref, tokenizer, offline, engine, block_size, suggest)
     setup = replace(setup, link=link_for_environment())
     body = markdown.to_markdown(rows, setup)
-    click.echo(body, nl=False)
+    if page_url:
+        body += f"\n[The reuse, token by token]({page_url}): every template's tokens, blocks and where reuse stops.\n"
+    if output_format == "json":
+        from prefixlint.prreport.json_report import to_json
+
+        click.echo(to_json(rows, setup))
+    else:
+        click.echo(body, nl=False)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         with open(summary, "a", encoding="utf-8") as handle:
@@ -89,7 +100,7 @@ def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, pos
     introduced = new_findings(rows)
     if annotate is None:
         annotate = is_github_actions()
-    if annotate and introduced:
+    if annotate and introduced and output_format == "markdown":
         click.echo(to_github(introduced))
     if post:
         _post(body, repository, pr_number)

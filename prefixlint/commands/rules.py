@@ -46,7 +46,15 @@ def rule(code):
     lines += [FIX_AVAILABILITY[found.fix], ""]
     for part, heading in HEADINGS.items():
         lines += [f"## {heading}", "", found.docs[part].rstrip(), ""]
-    options = {k: v for k, v in found.options.items()}
-    if options:
-        lines += ["## Options", ""] + [f"- {key}: {value}" for key, value in options.items()] + [""]
+    if found.options:
+        lines += ["## Options", ""] + [f"- {key}: {_option(value)}" for key, value in found.options.items()] + [""]
     click.echo("\n".join(lines).rstrip())
+
+
+def _option(value) -> str:
+    """An option's value as a reader writes it: `a = 1, b = 2` for a table, `x, y` for a list."""
+    if isinstance(value, dict):
+        return ", ".join(f"{key} = {_option(item)}" for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(_option, value))
+    return str(value)

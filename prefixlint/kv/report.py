@@ -23,7 +23,8 @@ def to_dict(source: str, layout: KVLayout, naive: KVLayout, contexts: Sequence[i
         "fixed_bytes": layout.fixed_bytes,
         "naive_bytes_per_token": naive.bytes_per_token,
         "layers": [
-            {"kind": g.kind, "layers": g.layers, "bytes_per_token": g.per_token,
+            {"kind": g.kind, "layers": g.layers, "bytes_per_token": g.per_token,  # in each layer (kept key)
+             "bytes_per_token_per_layer": g.per_token, "bytes_per_token_all_layers": g.per_token * g.layers,
              "window": g.window, "state_bytes": g.state}
             for g in layout.groups
         ],
@@ -60,7 +61,7 @@ def to_text(source: str, layout: KVLayout, naive: KVLayout, contexts: Sequence[i
     size = lambda value: format_bytes(value, si=si)  # noqa: E731
     lines = [
         f"config    {source}",
-        f"dtype     {layout.dtype} ({DTYPE_BYTES[layout.dtype]} bytes per value, {dtype_from})",
+        f"dtype     {layout.dtype} ({DTYPE_BYTES[layout.dtype]} byte{'' if DTYPE_BYTES[layout.dtype] == 1 else 's'} per value, {dtype_from})",
         f"layers    {_layers_line(layout)}",
         f"growing   {size(layout.bytes_per_token)} per token ({layout.bytes_per_token:,} bytes)",
     ]
@@ -80,7 +81,7 @@ def to_text(source: str, layout: KVLayout, naive: KVLayout, contexts: Sequence[i
         header += [f"fit in {size(memory)}", "growing part only"]
     rows = [header]
     for tokens in contexts:
-        row = [f"{format_tokens(tokens)} tokens", size(layout.bytes_at(tokens))]
+        row = [f"{format_tokens(tokens)} token{'' if tokens == 1 else 's'}", size(layout.bytes_at(tokens))]
         if memory:
             row += [f"{layout.conversations_fit(memory, tokens):,}",
                     f"{layout.conversations_fit(memory, tokens, growing_only=True):,}"]

@@ -53,9 +53,9 @@ NOT_TEMPLATES: tuple[str, ...] = (
     "readme", "readme.*", "changelog", "changelog.*", "license", "license.*", "licence", "licence.*",
     "copying", "copying.*", "notice", "notice.*", "authors", "authors.*", "contributors",
     "contributors.*", "contributing", "contributing.*", "code_of_conduct.*", "security.md",
-    "requirements*.txt", "constraints*.txt", "cmakelists.txt", "robots.txt",
+    "requirements.txt", "requirements-*.txt", "constraints.txt", "constraints-*.txt", "cmakelists.txt", "robots.txt",
     "docker-compose*.y*ml", "compose.y*ml", "mkdocs.y*ml", "pnpm-lock.yaml", "pnpm-workspace.yaml",
-    "codecov.y*ml", "pubspec.yaml", "environment.y*ml",
+    "codecov.y*ml", "pubspec.yaml", "environment.y*ml", "chart.yaml", "action.y*ml",
 )
 STDIN = "-"
 

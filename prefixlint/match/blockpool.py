@@ -4,37 +4,26 @@ Read from vLLM's v1 KV-cache manager (`vllm/v1/core/block_pool.py`, `kv_cache_ut
 `kv_cache_manager.py`, `single_type_kv_cache_manager.py`):
 
 - Only full blocks are cached. Block i's hash chains its parent's hash, its tokens and extra
-  keys: `hash((parent, tokens, extra))`, the first block's parent being a fixed seed
-  (`NONE_HASH`). `cache_salt` is an extra key of the first block only
-  (`generate_block_hash_extra_keys`: `start_token_idx == 0`), so through the chain a
-  different salt changes every hash and never matches.
+  keys (`generate_block_hash_extra_keys`: a LoRA adapter on every block, `cache_salt` on the
+  first only), so through the chain a different salt or adapter never matches.
 - Lookup (`get_computed_blocks`) walks the request's block hashes up to
   `max_cache_hit_length = num_tokens - 1` and stops at the first miss.
-- Hit blocks are touched (removed from the free queue); new blocks are popped from the head
-  of the free queue, evicting the hash of a cached block popped that way
-  (`get_new_blocks` -> `_maybe_evict_cached_block`). Duplicate blocks of one hash are kept
-  (no de-duplication) and a lookup takes the first one cached (`BlockHashToBlockMap`).
+- Hit blocks are touched; new blocks are popped from the head of the free queue, evicting
+  the hash they held (`_maybe_evict_cached_block`). Duplicates of one hash are kept and a
+  lookup takes the first one cached (`BlockHashToBlockMap`).
 - Blocks are cached as they fill, prompt and generated ones alike (`cache_full_blocks`).
 - A finished request frees its blocks tail first (`reversed(req_blocks)`); `free_blocks`
   puts blocks without a hash at the head of the free queue (reused first) and cached ones
   at the tail, in that order: the least recently used block is evicted first, and of one
-  request's blocks the end of the chain goes before its beginning.
-- The pool's block 0 is the null block and never holds tokens.
+  request's blocks the end of the chain goes before its beginning. Block 0 is the null block.
 
 Shortcuts give the same results faster (tests check them against a plain reference pool):
-the hit length is found by bisection, since a block is always evicted before its parent
-(every request that uses a block uses its parent too, and frees it later), so the cached
-blocks of a request form a prefix of it. Every block is always in the free queue between
-requests (each request frees all its blocks), so the queue is an OrderedDict whose blocks only
-move (`move_to_end`, cheap in C), never leave; new blocks are read from its head with
-`islice`. The hit blocks are moved out of the way to its tail only when the new blocks would
-reach them, which vLLM's taking them out of the queue amounts to (a request needs at most the
-whole pool). Each step handles a request's blocks in one pass in C (`map`, `update`).
+the hit length by bisection (`_cached_prefix`); the free queue as an OrderedDict whose
+blocks only move (every block is in it between requests), read from its head with `islice`,
+hit blocks moved out of the way only when the new blocks would reach them.
 
-Not modelled: concurrency (requests are served one after another, each finishing before the
-next starts), preemption, speculative decoding lookahead, LoRA and multimodal extra keys,
-hybrid (sliding window, Mamba) KV-cache groups. Python's tuple hash stands in for sha256:
-the chain and its collisions-are-ignored semantics are the same.
+Traces (`serve_blocks`) chain their block ids the same way. Not modelled: concurrency,
+preemption, speculative decoding, hybrid KV-cache groups. Python's hash stands in for sha256.
 """
 
 from __future__ import annotations
@@ -48,6 +37,11 @@ from prefixlint.match.prefix import shared_prefix
 
 #: Parent of the first block (vLLM seeds it from PYTHONHASHSEED or random bytes).
 NONE_HASH = hash(("prefixlint", "vllm NONE_HASH"))
+
+
+def root_key(salt: str | None, lora: Hashable | None) -> int:
+    """The place before a request's first block (another salt or adapter: another place)."""
+    return hash((NONE_HASH, salt, lora))
 
 
 #: Runs an iterator to its end: `_each(map(f, xs))` calls f on every x in C.
@@ -127,60 +121,89 @@ class VllmPrefixCache:
         #: The free queue, head first: eviction order.
         self._free: OrderedDict[int, None] = OrderedDict((b, None) for b in range(1, capacity_blocks + 1))
 
-    def _hashes(self, seq: list[int], salt: str | None) -> list[int]:
-        """The chain hash of every full block of `seq`, its tokens taken as tuples by zip."""
-        blocks = zip(*[iter(seq)] * self.block_size)
+    def _hashes(self, seq: list[int], salt: str | None, lora: Hashable | None = None) -> list[int]:
+        return self._chain(zip(*[iter(seq)] * self.block_size), salt, lora)  # full blocks, as tuples
+
+    @staticmethod
+    def _chain(blocks, salt: str | None, lora: Hashable | None) -> list[int]:
+        """Chain hashes: vLLM's extra keys are the LoRA key on every block, then the salt on
+        the first one only (`generate_block_hash_extra_keys`)."""
+        blocks = iter(blocks)
         first = next(blocks, None)
         if first is None:
             return []
-        parent = hash((NONE_HASH, first, (salt,) if salt else None))
+        extra = (*((lora,) if lora is not None else ()), *((salt,) if salt else ()))
+        parent = hash((NONE_HASH, first, extra or None))
         hashes = [parent]
         append = hashes.append
-        for tokens in blocks:
-            parent = hash((parent, tokens))  # extra keys: first block only
+        for tokens in blocks:  # the salt is an extra key of the first block only
+            parent = hash((parent, tokens) if lora is None else (parent, tokens, lora))
             append(parent)
         return hashes
 
-    def serve(self, prompt: Sequence[int], generated: Sequence[int] = (), salt: str | None = None) -> Outcome:
+    def serve(self, prompt: Sequence[int], generated: Sequence[int] = (), salt: str | None = None,
+              lora: Hashable | None = None, skip_lookup: bool = False) -> Outcome:
         """Serve one request to completion. `generated`: the generated tokens whose KV was
         computed (every one but the last sampled, which ends the request)."""
         size = self.block_size
         seq = [*prompt, *generated]
-        hashes = self._hashes(seq, salt)
-        max_hit = (len(prompt) - 1) // size if prompt else 0
+        hashes = self._hashes(seq, salt, lora)
+        max_hit = 0 if skip_lookup or not prompt else (len(prompt) - 1) // size
+        return self._serve(seq, hashes, max_hit, -(-len(seq) // size), root_key(salt, lora))
+
+    def serve_blocks(self, block_ids: Sequence[int], input_length: int, output_length: int = 0,
+                     salt: str | None = None, lora: Hashable | None = None) -> Outcome:
+        """Serve a hashed-block trace's request: one id per block of the prompt (the last one
+        possibly partial, and looked up too); the generated tokens take blocks while it runs."""
+        hashes = self._chain(block_ids, salt, lora)
+        needed = max(len(hashes), -(-(input_length + output_length) // self.block_size))
+        outcome = self._serve(None, hashes, len(hashes), needed, root_key(salt, lora))
+        return outcome._replace(cached_tokens=min(outcome.cached_tokens, input_length))
+
+    def _serve(self, seq: list[int] | None, hashes: list[int], max_hit: int, needed: int, root: int) -> Outcome:
+        """`root`: the place before the first block (`root_key`), for divergences."""
+        size = self.block_size
         if self._cached is not None:
             cached = self._cached  # unlimited: a set of hashes, nothing is ever evicted
             hit = _cached_prefix(hashes, max_hit, cached)
-            miss = self._miss(seq, hashes, hit, max_hit, salt)
+            miss = self._miss(seq, hashes, hit, max_hit, root)
             first = hit
             while first < len(hashes) and hashes[first] in cached:  # a repeat beyond the cap
                 first += 1
             if first < len(hashes):
-                self._remember(seq, hashes, first, salt)
+                self._remember(seq, hashes, first, root)
                 cached.update(hashes[first:])
             return Outcome(hit * size, miss)
-        return self._serve_bounded(seq, hashes, max_hit, salt)
+        return self._serve_bounded(seq, hashes, max_hit, needed, root)
 
-    def _remember(self, seq: list[int], hashes: list[int], first: int, salt: str | None) -> None:
-        """Record blocks first.. as the latest children of their parents (for divergences)."""
+    def _remember(self, seq: list[int] | None, hashes: list[int], first: int, root: int) -> None:
+        """Record blocks first.. as the latest children of their parents (for divergences);
+        for a trace (no tokens), the child's hash."""
         size = self.block_size
+        children = self._children
+        parent = hashes[first - 1] if first else root
+        if seq is None:
+            children[parent] = hashes[first]
+            children.update(zip(hashes[first:-1], hashes[first + 1:]))
+            return
         segment = len(self._segments) << 32
         self._segments.append(array("q", seq[first * size:len(hashes) * size]))
-        children = self._children
-        children[hashes[first - 1] if first else hash((NONE_HASH, salt))] = segment
+        children[parent] = segment
         children.update(zip(hashes[first:-1], range(segment + size, segment + (len(hashes) - first) * size, size)))
 
-    def _miss(self, seq, hashes, hit, max_hit, salt) -> Miss | None:
+    def _miss(self, seq, hashes, hit, max_hit, root) -> Miss | None:
         if hit >= max_hit:
             return None
         size = self.block_size
-        key = hashes[hit - 1] if hit else hash((NONE_HASH, salt))
+        key = hashes[hit - 1] if hit else root
         start = hit * size
         if self._cached is None and hashes[hit] in self._evicted:
-            return Miss("evicted", start, key, tuple(seq[start:start + size]))
+            return Miss("evicted", start, key, () if seq is None else tuple(seq[start:start + size]))
         where = self._children.get(key)
         if where is None:
             return Miss("new", start, key, ())
+        if seq is None:  # a trace: another block after the same parent is a divergence
+            return Miss("evicted" if where == hashes[hit] else "diverged" if hit else "new", start, key, ())
         offset = where & 0xFFFFFFFF
         tokens = tuple(self._segments[where >> 32][offset:offset + size])
         common = shared_prefix(seq[start:start + size], tokens)
@@ -190,12 +213,11 @@ class VllmPrefixCache:
             return Miss("evicted", start, key, tokens)
         return Miss("diverged", start + common, key, tokens[common:])
 
-    def _serve_bounded(self, seq, hashes, max_hit, salt) -> Outcome:
+    def _serve_bounded(self, seq, hashes, max_hit, needed, root) -> Outcome:
         size = self.block_size
         table, free = self._map, self._free
         hit = _cached_prefix(hashes, max_hit, table)
-        miss = self._miss(seq, hashes, hit, max_hit, salt)
-        needed = -(-len(seq) // size)
+        miss = self._miss(seq, hashes, hit, max_hit, root)
         if needed > self.capacity_blocks:
             return Outcome(hit * size, miss, over_capacity=True)
         # Every block is always in the free queue (requests are served one at a time and
@@ -215,7 +237,7 @@ class VllmPrefixCache:
         full = new[:len(hashes) - hit]
         self._cache(full, hashes[hit:])
         if hit < len(hashes):
-            self._remember(seq, hashes, hit, salt)
+            self._remember(seq, hashes, hit, root)
         # Freed tail first: the cached blocks go to the tail of the queue, last block first;
         # the partial block (no hash) to its head, where it already is once they have gone.
         _each(map(move, reversed(full)))

@@ -24,6 +24,17 @@ class EngineProfile:
     verified: bool
     source: str
     notes: str
+    #: Time to live of a cache entry in seconds (0: kept until evicted), refreshed on each hit
+    #: or counted from creation; the vendor's words and date in `ttl_source`.
+    ttl: float = 0.0
+    ttl_refresh: bool = True
+    ttl_source: str = ""
+    #: SGLang's overlap scheduler runs one more decode step with the last sampled token as
+    #: input, so its KV is cached too (`--disable-overlap-schedule` turns it off).
+    overlap_stop_token: bool = False
+    overlap_source: str = ""
+    #: Which request fields turn the cache lookup off, and where the engine does it.
+    logprobs_source: str = ""
 
     def reusable_tokens(self, shared_prefix: int, prompt_tokens: int) -> int:
         """Tokens of a `prompt_tokens`-long request served from cache, given its shared prefix.

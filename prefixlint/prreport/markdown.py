@@ -1,9 +1,11 @@
 """Markdown of `prefixlint report`: reuse before and after a change, for a pull-request comment.
 
-One table row per changed template (tokens, reusable share before and after the engine's
-block rounding, at the base and now, and the change), a line naming what it was measured
-with, the findings the change introduced with links to file and line, and the unchanged
-templates folded away. Starts with a hidden marker so the one comment is found and updated.
+A header naming both sides (`main` (`1a3060b`) → `add-clock` (this branch)) and what was
+measured with; one table row per changed template (tokens, the exact shared prefix and what
+the engine reuses of it after its rounding, at the base and now, and the change); a bar
+picture of the reused share per changed template; the findings the change introduced, with
+links to file and line, and the ones it fixed; the unchanged templates folded away. Starts
+with a hidden marker so the one comment is found and updated.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from prefixlint.results import Finding
 
 MARKER = "<!-- prefixlint-report -->"
 TITLE = "### prefixlint: prompt-cache reuse"
-HEADER = "| Template | Tokens | Reusable before rounding | Reusable after rounding |"
+HEADER = "| Template | Tokens | Exact shared prefix | {rounding} |"
 ALIGN = "|:--|--:|--:|--:|"
 #: Unchanged templates listed at most; a GitHub comment holds at most 65,536 characters.
 MAX_UNCHANGED = 100
@@ -53,6 +55,8 @@ class TemplateChange:
     now: Measured | None
     old_path: str | None = None  # renamed from
     new_findings: tuple[Finding, ...] = ()
+    #: Findings of the base version that this version no longer has.
+    fixed_findings: tuple[Finding, ...] = ()
 
     def drop(self) -> float:
         """Percentage points of reusable share (after rounding) lost; negative when gained."""
@@ -70,6 +74,22 @@ class Setup:
     base_commit: str
     #: path, line -> URL of that line, or None to print plain `path:line`.
     link: Callable[[str, int], str | None] = field(default=lambda path, line: None)
+    #: The base branch's name when the base was given as a commit (a pull request's base).
+    base_name: str | None = None
+    #: This branch's name and commit when known (a pull request's head); else the working tree.
+    head_ref: str | None = None
+    head_commit: str | None = None
+    #: What the engine's rounding is called in the table: "Reused by vllm (16-token blocks)".
+    rounding: str = "Reused after the engine's rounding"
+
+    @property
+    def base_label(self) -> str:
+        return self.base_name or self.base_ref
+
+    def sides(self) -> str:
+        """`main` (`1a3060b`) → `add-clock` (this branch)"""
+        head = f"`{escape(self.head_ref)}` (this branch)" if self.head_ref else "the working tree"
+        return f"`{escape(self.base_label)}` (`{self.base_commit[:7]}`) → {head}"
 
 
 def blob_link(server: str | None, repository: str | None, ref: str | None) -> Callable[[str, int], str | None]:
@@ -137,6 +157,13 @@ def finding_item(item: Finding, setup: Setup) -> str:
     return f"- {place} **{item.code}** {item.name}: {escape(item.message)}"
 
 
+def fixed_item(item: Finding, setup: Setup) -> str:
+    what = item.extra.get("placeholder") or item.variable
+    shown = f": `{escape(what)}`" if what else ""
+    return (f"- Fixed: **{item.code}** {item.name}{shown} in `{escape(item.path)}`"
+            f" (line {item.line} at `{escape(setup.base_label)}`)")
+
+
 def suggestions(changed: Sequence[TemplateChange]) -> list[str]:
     """`report --suggest`: the fix of each template whose reuse fell, as a diff to apply."""
     fell = [row for row in changed if row.now and row.now.suggestion and (row.drop() > 0 or row.status == "added")]
@@ -148,17 +175,17 @@ def suggestions(changed: Sequence[TemplateChange]) -> list[str]:
 
 
 def to_markdown(rows: Sequence[TemplateChange], setup: Setup) -> str:
+    from prefixlint.prreport.bars import picture
+
     changed = [row for row in rows if row.status != "unchanged"]
     unchanged = [row for row in rows if row.status == "unchanged"]
-    lines = [MARKER, TITLE, ""]
-    lines.append(
-        f"Tokenizer `{setup.tokenizer}` · engine `{setup.engine}` · block size {setup.block_size}"
-        f" · compared with `{escape(setup.base_ref)}` (`{setup.base_commit[:7]}`)"
-    )
-    lines.append("")
+    header = HEADER.format(rounding=escape(setup.rounding))
+    lines = [MARKER, TITLE, "", setup.sides(), "",
+             f"Tokenizer `{setup.tokenizer}` · engine `{setup.engine}`, {setup.block_size}-token blocks", ""]
     if changed:
-        lines += [HEADER[:-1] + "| Change |", ALIGN + ":--|"]
+        lines += [header[:-1] + "| Change |", ALIGN + ":--|"]
         lines += [changed_row(row) for row in changed]
+        lines += ["", *picture(changed, setup.base_label, setup.rounding)]
     else:
         lines.append("No template changed.")
     new = sorted((f for row in changed for f in row.new_findings), key=Finding.sort_key)
@@ -169,6 +196,10 @@ def to_markdown(rows: Sequence[TemplateChange], setup: Setup) -> str:
         lines += [finding_item(item, setup) for item in new]
     elif changed:
         lines.append("No new findings.")
+    fixed = sorted((f for row in changed for f in row.fixed_findings), key=Finding.sort_key)
+    if fixed:
+        lines += ["", f"**{len(fixed)} fixed finding{'s' if len(fixed) != 1 else ''}**", ""]
+        lines += [fixed_item(item, setup) for item in fixed]
     lines += suggestions(changed)
     errors = [(row.path, side.error) for row in changed for side in (row.now,) if side and side.error]
     if errors:
@@ -177,7 +208,7 @@ def to_markdown(rows: Sequence[TemplateChange], setup: Setup) -> str:
     if unchanged:
         count = len(unchanged)
         lines += ["", f"<details><summary>{count} unchanged template{'s' if count != 1 else ''}</summary>", ""]
-        lines += [HEADER, ALIGN] + [unchanged_row(row) for row in unchanged[:MAX_UNCHANGED]]
+        lines += [header, ALIGN] + [unchanged_row(row) for row in unchanged[:MAX_UNCHANGED]]
         if count > MAX_UNCHANGED:
             lines += ["", f"… and {count - MAX_UNCHANGED:,} more."]
         lines += ["", "</details>"]

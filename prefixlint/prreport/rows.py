@@ -112,9 +112,13 @@ def compare_changes(repo: Repository, changes: Sequence[FileChange], measure: Me
         elif now is None and status != "removed":
             status = "removed"  # it is no template any more
         new: tuple[Finding, ...] = ()
+        fixed: tuple[Finding, ...] = ()
         if now is not None and not now.error and status != "unchanged":
             new = introduced(base, base_text or "", now, now_text or "")
-        rows.append(TemplateChange(change.path, status, base, now, change.old_path if status == "renamed" else None, new))
+            if base is not None and not base.error:  # what the base had and this version has not
+                fixed = introduced(now, now_text or "", base, base_text or "")
+        rows.append(TemplateChange(change.path, status, base, now, change.old_path if status == "renamed" else None,
+                                   new, fixed))
     return rows
 
 
@@ -186,5 +190,28 @@ def build_rows(paths: Sequence[str], base_ref: str, tokenizer: str | None, offli
         if not any(under(row.path, prefix) for row in rows):
             raise PrefixlintError(f"no template here, neither at {base_ref} nor in the working tree", path=shown,
                                   hint="give the folder or files that hold your prompt templates")
-    setup = Setup(_named(used["tokenizer"]), _named(used["engine"]), _named(used["block_size"]), base_ref, commit)
+    setup = Setup(_named(used["tokenizer"]), _named(used["engine"]), _named(used["block_size"]), base_ref, commit,
+                  rounding=_rounding(used), **_sides(commit))
     return rows, setup
+
+
+def _rounding(used: dict[str, set]) -> str:
+    """"Reused by vllm (16-token blocks)": the engine and its block as the settings give them."""
+    from prefixlint.match.profiles import get_profile
+
+    if len(used["engine"]) == 1 and len(used["block_size"]) == 1:
+        (engine,), (block,) = used["engine"], used["block_size"]
+        return f"Reused by {get_profile(engine, block if get_profile(engine).unit != block else None).describe()}"
+    return "Reused by the engine (after its rounding)"
+
+
+def _sides(base_commit: str) -> dict[str, str | None]:
+    """The base branch's name (when the base is the pull request's base commit) and this
+    branch's name and commit, from the event payload or GITHUB_HEAD_REF."""
+    from prefixlint.prreport.github_comment import event_payload
+
+    pull = event_payload().get("pull_request") or {}
+    base, head = pull.get("base") or {}, pull.get("head") or {}
+    name = base.get("ref") if base.get("ref") and str(base.get("sha", "")).startswith(base_commit[:7]) else None
+    return {"base_name": name, "head_ref": head.get("ref") or os.environ.get("GITHUB_HEAD_REF") or None,
+            "head_commit": head.get("sha") or None}

@@ -28,13 +28,13 @@ the current time, as on a server. Pass a fixed datetime for repeatable output.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 from prefixlint.render import messages as prep
+from prefixlint.render.conversation import encode_chatml
 from prefixlint.render.templates import CHATML, HARMONY, ChatTemplate, resolve_chat_template
 
 #: Markers that end an assistant turn in the templates prefixlint knows, tried in this order
@@ -44,7 +44,6 @@ END_OF_TURN_MARKERS = (
     "<end_of_turn>", "</s>", "<|endoftext|>", "<|end_of_role|>",
 )
 
-CHATML_MARKERS = re.compile(r"(<\|im_start\|>|<\|im_sep\|>|<\|im_end\|>)")
 KNOWN_BOS_TOKENS = ("<|begin_of_text|>", "<｜begin▁of▁sentence｜>", "<s>", "<bos>")
 
 
@@ -194,13 +193,8 @@ def jinja_render(source: str, tokenizer, messages, tools, add_generation_prompt:
 
 
 def chatml_ids(tokenizer, text: str) -> list[int]:
-    """The ChatML approximation tokenized as if its markers were special tokens: each marker
-    and each piece of text between them on its own, so that nothing merges across a marker."""
-    ids: list[int] = []
-    for piece in CHATML_MARKERS.split(text):
-        if piece:
-            ids += tokenizer.encode(piece)
-    return ids
+    """The ChatML approximation tokenized marker by marker (`conversation.encode_chatml`)."""
+    return encode_chatml(tokenizer.encode, text)
 
 
 def end_of_turn(tokenizer, text: str) -> tuple[int, str] | None:

@@ -4,10 +4,11 @@ This is the approximation `check` uses where the tokenizer has no public chat fo
 (o200k_base, cl100k_base, a tokenizer without a chat template); otherwise the model's own
 template frames the messages (`prefixlint.render.framing`).
 
-A single prompt is its own text. A conversation is framed the way ChatML does it
-(`<|im_start|>role\\n...<|im_end|>\\n`, then the generation prompt `<|im_start|>assistant\\n`):
-the framing is stable text, so it moves no finding; tokenizers without ChatML special
-tokens count it as ordinary text. A conversation slot (`SLOT_ROLE`) renders as earlier turns
+A single prompt is its own text. A conversation is framed as `transcript` and `replay` frame
+it for a tokenizer without a chat format (`<|im_start|>role<|im_sep|>...<|im_end|>`, then the
+generation prompt `<|im_start|>assistant<|im_sep|>`): the framing is stable text, so it moves
+no finding; each marker is tokenized on its own, as ordinary text (the server has one special
+token for each), so nothing merges across it. A conversation slot (`SLOT_ROLE`) renders as earlier turns
 already framed as messages, so it is joined as it is.
 """
 
@@ -57,6 +58,7 @@ def role_sections(text: str, role_line: str | None = None) -> list[tuple[str, in
     return trimmed
 
 
+<<<<<<< HEAD
 def split_json(message: RenderedMessage, path: str) -> tuple[RenderedMessage, ...]:
     """The messages of a rendered text that is a JSON list of `{role, content}` (promptfoo's
     Nunjucks JSON prompts: JSON only once rendered). Each content is decoded; a span keeps the
@@ -88,10 +90,15 @@ def split_json(message: RenderedMessage, path: str) -> tuple[RenderedMessage, ..
     if not messages:
         raise PrefixlintError("once rendered, the prompt must be a non-empty JSON list of messages", path=path, line=1)
     return tuple(messages)
+=======
+#: The ChatML markers of the approximation; tokenized each on its own (`encode_chatml`).
+CHATML_MARKERS = re.compile(r"(<\|im_start\|>|<\|im_sep\|>|<\|im_end\|>)")
+>>>>>>> main
 
 
 def join(messages: Sequence[RenderedMessage], is_chat: bool) -> tuple[str, tuple[int, ...]]:
-    """The request text and the offset in it where each message's text starts."""
+    """The request text and the offset in it where each message's text starts: the framing of
+    `prefixlint.render.templates.CHATML_TEMPLATE`, which `transcript` and `replay` render."""
     if not is_chat:
         return messages[0].text, (0,)
     parts: list[str] = []
@@ -99,10 +106,20 @@ def join(messages: Sequence[RenderedMessage], is_chat: bool) -> tuple[str, tuple
     length = 0
     for message in messages:
         framed = message.role != SLOT_ROLE
-        head = f"<|im_start|>{message.role}\n" if framed else ""
+        head = f"<|im_start|>{message.role}<|im_sep|>" if framed else ""
         starts.append(length + len(head))
-        piece = f"{head}{message.text}<|im_end|>\n" if framed else message.text
+        piece = f"{head}{message.text}<|im_end|>" if framed else message.text
         parts.append(piece)
         length += len(piece)
-    parts.append("<|im_start|>assistant\n")
+    parts.append("<|im_start|>assistant<|im_sep|>")
     return "".join(parts), tuple(starts)
+
+
+def encode_chatml(encode, text: str) -> list[int]:
+    """The ChatML approximation tokenized as if its markers were special tokens: each marker
+    and each piece of text between them on its own, so that nothing merges across a marker."""
+    ids: list[int] = []
+    for piece in CHATML_MARKERS.split(text):
+        if piece:
+            ids += encode(piece)
+    return ids

@@ -27,7 +27,7 @@ from typing import Callable, Sequence
 
 from prefixlint.errors import ChatTemplateFailure, PrefixlintError, TemplateRenderError
 from prefixlint.load.template import SLOT_ROLE
-from prefixlint.render.conversation import join
+from prefixlint.render.conversation import encode_chatml, join
 from prefixlint.render.spans import RenderedMessage, Span
 from prefixlint.render.templates import ChatTemplate
 
@@ -56,7 +56,7 @@ class ApproximateFraming:
 
     def frame(self, messages: Sequence[RenderedMessage], encode: Callable[[str], list[int]]) -> Framed:
         text, starts = join(messages, self.is_chat)
-        return Framed(tuple(messages), text, starts, encode(text))
+        return Framed(tuple(messages), text, starts, encode_chatml(encode, text) if self.is_chat else encode(text))
 
 
 class ChatTemplateFraming:

@@ -26,7 +26,7 @@ TURNS = (
 
 def frame(role: str, content: str) -> str:
     """One message framed as `prefixlint.render.conversation.join` frames messages (ChatML)."""
-    return f"<|im_start|>{role}\n{content}<|im_end|>\n"
+    return f"<|im_start|>{role}<|im_sep|>{content}<|im_end|>"
 
 
 class History(list):

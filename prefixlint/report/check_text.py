@@ -12,8 +12,8 @@ from collections import Counter
 from typing import Sequence
 
 from prefixlint.numbers import percent
+from prefixlint.report.style import paint, plural
 from prefixlint.results import FileResult
-from prefixlint.report.style import paint
 
 _COLORS = {"error": "red", "warning": "yellow", "info": "blue"}
 
@@ -25,7 +25,8 @@ def fixable(finding, unsafe_fixes: bool = False) -> bool:
 
 
 def format_text(results: Sequence[FileResult], *, color: bool | None = None, statistics: bool = False,
-                unsafe_fixes: bool = False) -> str:
+                quiet: bool = False, unsafe_fixes: bool = False) -> str:
+    """`quiet`: the findings and the summary only; a clean run then prints `All checks passed!`."""
     lines: list[str] = []
     for result in results:
         if result.error is not None:  # the command prints errors on stderr
@@ -35,26 +36,41 @@ def format_text(results: Sequence[FileResult], *, color: bool | None = None, sta
             mark = "[*] " if fixable(f, unsafe_fixes) else ""  # as ruff marks what --fix can fix
             lines.append(f"{f.path}:{f.line}:{f.column}: {code} {mark}{f.message}")
     for result in results:
-        if result.error is None:
+        if result.error is None and not quiet:
             after = percent(result.fixed_reusable_tokens, result.tokens if result.fixed_tokens is None else result.fixed_tokens,
                             bare_ends=True)
             lines.append(
-                f"{result.path}: {result.tokens:,} tokens · reusable now {percent(result.reusable_tokens, result.tokens, bare_ends=True)}"
+                f"{result.path}: {plural(result.tokens, 'token')} · reusable now {percent(result.reusable_tokens, result.tokens, bare_ends=True)}"
                 f" · after the suggested fixes {after}"
             )
     findings = [f for r in results for f in r.findings]
-    errors = sum(1 for r in results if r.error)
     if statistics and findings:
         lines.append("")
         for (code, name), count in sorted(Counter((f.code, f.name) for f in findings).items()):
             lines.append(f"{count:>5}  {code}  {name}")
-    noun = "finding" if len(findings) == 1 else "findings"
-    tail = f"{len(findings)} {noun} in {len(results)} file{'s' if len(results) != 1 else ''}"
-    if errors:
-        tail += f", {errors} file{'s' if errors != 1 else ''} with errors"
-    lines.append(tail + ".")
+    clean = not findings and not any(r.error for r in results)
+    if not (quiet and clean):
+        lines.append(summary_line(results, len(findings)) + ".")
     lines += _fix_summary(findings, unsafe_fixes)
+    if clean:
+        lines.append("All checks passed!")
     return "\n".join(lines)
+
+
+def summary_line(results: Sequence[FileResult], findings: int) -> str:
+    """`3 findings in 17 files, 1 file with errors`: files are files (a folder that held no
+    template, a broken configuration is an error, not a file)."""
+    import os
+
+    files = [r for r in results if not (r.error is not None and (not r.path or os.path.isdir(r.path)))]
+    tail = f"{plural(findings, 'finding')} in {plural(len(files), 'file')}"
+    broken = sum(1 for r in files if r.error)
+    other = len(results) - len(files)
+    if broken:
+        tail += f", {plural(broken, 'file')} with errors"
+    if other:
+        tail += f", {plural(other, 'error')}"
+    return tail
 
 
 def _fix_summary(findings, unsafe_fixes: bool) -> list[str]:

@@ -18,13 +18,15 @@ CHECK_FORMATS: dict[str, str] = {
     "json": "prefixlint.report.check_json:format_json",
     "github": "prefixlint.report.github:format_github",
     "sarif": "prefixlint.report.sarif:format_sarif",
+    "html": "prefixlint.report.html:format_html",
 }
 
 
 def format_results(results: Sequence[FileResult], fmt: str, *, color: bool | None = None,
-                   statistics: bool = False, unsafe_fixes: bool = False) -> str:
+                   statistics: bool = False, quiet: bool = False, unsafe_fixes: bool = False) -> str:
+    """`quiet` (findings and the summary only) and `unsafe_fixes` (count the fixes --fix with
+    --unsafe-fixes applies) are for the text output."""
     module_name, _, attribute = CHECK_FORMATS[fmt].partition(":")
     formatter = getattr(importlib.import_module(module_name), attribute)
-    # `[*]` marks the fixes --fix applies: the text output also counts unsafe ones with --unsafe-fixes
-    options = {"unsafe_fixes": True} if unsafe_fixes and fmt == "text" else {}
+    options = {key: True for key, given in (("quiet", quiet), ("unsafe_fixes", unsafe_fixes)) if given and fmt == "text"}
     return formatter(list(results), color=color, statistics=statistics, **options)

@@ -33,24 +33,16 @@ def workflow_command(command: str, properties: dict[str, object], message: str) 
     return f"::{command}{' ' + shown if shown else ''}::{escape_data(message)}"
 
 
-def annotation_path(path: str) -> str:
-    """The path GitHub resolves against the workspace: relative, with forward slashes."""
-    if os.path.isabs(path):
-        base = os.environ.get("GITHUB_WORKSPACE") or os.getcwd()
-        relative = os.path.relpath(path, base)
-        if not relative.startswith(".."):
-            path = relative
-    return path.replace(os.sep, "/")
-
-
 def annotation(finding: Finding) -> str:
-    properties = {
-        "file": annotation_path(finding.path),
-        "line": finding.line,
-        "col": finding.column,
-        "title": f"{finding.code} {finding.name}",
-    }
-    return workflow_command(COMMANDS.get(finding.severity, "warning"), properties, finding.message)
+    """The finding's workflow command. A template that is no repository file (a model's
+    built-in chat format) gets no `file`: its name goes ahead of the message instead."""
+    from prefixlint.report.locations import repository_path
+
+    where = repository_path(finding.path)
+    properties = {"file": where, "line": finding.line if where else None, "col": finding.column if where else None,
+                  "title": f"{finding.code} {finding.name}"}
+    message = finding.message if where else f"{finding.path}: {finding.message}"
+    return workflow_command(COMMANDS.get(finding.severity, "warning"), properties, message)
 
 
 def to_github(findings: Iterable[Finding]) -> str:
@@ -65,9 +57,13 @@ def is_github_actions() -> bool:
 
 def error_annotation(error: PrefixlintError) -> str:
     """A file that could not be checked, as an error annotation at its file and line."""
-    properties = {"file": annotation_path(error.path) if error.path else None, "line": error.line,
-                  "col": error.column, "title": "prefixlint error"}
-    message = error.message + (f"\nhint: {error.hint}" if error.hint else "")
+    from prefixlint.report.locations import repository_path
+
+    where = repository_path(error.path) if error.path else None
+    properties = {"file": where, "line": error.line if where else None,
+                  "col": error.column if where else None, "title": "prefixlint error"}
+    message = ("" if where or not error.path else f"{error.path}: ") + error.message
+    message += f"\nhint: {error.hint}" if error.hint else ""
     return workflow_command("error", properties, message)
 
 

@@ -57,13 +57,18 @@ def descriptor(rule: Rule) -> dict:
     }
 
 
-def relative_uri(path: str, root: Path) -> str:
-    """`path` relative to `root` with forward slashes; unchanged when it lies outside root."""
-    absolute = Path(os.path.abspath(path))
-    try:
-        return absolute.relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return Path(path).as_posix()
+def location(path: str, root: Path, region: dict | None = None) -> dict:
+    """A SARIF location: relative to %SRCROOT% for a repository file, an absolute file URI for a
+    file outside the checkout, and a logical location (its name only) for a template that is no
+    file (a model's built-in chat format)."""
+    from prefixlint.report.locations import is_file_name, repository_path
+
+    relative = repository_path(path, root)
+    if not is_file_name(path):
+        return {"logicalLocations": [{"fullyQualifiedName": path, "kind": "resource"}]}
+    artifact = ({"uri": relative, "uriBaseId": SRCROOT} if relative is not None
+                else {"uri": Path(os.path.abspath(path)).as_uri()})
+    return {"physicalLocation": {"artifactLocation": artifact, **({"region": region} if region else {})}}
 
 
 def result(finding: Finding, rule_index: int | None, root: Path) -> dict:
@@ -71,18 +76,13 @@ def result(finding: Finding, rule_index: int | None, root: Path) -> dict:
         "ruleId": finding.code,
         "level": LEVELS.get(finding.severity, "warning"),
         "message": {"text": finding.message},
-        "locations": [{
-            "physicalLocation": {
-                "artifactLocation": {"uri": relative_uri(finding.path, root), "uriBaseId": SRCROOT},
-                "region": {"startLine": finding.line, "startColumn": finding.column},
-            },
-        }],
     }
-    if rule_index is not None:
-        item["ruleIndex"] = rule_index
-    region = item["locations"][0]["physicalLocation"]["region"]
+    region = {"startLine": finding.line, "startColumn": finding.column}
     if finding.end_line is not None and finding.end_column is not None:
         region.update(endLine=finding.end_line, endColumn=finding.end_column)
+    item["locations"] = [location(finding.path, root, region)]
+    if rule_index is not None:
+        item["ruleIndex"] = rule_index
     measures = {key: getattr(finding, key) for key in MEASURES if getattr(finding, key) is not None}
     if measures:
         item["properties"] = measures
@@ -121,16 +121,14 @@ def notification(error: PrefixlintError, root: Path) -> dict:
     """A file that could not be checked, as a tool execution notification at its location."""
     item: dict = {"level": "error", "message": {"text": error.message + (f" (hint: {error.hint})" if error.hint else "")}}
     if error.path:
-        physical: dict = {"artifactLocation": {"uri": relative_uri(error.path, root), "uriBaseId": SRCROOT}}
-        if error.line:
-            physical["region"] = {"startLine": error.line, **({"startColumn": error.column} if error.column else {})}
-        item["locations"] = [{"physicalLocation": physical}]
+        region = {"startLine": error.line, **({"startColumn": error.column} if error.column else {})} if error.line else None
+        item["locations"] = [location(error.path, root, region)]
     return item
 
 
 def format_sarif(results: Sequence[FileResult], *, color: bool | None = None, statistics: bool = False) -> str:
     """`prefixlint check --format sarif`, paths relative to the git work tree (or the current directory)."""
-    from prefixlint.load.gitrev import repository_root
+    from prefixlint.report.locations import repository_root
     from prefixlint.rules.catalog import load_catalog
 
     root = repository_root()

@@ -23,3 +23,8 @@ def head(text: str, width: int = 24) -> str:
 def paint(text: str, color: bool | None, **style) -> str:
     # click.echo strips these codes again when the output is not a terminal.
     return click.style(text, **style) if color is not False else text
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 token`, `2 tokens`: the count with its noun in the right number."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"

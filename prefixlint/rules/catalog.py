@@ -40,6 +40,15 @@ class Rule:
 
 
 @lru_cache(maxsize=1)
+def rule_codes() -> tuple[str, ...]:
+    """The codes of every rule, from the rule files' names (nothing is parsed)."""
+    from prefixlint.package_data import package_dir
+
+    names = (entry.name for entry in package_dir("prefixlint.catalog").iterdir())
+    return tuple(sorted(name[:-5] for name in names if RULE_FILE.match(name)))
+
+
+@lru_cache(maxsize=1)
 def load_catalog() -> dict[str, Rule]:
     from prefixlint.load.yaml_source import load_yaml
     from prefixlint.package_data import package_dir

@@ -39,7 +39,9 @@ def detect(template: Template, tokenizer, enabled) -> ChatTemplateDetections:
     source = template.messages[0].content
     _parse(template)
     try:
-        date = detect_date_injection(tokenizer, source) if enabled("PFX101") else None
+        # The date is measured whatever is selected (it decides the file's reusable tokens);
+        # the history probe only feeds PFX102's finding.
+        date = detect_date_injection(tokenizer, source)
         history = detect_history_rewrite(tokenizer, source) if enabled("PFX102") else None
     except TemplateError as exc:
         line = getattr(exc, "lineno", None)

@@ -179,10 +179,11 @@ def from_hub(repo_id: str, *, offline: bool, revision: str | None = None) -> Hug
     cache_dir = hub_cache_dir()
     shown = f"{repo_id}@{revision}" if revision else repo_id
     fix = (
-        f"download it once with `hf download {repo_id} {TOKENIZER_FILE} {CONFIG_FILE}"
+        f"download it once where there is a network with `hf download {repo_id} {TOKENIZER_FILE} {CONFIG_FILE}"
         + (f" --revision {revision}" if revision else "")
-        + "` (older huggingface_hub: `huggingface-cli download ...`), or pass a path to a"
-        " tokenizer.json or to the model's directory"
+        + "` (older huggingface_hub: `huggingface-cli download ...`; gated models such as Llama need"
+        " `hf auth login` and the model's terms accepted first), then run with --offline (or"
+        " HF_HUB_OFFLINE=1) to use only the cache; or pass a path to a tokenizer.json or to the model's directory"
     )
 
     def download(filename: str, local_files_only: bool) -> str:
@@ -208,6 +209,10 @@ def from_hub(repo_id: str, *, offline: bool, revision: str | None = None) -> Hug
             hint=fix,
         )
     try:
+        unreachable = _unreachable_hub()  # at once, instead of huggingface_hub's ~24 s of retries
+        if unreachable:
+            raise ConnectionError(unreachable)
+        huggingface_hub.utils.logging.set_verbosity_error()  # its warnings are not ours to print
         tokenizer_file = download(TOKENIZER_FILE, False)
     except Exception as exc:  # not found, gated, no network: all mean "cannot load"
         raise PrefixlintError(
@@ -221,3 +226,27 @@ def from_hub(repo_id: str, *, offline: bool, revision: str | None = None) -> Hug
         except Exception:  # optional files: absent from the repository
             pass
     return HuggingFaceTokenizer(shown, Path(tokenizer_file), Path(tokenizer_file).parent)
+
+
+#: Seconds to wait for the hub's TCP handshake before calling it unreachable.
+PROBE_TIMEOUT = 3.0
+
+
+def _unreachable_hub() -> str | None:
+    """Why the hub cannot be reached (one TCP connection to its endpoint), or None when it can
+    or a proxy stands between (the proxy decides then)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if any(os.environ.get(name) for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy",
+                                                "ALL_PROXY", "all_proxy")):
+        return None
+    endpoint = os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+    url = urlsplit(endpoint)
+    try:
+        port = url.port or (443 if url.scheme == "https" else 80)
+        socket.create_connection((url.hostname or "", port), timeout=PROBE_TIMEOUT).close()
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        return f"cannot reach {endpoint.rstrip('/')} ({reason})"
+    return None

@@ -117,14 +117,26 @@ def test_promptfoo_sample_numbers_from_its_test_vars(report, tok):
                   for m in messages]
         return chatml(filled)
 
-    a, b = tok.encode(request(1)), tok.encode(request(2))
+    a, b = encode_pieces(tok, request(1)), encode_pieces(tok, request(2))
     (finding,) = report["promptfoo/prompts/translate_chat.json"]["findings"]
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(b), shared_prefix(a, b))
     assert finding["reusable_tokens"] == vllm_reusable(shared_prefix(a, b), len(b)) == 0
 
 
-def chatml(messages: list[tuple[str, str]]) -> str:
-    return "".join(f"<|im_start|>{role}\n{content}<|im_end|>\n" for role, content in messages) + "<|im_start|>assistant\n"
+MARKERS = ("<|im_start|>", "<|im_sep|>", "<|im_end|>")
+
+
+def chatml(messages: list[tuple[str, str]]) -> list[str]:
+    """The ChatML approximation as transcript renders it, in the pieces tokenized on their own:
+    each marker (a special token on the server, plain text here) and the text between them."""
+    pieces: list[str] = []
+    for role, content in messages:
+        pieces += ["<|im_start|>", role, "<|im_sep|>", content, "<|im_end|>"]
+    return [p for p in pieces + ["<|im_start|>", "assistant", "<|im_sep|>"] if p]
+
+
+def encode_pieces(tok, pieces: list[str]) -> list[int]:
+    return [i for piece in pieces for i in tok.encode(piece)]
 
 
 def test_support_bot_numbers_and_its_fix(report, tok):
@@ -137,13 +149,14 @@ def test_support_bot_numbers_and_its_fix(report, tok):
     times = data["variables"]["now"]["samples"]
     requests = [chatml([("system", system.replace("{{ now }}", t)), ("user", user.replace("{{ question }}", question))])
                 for t in times]
-    a, b = tok.encode(requests[0]), tok.encode(requests[1])
+    a, b = encode_pieces(tok, requests[0]), encode_pieces(tok, requests[1])
     (finding,) = report["support_bot.yaml"]["findings"]
     shared = shared_prefix(a, b)
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared)
     assert finding["reusable_tokens"] == vllm_reusable(shared, len(b))
     stable_system = system.replace("Current time: {{ now }}\n", "", 1)
-    fixed = [tok.encode(chatml([("system", stable_system), ("user", f"{question}\nCurrent time: {t}")])) for t in times]
+    fixed = [encode_pieces(tok, chatml([("system", stable_system), ("user", f"{question}\nCurrent time: {t}")]))
+             for t in times]
     assert finding["fixed_reusable_tokens"] == vllm_reusable(shared_prefix(*fixed), len(fixed[1]))
     # The hand-fixed sample is clean, and its requests share everything up to the time.
     fixed_sample = report["support_bot_fixed.yaml"]
@@ -158,7 +171,7 @@ def test_text_output_and_summary_lines(report):
     result = CliRunner().invoke(cli, ["check", str(SAMPLES / "support_bot.yaml"), str(SAMPLES / "code_review.yaml"),
                                       "--isolated"])
     assert result.exit_code == 1
-    lines = result.output.splitlines()
+    lines = result.stdout.splitlines()
     assert lines[0].startswith(f"{SAMPLES / 'support_bot.yaml'}:10:21: PFX001 [*] {{{{ now }}}} (a timestamp, changes every"
                                " request) ends the shared prefix at token ")
     assert "Moved into the last user message: " in lines[0]

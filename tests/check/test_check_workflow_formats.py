@@ -51,9 +51,11 @@ def test_text_stays_the_default_outside_actions_and_wins_when_given():
     assert plain.output == forced.output and not plain.output.startswith("::")
 
 
-def test_unreadable_file_is_an_error_annotation(tmp_path):
+def test_unreadable_file_is_an_error_annotation(tmp_path, monkeypatch):
     bad = tmp_path / "broken.md"
     bad.write_text("Hello {{ name\n")
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    monkeypatch.chdir(tmp_path)  # the file is in the checkout (here: the working directory)
     result = CliRunner().invoke(cli, ["check", str(bad), "--format", "github"])
     assert result.exit_code == 2
     assert result.output.startswith("::error file=")

@@ -60,7 +60,7 @@ def test_select_ignore_and_exit_zero():
     assert codes(run("--isolated", "--format", "json", "--select", "PFX001", str(CHAT))) == ["PFX001"]
     assert codes(run("--isolated", "--format", "json", "--ignore", "PFX004", str(CHAT))) == ["PFX001"]
     result = run("--isolated", "--select", "PFX002", str(CHAT))
-    assert result.exit_code == 0 and result.stdout.endswith("0 findings in 1 file.\n")
+    assert result.exit_code == 0 and result.stdout.endswith("0 findings in 1 file.\nAll checks passed!\n")
     assert run("--isolated", "--exit-zero", str(CHAT)).exit_code == 0
 
 
@@ -241,7 +241,8 @@ def test_formatter_registry_and_the_public_result_shape():
     assert [f.name for f in fields(FileResult)] == [
         "path", "tokens", "reusable_tokens", "fixed_reusable_tokens", "findings", "error",
         "format", "model", "tokenizer", "engine", "chat_format", "chat_template", "block_size",
-        "shared_prefix_tokens", "fixed_tokens", "fixed_shared_prefix_tokens", "volatile", "prompts", "fix_sources"]
+        "shared_prefix_tokens", "fixed_tokens", "fixed_shared_prefix_tokens", "volatile", "prompts", "config",
+        "token_view", "fix_sources"]
     assert set(CHECK_FORMATS) >= {"text", "json"}
     finding = Finding(path="p.md", line=2, column=3, code="PFX001", name="timestamp-before-stable",
                       severity="error", message="m", variable="now", tokens=100, shared_prefix_tokens=5,

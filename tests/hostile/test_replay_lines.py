@@ -37,9 +37,9 @@ def test_a_bad_line_is_counted_and_skipped(tmp_path, name, line, message):
 
 
 def test_a_line_longer_than_the_limit_is_skipped_without_reading_it_whole(tmp_path, monkeypatch):
-    from prefixlint.load import requestlog
+    from prefixlint.replay import logtext  # where the replay reads lines of bounded length
 
-    monkeypatch.setattr(requestlog, "MAX_LINE_BYTES", 1000)
+    monkeypatch.setattr(logtext, "MAX_LINE_BYTES", 1000)
     long = '{"messages": [{"role": "user", "content": "' + "x" * 5000 + '"}]}'
     log = tmp_path / "log.jsonl"
     log.write_text(f"{GOOD}\n{long}\n{GOOD}\n")

@@ -71,8 +71,9 @@ def cached(tmp_path):
                          ids=["offline, through the chat template", "cached"])
 def test_a_cached_tokenizer_opens_no_socket(cached, offline, name):
     (cached / "good.md").write_text(GOOD)
-    done, sockets = run_recorded(cached, "check", "--isolated", *offline, "--tokenizer", "Qwen/Qwen3-8B", name)
-    assert sockets == [] and done.returncode == 1, done.stderr  # 1: the findings of the file
+    done, sockets = run_recorded(cached, "check", "--isolated", "--fail-level", "info", *offline, "--tokenizer",
+                                 "Qwen/Qwen3-8B", name)
+    assert sockets == [] and done.returncode == 1, done.stderr  # 1: the findings of the file (PFX102 is info)
     assert f"{name}: " in done.stdout and "internal error" not in done.stderr
 
 

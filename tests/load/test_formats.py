@@ -79,8 +79,17 @@ def report():
     return {Path(f["path"]).relative_to(FIXTURES).as_posix(): f for f in json.loads(result.stdout)["files"]}
 
 
-def chatml(messages) -> str:
-    return "".join(f"<|im_start|>{role}\n{content}<|im_end|>\n" for role, content in messages)
+def chatml(messages) -> list[str]:
+    """ChatML-approximation pieces, each tokenized on its own (markers and the text between)."""
+    return [p for role, content in messages for p in ("<|im_start|>", role, "<|im_sep|>", content, "<|im_end|>") if p]
+
+
+#: The generation prompt of the approximation, in its pieces.
+GENERATION = ["<|im_start|>", "assistant", "<|im_sep|>"]
+
+
+def encode_pieces(tok, pieces) -> list[int]:
+    return [i for piece in pieces for i in tok.encode(piece)]
 
 
 @pytest.mark.parametrize(("name", "fmt"), FORMATS.items())
@@ -187,10 +196,10 @@ def test_a_value_ahead_of_the_conversation_slot_is_a_finding(tmp_path, report, t
     question = GENERATED["paragraph"][0]
     requests = [
         chatml([("system", f"Today is {day}. You are the Contoso Outdoor support assistant.")]) + history
-        + chatml([("user", f"I am a Contoso customer. {question}")]) + "<|im_start|>assistant\n"
+        + chatml([("user", f"I am a Contoso customer. {question}")]) + GENERATION
         for day in GENERATED["iso_date"]
     ]
-    a, b = tok.encode(requests[0]), tok.encode(requests[1])
+    a, b = encode_pieces(tok, requests[0]), encode_pieces(tok, requests[1])
     (finding,) = report["dotprompt/support.prompt"]["findings"]
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(b), shared_prefix(a, b))
     assert finding["reusable_tokens"] == vllm_reusable(shared_prefix(a, b), len(b))

@@ -2,7 +2,7 @@
 
 from datetime import datetime, timedelta, timezone
 
-from prefixlint.load.requestlog import parse_timestamp as log_timestamp
+from prefixlint.replay.requestlog import parse_timestamp as log_timestamp
 from prefixlint.load.timestamps import parse_timestamp
 
 

@@ -183,15 +183,15 @@ def test_a_bounded_cache_never_beats_an_unlimited_one(log, block, capacity):
 @settings(max_examples=100, deadline=None)
 @given(requests, st.sampled_from(["sglang", "trtllm", "lmcache", "openai"]))
 def test_other_profiles_round_the_longest_shared_prefix(log, engine):
-    from prefixlint.match.profilecache import ProfilePrefixCache
     from prefixlint.match.profiles import get_profile
+    from prefixlint.replay.radix import RadixLRU
 
     profile = get_profile(engine, block_size=4 if engine != "openai" else None)
-    cache = ProfilePrefixCache(profile)
+    cache = RadixLRU(profile)
     earlier: list[tuple[list[int], str | None]] = []
     for prompt, generated, salt in log:
         best = max((_shared(prompt, seq) for seq, s in earlier if s == salt), default=0)
-        assert cache.serve(prompt, generated, salt).cached_tokens == profile.reusable_tokens(best, len(prompt))
+        assert cache.serve(prompt, prompt + generated, salt).cached_tokens == profile.reusable_tokens(best, len(prompt))
         earlier.append((prompt + generated, salt))
 
 

@@ -87,13 +87,13 @@ def test_changed_removed_and_unchanged_templates_with_measured_numbers(repo, tok
     assert result.exit_code == 1, result.output  # a finding the change introduced
     rows = expected_rows(tokenizer)
     assert result.output.startswith("<!-- prefixlint-report -->\n")
-    assert f"Tokenizer `o200k_base` · engine `vllm` · block size 16 · compared with `main` (`{base[:7]}`)" in result.output
+    assert f"`main` (`{base[:7]}`) → the working tree\n\nTokenizer `o200k_base` · engine `vllm`, 16-token blocks" in result.output
     assert f"| Change |\n|:--|--:|--:|--:|:--|\n{rows['retired']}\n{rows['support']}\n\n" in result.output
     # `{{ now }}` is on line 4, at column 17 ("  Current time: " is 16 characters)
     line4 = BAD.splitlines()[3]
     assert line4.index("{{ now }}") + 1 == 17
     assert "**1 new finding**\n\n- `prompts/support.yaml:4:17` **PFX001** timestamp-before-stable: " in result.output
-    assert "<summary>1 unchanged template</summary>\n\n| Template | Tokens | Reusable before rounding" in result.output
+    assert "<summary>1 unchanged template</summary>\n\n| Template | Tokens | Exact shared prefix" in result.output
     assert rows["faq"] in result.output
     assert "README" not in result.output
 

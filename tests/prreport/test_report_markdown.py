@@ -5,7 +5,7 @@ from prefixlint.results import Finding
 
 FOUND = Finding(path="prompts/support.yaml", line=3, column=14, code="PFX001", name="timestamp-before-stable",
                 severity="error", message="{{ now }} ends the shared prefix | <at token 6>")
-SETUP = Setup("o200k_base", "vllm", 16, "main", "0123456789abcdef")
+SETUP = Setup("o200k_base", "vllm", 16, "main", "0123456789abcdef", rounding="Reused by vllm (16-token blocks)")
 
 
 def test_changed_added_removed_and_unchanged_rows():
@@ -19,7 +19,8 @@ def test_changed_added_removed_and_unchanged_rows():
     ]
     text = to_markdown(rows, SETUP)
     assert text.startswith(MARKER + "\n### prefixlint: prompt-cache reuse\n")
-    assert "Tokenizer `o200k_base` · engine `vllm` · block size 16 · compared with `main` (`0123456`)" in text
+    assert "\n`main` (`0123456`) → the working tree\n\nTokenizer `o200k_base` · engine `vllm`, 16-token blocks\n" in text
+    assert "| Template | Tokens | Exact shared prefix | Reused by vllm (16-token blocks) | Change |" in text
     assert (
         "| `prompts/support.yaml` | 2,000 → 2,010 | 99.5% → 0.3% | 99.2% → 0.0% | ▼ 99.2 pts |\n"
         "| `prompts/new.md` (added) | — → 512 | — → 99.8% | — → 96.9% | added |\n"
@@ -32,7 +33,7 @@ def test_changed_added_removed_and_unchanged_rows():
     ) in text
     assert text.endswith(
         "<details><summary>1 unchanged template</summary>\n\n"
-        "| Template | Tokens | Reusable before rounding | Reusable after rounding |\n|:--|--:|--:|--:|\n"
+        "| Template | Tokens | Exact shared prefix | Reused by vllm (16-token blocks) |\n|:--|--:|--:|--:|\n"
         "| `prompts/same.md` | 64 | 98.4% | 75.0% |\n\n</details>\n"
     )
 

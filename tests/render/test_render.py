@@ -102,7 +102,7 @@ def test_conversation_join_offsets():
 
     messages = [RenderedMessage("system", "Rules.", ()), RenderedMessage("user", "Hi", ())]
     text, starts = join(messages, is_chat=True)
-    assert text == "<|im_start|>system\nRules.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
+    assert text == "<|im_start|>system<|im_sep|>Rules.<|im_end|><|im_start|>user<|im_sep|>Hi<|im_end|><|im_start|>assistant<|im_sep|>"
     assert [text[s:s + 2] for s in starts] == ["Ru", "Hi"]
     assert join(messages[:1], is_chat=False) == ("Rules.", (0,))
 

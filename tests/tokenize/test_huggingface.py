@@ -197,6 +197,7 @@ def test_online_without_a_network_the_error_says_it_could_not_download(tmp_path,
         raise OfflineModeIsEnabled("no network in this test")
 
     monkeypatch.setattr(file_download, "get_hf_file_metadata", unreachable)
+    monkeypatch.setattr(huggingface, "_unreachable_hub", lambda: None)  # past the TCP probe, no network used
     monkeypatch.delenv("HF_HUB_OFFLINE")
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     with pytest.raises(PrefixlintError, match="could not be downloaded") as caught:

@@ -16,11 +16,15 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from prefixlint.load.requestlog import LoggedRequest, leading_group
+from prefixlint.replay.media import marked
+from prefixlint.replay.request import Request
+from prefixlint.replay.requestlog import LoggedRequest
 from prefixlint.tokenize import Tokenizer
 
 
@@ -33,14 +37,15 @@ class ChatSettings:
     now: datetime = field(default_factory=datetime.now)
 
 
-@dataclass(frozen=True)
-class PreparedRequest:
-    line: int
-    group: str
-    prompt: list[int]
-    generated: list[int]
-    salt: str | None
-    reported_cached_tokens: int | None
+_DIGITS = re.compile(r"\d+")
+
+
+def leading_group(text: str, width: int = 48) -> str:
+    """A label for requests without a template name: the first line of their first message
+    (or prompt), numbers masked as `#` so that dates and counters do not split groups."""
+    first = text.strip().split("\n", 1)[0] if text else ""
+    first = _DIGITS.sub("#", first)
+    return (first[: width - 1] + "…") if len(first) > width else first or "(empty)"
 
 
 def _first_text(entry: LoggedRequest) -> str:
@@ -53,39 +58,45 @@ def _first_text(entry: LoggedRequest) -> str:
     return prompt if isinstance(prompt, str) else ""
 
 
-def _chat(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) -> tuple[list[int], list[int]]:
+def _chat(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) -> tuple[list[int], list[int], int | None]:
+    """Prompt, generated tokens whose KV vLLM computes, and the stop token sampled last."""
     from prefixlint.render.chat import generated_reply, render_chat
     from prefixlint.render.templates import HARMONY, resolve_chat_template
 
     template = resolve_chat_template(tokenizer, settings.chat_template)
-    messages = entry.body["messages"]
+    messages = [{**m, "content": marked(m.get("content"))} for m in entry.body["messages"]]
     tools = entry.body.get("tools") if isinstance(entry.body.get("tools"), list) else None
     now = entry.timestamp or settings.now
     prompt = render_chat(messages, tokenizer=tokenizer, chat_template=template, tools=tools, now=now).ids(tokenizer)
     if entry.response_message is None:
-        return prompt, []
+        return prompt, [], None
     reply = generated_reply([*messages, entry.response_message], len(messages), tokenizer=tokenizer,
                             chat_template=template, tools=tools, now=now)
     generated = list(reply.ids)
     # Drop the stop token the model sampled last: its KV is never computed.
     if template.format == HARMONY:
-        generated = generated[:-1]
-    elif reply.end_of_turn:
-        generated = generated[: len(generated) - len(tokenizer.encode(reply.end_of_turn))]
-    return prompt, generated
+        return prompt, generated[:-1], generated[-1] if generated else None
+    if reply.end_of_turn:
+        end = len(generated) - len(tokenizer.encode(reply.end_of_turn))
+        return prompt, generated[:end], generated[end] if end < len(generated) else None
+    return prompt, generated, None
 
 
-def prepare(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) -> PreparedRequest:
+def prepare(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) -> Request:
     """Raises PrefixlintError when the request cannot be rendered (a bad line)."""
+    last = None
     if entry.is_chat:
-        prompt, generated = _chat(entry, tokenizer, settings)
+        prompt, generated, last = _chat(entry, tokenizer, settings)
     else:
         if isinstance(entry.body["prompt"], str):
             prompt = tokenizer.encode(entry.body["prompt"], add_special_tokens=True)
         else:
             prompt = list(entry.body["prompt"])
         generated = tokenizer.encode(entry.response_text, add_special_tokens=False) if entry.response_text else []
-    if entry.finish_reason == "length":
-        generated = generated[:-1]  # no stop token: the last text token was the last sampled
+    if entry.finish_reason == "length" and generated:
+        last = generated.pop()  # no stop token: the last text token was the last sampled
     group = entry.template if entry.template is not None else leading_group(_first_text(entry))
-    return PreparedRequest(entry.line, group, prompt, generated, entry.cache_salt, entry.reported_cached_tokens)
+    return Request(entry.line, group, prompt, generated, last, entry.cache_salt,
+                   timestamp=entry.timestamp.timestamp() if entry.timestamp is not None else None,
+                   reported_cached_tokens=entry.reported_cached_tokens, session=entry.session,
+                   duration=entry.duration)

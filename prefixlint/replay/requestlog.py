@@ -9,19 +9,20 @@ over.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import IO, Any, Iterator, Mapping
+from typing import IO, Any, Callable, Hashable, Iterator, Mapping
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.limits import MAX_LINE_BYTES
-from prefixlint.load import timestamps
 from prefixlint.load.json_source import load_json
-from prefixlint.load.timestamps import naive_utc
+from prefixlint.replay import logtext
+from prefixlint.replay.logtext import SURROGATE, bounded_lines, duration_of, has_lone_surrogate, parse_timestamp
+from prefixlint.replay.media import MEDIA_PARTS, media_content
+from prefixlint.replay.request import Request
+from prefixlint.replay.trace import TRACE_KEY, TraceError, parse_trace
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 TEXT_PART_TYPES = ("text", "input_text", "output_text")
@@ -44,10 +45,22 @@ class LoggedRequest:
     finish_reason: str | None = None
     #: `usage.prompt_tokens_details.cached_tokens` as the server reported it, if it did.
     reported_cached_tokens: int | None = None
+    #: Seconds the request was in flight: the wrapper's `duration` (seconds), `duration_ms`,
+    #: or `end_timestamp` less `timestamp`.
+    duration: float | None = None
 
     @property
     def is_chat(self) -> bool:
         return "messages" in self.body
+
+    @property
+    def session(self) -> str | None:
+        """What a session router keys on: `user`, else `metadata.session_id`."""
+        metadata = self.body.get("metadata")
+        for value in (self.body.get("user"), metadata.get("session_id") if isinstance(metadata, Mapping) else None):
+            if isinstance(value, (str, int)) and not isinstance(value, bool):
+                return str(value)
+        return None
 
     @property
     def cache_salt(self) -> str | None:
@@ -83,8 +96,13 @@ def _check_messages(messages: Any) -> None:
                     raise LogError(f"message {number}: a {kind} part's `text` must be a string")
                 if isinstance(part, str) or kind in TEXT_PART_TYPES:
                     continue
-                raise LogError(f"message {number}: content part of type {kind!r} is not text"
-                               " (images and audio change the cache keys; not supported)")
+                if kind in MEDIA_PARTS:
+                    if media_content(part) is None:
+                        raise LogError(f"message {number}: a {kind!r} part without its content (url or data):"
+                                       " its cache key (vLLM's mm_hash) cannot be known")
+                    continue
+                raise LogError(f"message {number}: content part of type {kind!r} is neither text nor"
+                               f" an image or audio part ({', '.join(MEDIA_PARTS)})")
         elif content is not None and not isinstance(content, str):
             raise LogError(f"message {number}: content must be a string or a list of parts")
 
@@ -130,12 +148,6 @@ def _template(*sources: Any) -> str | None:
     return None
 
 
-def parse_timestamp(value: Any) -> datetime | None:
-    """ISO 8601 text or epoch seconds (milliseconds when that large), in UTC without an offset;
-    None if neither."""
-    return naive_utc(timestamps.parse_timestamp(value))
-
-
 def _response(response: Any) -> tuple[str | None, str | None, int | None, dict | None]:
     """(text, finish_reason, reported cached tokens, chat message) of a response."""
     if response is None:
@@ -163,15 +175,23 @@ def _response(response: Any) -> tuple[str | None, str | None, int | None, dict |
     raise LogError("`response.choices[0]` has neither `message` nor `text`")
 
 
-def parse_line(text: str, line: int) -> LoggedRequest:
+def _json_object(text: str) -> dict:
     try:
         data = load_json(text, None, "not JSON")
     except PrefixlintError as exc:  # not JSON, nested too deeply, an integer of 5,000 digits, NaN
         raise LogError(exc.message + (f" (column {exc.column})" if exc.column else "")) from None
-    if _SURROGATE.search(text) and _has_lone_surrogate(data):
+    if SURROGATE.search(text) and has_lone_surrogate(data):
         raise LogError("a lone surrogate (\\ud800-\\udfff) is not text; the request cannot be tokenized")
     if not isinstance(data, dict):
         raise LogError(f"expected a JSON object, not {type(data).__name__}")
+    return data
+
+
+def parse_line(text: str, line: int) -> LoggedRequest:
+    return parse_request(_json_object(text), line)
+
+
+def parse_request(data: dict, line: int) -> LoggedRequest:
     outer: dict[str, Any] = {}
     response: Any = None
     if isinstance(data.get("request"), dict):
@@ -186,41 +206,20 @@ def parse_line(text: str, line: int) -> LoggedRequest:
     if salt is not None and not isinstance(salt, str):
         raise LogError("`cache_salt` must be a string")
     text, finish, reported, message = _response(response)
-    return LoggedRequest(line, data, _template(data, outer), text, message, parse_timestamp(outer.get("timestamp")),
-                         finish, reported)
+    start = parse_timestamp(outer.get("timestamp"))
+    return LoggedRequest(line, data, _template(data, outer), text, message, start, finish, reported,
+                         duration_of(outer, start))
 
 
-_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def _has_lone_surrogate(data: Any) -> bool:
-    try:
-        json.dumps(data, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-def _lines(stream: IO[bytes]) -> Iterator[bytes | None]:
-    """The lines of `stream`, each read at most MAX_LINE_BYTES at a time: a longer line is None
-    (and the rest of it is skipped), so one 200 MB line cannot fill memory."""
-    while True:
-        raw = stream.readline(MAX_LINE_BYTES + 1)
-        if not raw:
-            return
-        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-            while raw and not raw.endswith(b"\n"):
-                raw = stream.readline(MAX_LINE_BYTES + 1)
-            yield None
-            continue
-        yield raw
-
-
-def read_log(stream: IO[bytes], source: str) -> Iterator[LoggedRequest | BadLine]:
-    """Every non-blank line of `stream`, parsed; bytes read so far via `stream.tell()`."""
-    for number, raw in enumerate(_lines(stream), 1):
+def read_log(stream: IO[bytes], source: str, block_size: int = 512,
+             lora_of: Callable[[Any], Hashable | None] | None = None) -> Iterator[LoggedRequest | Request | BadLine]:
+    """Every non-blank line of `stream`, parsed: a request (`LoggedRequest`), a hashed-block
+    trace line (`Request`, recognised by `hash_ids`) or a `BadLine`. A log is one or the
+    other: a line of the other kind is fatal. Bytes read so far via `stream.tell()`."""
+    kind = None
+    for number, raw in enumerate(bounded_lines(stream), 1):
         if raw is None:
-            yield BadLine(number, f"longer than {MAX_LINE_BYTES:,} bytes; skipped without reading it whole")
+            yield BadLine(number, f"longer than {logtext.MAX_LINE_BYTES:,} bytes; skipped without reading it whole")
             continue
         try:
             text = raw.decode("utf-8")
@@ -232,9 +231,24 @@ def read_log(stream: IO[bytes], source: str) -> Iterator[LoggedRequest | BadLine
         if not text.strip():
             continue
         try:
-            yield parse_line(text, number)
-        except LogError as exc:
+            data = _json_object(text)
+            is_trace = TRACE_KEY in data
+            if kind is not None and is_trace != kind:
+                raise PrefixlintError(
+                    "a hashed-block trace line (`hash_ids`) among request lines" if is_trace
+                    else "a request line among hashed-block trace lines (`hash_ids`)",
+                    path=source, line=number, hint="one log is either a request log or a trace, not both")
+            kind = is_trace
+            if is_trace:
+                yield parse_trace(data, number, block_size, lora_of or _no_lora)
+            else:
+                yield parse_request(data, number)
+        except (LogError, TraceError) as exc:
             yield BadLine(number, str(exc))
+
+
+def _no_lora(model: Any) -> None:
+    return None
 
 
 def open_log(source: str) -> tuple[IO[bytes], int | None]:

@@ -6,10 +6,10 @@ import json
 from dataclasses import dataclass
 from typing import Sequence
 
-from prefixlint.load.requestlog import BadLine
 from prefixlint.kv.layout import KVLayout, format_bytes
-from prefixlint.match.replay import Place, ReplayStats, Tally
 from prefixlint.numbers import percent
+from prefixlint.replay.driver import Place, ReplayStats, Tally
+from prefixlint.replay.requestlog import BadLine
 from prefixlint.report.style import paint, visible
 from prefixlint.tokenize import Tokenizer
 
@@ -18,6 +18,7 @@ BAD_LINES_SHOWN = 10
 KIND_TEXT = {
     "diverged": "diverged from a cached block",
     "evicted": "evicted before they were reused",
+    "expired": "expired (time to live) before they were reused",
     "new": "nothing cached there (cold starts, new turns)",
 }
 
@@ -25,7 +26,7 @@ KIND_TEXT = {
 @dataclass(frozen=True)
 class Setup:
     log: str
-    tokenizer: Tokenizer
+    tokenizer: Tokenizer | None  # None: a hashed-block trace (no text)
     engine: str
     block_size: int
     engine_text: str
@@ -34,10 +35,12 @@ class Setup:
     group_by: str
     layout: KVLayout | None
     si: bool = False
+    ttl: float | None = None  # seconds; None: entries never expire
+    trace: bool = False  # a hashed-block trace
 
 
-def _text(tokenizer: Tokenizer, ids: Sequence[int]) -> str:
-    return "".join(tokenizer.token_text(i) for i in ids)
+def _text(tokenizer: Tokenizer | None, ids: Sequence[int]) -> str:
+    return "".join(tokenizer.token_text(i) for i in ids) if tokenizer is not None else ""
 
 
 def _tally(tally: Tally) -> dict:
@@ -57,9 +60,10 @@ def to_dict(setup: Setup, stats: ReplayStats, bad: Sequence[BadLine], evicted_bl
     data = {
         "log": setup.log,
         **_tally(total),
-        "tokenizer": setup.tokenizer.name,
+        "tokenizer": _tokenizer_name(setup),
         "engine": {"name": setup.engine, "block_size": setup.block_size},
         "capacity_tokens": setup.capacity_tokens,
+        "ttl_seconds": setup.ttl or None,
         "generated_tokens": stats.generated_tokens,
         "evicted_blocks": evicted_blocks,
         "lost_tokens": dict(stats.lost_by_kind),
@@ -80,6 +84,10 @@ def to_dict(setup: Setup, stats: ReplayStats, bad: Sequence[BadLine], evicted_bl
         data["reported"] = {"requests": stats.reported_requests, "prompt_tokens": stats.reported_prompt_tokens,
                             "cached_tokens": stats.reported_cached_tokens}
     return data
+
+
+def _tokenizer_name(setup: Setup) -> str | None:
+    return setup.tokenizer.name if setup.tokenizer is not None else None
 
 
 def to_json(setup: Setup, stats: ReplayStats, bad: Sequence[BadLine], evicted_blocks: int) -> str:
@@ -111,6 +119,13 @@ def _groups(stats: ReplayStats, group_by: str) -> list[str]:
     return lines
 
 
+def _duration(seconds: float) -> str:
+    for unit, size in (("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds / size:g}{unit}"
+    return f"{seconds:g}s"
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
@@ -131,9 +146,11 @@ def _places(setup: Setup, stats: ReplayStats, color: bool | None) -> list[str]:
     lines = [f"Where requests diverge from what was cached (top {len(places)}, by prompt tokens computed again):"]
     for number, place in enumerate(places, 1):
         before = "…" + visible(_text(tok, place.before))
+        lines.append(f"{number:>3}. token {place.position:,}: {_count(place.requests, 'request')},"
+                     f" {place.tokens_lost:,} tokens computed again (first on line {place.line})")
+        if tok is None:
+            continue  # a trace has no text to show
         lines += [
-            f"{number:>3}. token {place.position:,}: {_count(place.requests, 'request')},"
-            f" {place.tokens_lost:,} tokens computed again (first on line {place.line})",
             f"       {paint(before, color, fg='green')}{_marked(tok, place.this_side, color, 'red')}  this request",
             f"       {' ' * len(before)}{_marked(tok, place.other_side, color, 'yellow')}  cached",
         ]
@@ -145,14 +162,18 @@ def to_text(setup: Setup, stats: ReplayStats, bad: Sequence[BadLine], evicted_bl
     total = stats.total
     capacity = ("unlimited" if setup.capacity_tokens is None
                 else f"{setup.capacity_tokens:,} tokens ({setup.capacity_from})")
+    if setup.ttl:
+        capacity += f" · entries live {_duration(setup.ttl)}"
     lines = [
-        f"log {setup.log} · tokenizer {setup.tokenizer.name} · engine {setup.engine_text} · cache {capacity}",
+        f"log {setup.log} · tokenizer {_tokenizer_name(setup) or 'none'} · engine {setup.engine_text} · cache {capacity}",
         "",
         f"requests          {total.requests:>14,}" + (f"   ({_count(len(bad), 'bad line')} not counted: see below)" if bad else ""),
         f"prompt tokens     {total.prompt_tokens:>14,}",
         f"cached tokens     {total.cached_tokens:>14,}",
         f"hit rate          {percent(total.cached_tokens, total.prompt_tokens):>14}",
-        f"generated tokens  {stats.generated_tokens:>14,}   (cached as their blocks filled)",
+        f"generated tokens  {stats.generated_tokens:>14,}   " + (
+            "(blocks held while each request ran; no ids: not cached)" if setup.trace
+            else "(cached as their blocks filled)"),
     ]
     if setup.capacity_tokens is not None:
         lines.append(f"evicted blocks    {evicted_blocks:>14,}")
@@ -170,6 +191,8 @@ def to_text(setup: Setup, stats: ReplayStats, bad: Sequence[BadLine], evicted_bl
             " of their prompt tokens)")
     lines += ["", "Prompt tokens computed again, by why reuse stopped:"]
     for kind, text in KIND_TEXT.items():
+        if kind == "expired" and not stats.requests_by_kind[kind] and setup.ttl is None:
+            continue
         lines.append(f"  {stats.lost_by_kind[kind]:>14,} tokens in {_count(stats.requests_by_kind[kind], 'request'):>16}: {text}")
     lines += [""] + _groups(stats, setup.group_by) + [""] + _places(setup, stats, color)
     if stats.over_capacity_lines:

@@ -211,7 +211,7 @@ def test_text_report_and_usage_errors(tmp_path):
     text = CliRunner().invoke(cli, ["replay", str(log)])
     assert text.exit_code == 0 and "hit rate" in text.stdout and "requests" in text.stdout
     assert CliRunner().invoke(cli, ["replay", str(log), "--memory", "1GiB"]).exit_code == 2
-    assert CliRunner().invoke(cli, ["replay", str(log), "--cache-tokens", "64", "--engine", "sglang"]).exit_code == 2
+    assert CliRunner().invoke(cli, ["replay", str(log), "--cache-tokens", "64", "--engine", "trtllm"]).exit_code == 2
     missing = CliRunner().invoke(cli, ["replay", str(tmp_path / "nope.jsonl")])
     assert missing.exit_code == 2 and "no such file" in missing.stderr
 

@@ -8,19 +8,25 @@ ranked by the prompt tokens they cost: everything a request computed again from 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Hashable, Protocol, Sequence
+from typing import Hashable, Protocol
 
 from prefixlint.match.blockpool import Miss, Outcome
+from prefixlint.replay.request import Request
 
 #: Tokens each side of a divergence kept as a sample.
 CONTEXT_TOKENS = 8
 SAMPLE_TOKENS = 12
 
 
-class Cache(Protocol):
+KINDS = ("diverged", "evicted", "expired", "new")
+
+
+class Simulator(Protocol):
+    """One engine instance (see prefixlint/replay/__init__.py)."""
+
     evicted_blocks: int
 
-    def serve(self, prompt: Sequence[int], generated: Sequence[int] = (), salt: str | None = None) -> Outcome: ...
+    def serve(self, request: Request) -> Outcome: ...
 
 
 @dataclass
@@ -58,8 +64,8 @@ class ReplayStats:
     groups: dict[str, Tally] = field(default_factory=dict)
     places: dict[Hashable, Place] = field(default_factory=dict)
     #: Prompt tokens computed again, by why reuse stopped: diverged, evicted, new.
-    lost_by_kind: dict[str, int] = field(default_factory=lambda: {"diverged": 0, "evicted": 0, "new": 0})
-    requests_by_kind: dict[str, int] = field(default_factory=lambda: {"diverged": 0, "evicted": 0, "new": 0})
+    lost_by_kind: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    requests_by_kind: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
     generated_tokens: int = 0
     over_capacity_lines: list[int] = field(default_factory=list)
     reported_cached_tokens: int = 0
@@ -73,30 +79,29 @@ class ReplayStats:
 class Replay:
     """Feed requests in the order served; read `stats` at the end."""
 
-    def __init__(self, cache: Cache) -> None:
+    def __init__(self, cache: Simulator) -> None:
         self.cache = cache
         self.stats = ReplayStats()
 
-    def serve(self, line: int, group: str, prompt: Sequence[int], generated: Sequence[int] = (),
-              salt: str | None = None, reported_cached: int | None = None) -> Outcome:
-        outcome = self.cache.serve(prompt, generated, salt)
+    def serve(self, request: Request) -> Outcome:
+        outcome = self.cache.serve(request)
         stats = self.stats
-        stats.total.add(len(prompt), outcome.cached_tokens)
-        stats.groups.setdefault(group, Tally()).add(len(prompt), outcome.cached_tokens)
-        stats.generated_tokens += len(generated)
+        prompt_tokens = request.prompt_tokens
+        stats.total.add(prompt_tokens, outcome.cached_tokens)
+        stats.groups.setdefault(request.group, Tally()).add(prompt_tokens, outcome.cached_tokens)
+        stats.generated_tokens += request.generated_tokens
         if outcome.over_capacity:
-            stats.over_capacity_lines.append(line)
-        if reported_cached is not None:
+            stats.over_capacity_lines.append(request.line)
+        if request.reported_cached_tokens is not None:
             stats.reported_requests += 1
-            stats.reported_cached_tokens += reported_cached
-            stats.reported_prompt_tokens += len(prompt)
+            stats.reported_cached_tokens += request.reported_cached_tokens
+            stats.reported_prompt_tokens += prompt_tokens
         if outcome.miss is not None:
-            self._count_miss(line, prompt, outcome, outcome.miss)
+            self._count_miss(request, prompt_tokens - outcome.cached_tokens, outcome.miss)
         return outcome
 
-    def _count_miss(self, line: int, prompt: Sequence[int], outcome: Outcome, miss: Miss) -> None:
+    def _count_miss(self, request: Request, lost: int, miss: Miss) -> None:
         stats = self.stats
-        lost = len(prompt) - outcome.cached_tokens
         stats.lost_by_kind[miss.kind] += lost
         stats.requests_by_kind[miss.kind] += 1
         if miss.kind != "diverged":
@@ -104,9 +109,9 @@ class Replay:
         key = (miss.key, miss.position)
         place = stats.places.get(key)
         if place is None:
-            at = miss.position
+            at, prompt = miss.position, request.prompt
             stats.places[key] = Place(
-                at, 1, lost, line, tuple(prompt[max(0, at - CONTEXT_TOKENS):at]),
+                at, 1, lost, request.line, tuple(prompt[max(0, at - CONTEXT_TOKENS):at]),
                 tuple(prompt[at:at + SAMPLE_TOKENS]), miss.other_tokens[:SAMPLE_TOKENS],
             )
         else:

@@ -1,0 +1,38 @@
+"""The tokens behind a file's numbers, for `check --format html`: the request as the engine sees
+it, now and after the suggested fix, with where reuse stops and which placeholder stops it.
+
+Built only when asked for (`Settings.token_view`): every other format needs the numbers alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def token_view(measurer, measured, moved: set[int], overall) -> dict[str, Any]:
+    """{"block_size", "now": side, "fixed": side, "moved": [placeholder texts]}; a side is
+    {"tokens": [text of each token], "shared_prefix_tokens", "reusable_tokens", "stop": ...}."""
+    base = measurer.render()
+    texts = measurer.tokenizer.token_text
+    first = min(measured, key=lambda m: m.now.shared_prefix_tokens, default=None)
+    stop = None
+    if first is not None and overall.shared_prefix_tokens < overall.tokens:
+        placeholder = first.placeholder
+        stop = {"token": overall.shared_prefix_tokens, "placeholder": placeholder.text,
+                "line": placeholder.line, "column": placeholder.column, "variable": first.volatility.name}
+    moved_texts = sorted({measurer.compiled.placeholders[i].text for i in moved})
+    fixed_ids = measurer.fixed_ids(base, moved)
+    fixed_stop = None
+    if overall.fixed_shared_prefix_tokens < overall.fixed_tokens:
+        fixed_stop = {"token": overall.fixed_shared_prefix_tokens,
+                      "placeholder": ", ".join(moved_texts) if moved_texts else (stop or {}).get("placeholder")}
+    return {
+        "block_size": measurer.profile.unit,
+        "engine": measurer.profile.name,
+        "moved": moved_texts,
+        "now": {"tokens": [texts(i) for i in base.ids], "shared_prefix_tokens": overall.shared_prefix_tokens,
+                "reusable_tokens": overall.reusable_tokens, "stop": stop},
+        "fixed": {"tokens": [texts(i) for i in fixed_ids],
+                  "shared_prefix_tokens": overall.fixed_shared_prefix_tokens,
+                  "reusable_tokens": overall.fixed_reusable_tokens, "stop": fixed_stop},
+    }

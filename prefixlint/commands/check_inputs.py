@@ -1,0 +1,80 @@
+"""What `prefixlint check` reads (the files named or walked, or standard input), when it fails
+(`--fail-level`), and its progress bar."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from prefixlint.errors import PrefixlintError
+
+
+@dataclass
+class Inputs:
+    """The command line's paths, walked: files in order, and what went wrong on the way."""
+
+    files: dict[str, None] = field(default_factory=dict)
+    named: set[str] = field(default_factory=set)
+    #: Directory named on the command line -> the files found in it.
+    walks: dict[str, list[str]] = field(default_factory=dict)
+    problems: list[PrefixlintError] = field(default_factory=list)
+
+
+def gather(paths, *, config_file: Path | None, isolated: bool, force_exclude: bool) -> Inputs:
+    from prefixlint.config import load_config
+    from prefixlint.load.discover import discover
+
+    found_all = Inputs()
+    for raw in paths:
+        try:
+            walk = load_config(Path(raw), config_file=config_file, isolated=isolated)
+            found = discover([raw], exclude=walk.exclude, exclude_root=walk.exclude_root, force_exclude=force_exclude)
+            if Path(raw).is_dir() or force_exclude:
+                # A walked file's own (closer) configuration may exclude it too.
+                found = [f for f in found
+                         if not load_config(f, config_file=config_file, isolated=isolated).is_excluded(f)]
+        except PrefixlintError as exc:
+            found_all.problems.append(exc.located(raw))
+            continue
+        found_all.files.update(dict.fromkeys(map(str, found)))
+        if Path(raw).is_dir():
+            found_all.walks[raw] = [str(f) for f in found]
+        else:
+            found_all.named.update(map(str, found))
+    return found_all
+
+
+def read_stdin(stdin_filename: str | None) -> str:
+    import sys
+
+    import click
+
+    if not stdin_filename:
+        raise click.UsageError("`check -` reads standard input: name it with --stdin-filename PATH"
+                               " (its extension chooses the format, its folder the configuration)")
+    return sys.stdin.read()
+
+
+#: Severity -> rank, for --fail-level.
+SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
+
+
+def fails(results, fail_level: str) -> bool:
+    """Whether a finding at or above `fail_level` was reported."""
+    floor = SEVERITY_RANK[fail_level]
+    return any(SEVERITY_RANK.get(f.severity, 2) >= floor for result in results for f in result.findings)
+
+
+def progress(total: int):
+    """A progress bar on stderr for many files on a terminal (as `replay` shows), else None."""
+    import sys
+
+    import click
+
+    if total < PROGRESS_FILES or not sys.stderr.isatty():
+        return None
+    return click.progressbar(length=total, label="checking", file=sys.stderr, show_pos=True, show_eta=True)
+
+
+#: From this many files on, `check` shows a progress bar on a terminal.
+PROGRESS_FILES = 20
