@@ -51,9 +51,7 @@ def test_chatbot_geo_block_between_two_static_prompts(tok):
     hints = "About the origin of user's request:\n- lat: {}\n- lon: {}\n- city: {}\n- country: {}\n"
     first = GENERATED["person_name"][0]  # the other three keep their first value
     requests = [chatml([("system", "You are a friendly" + regular + "\n\n"
-                         + hints.format(latitude, first, first, first) + "
-
-" + artifacts)])
+                         + hints.format(latitude, first, first, first) + "\n\n" + artifacts)])
                 + GENERATION for latitude in GENERATED["person_name"]]
     a, b = encode_pieces(tok, requests[0]), encode_pieces(tok, requests[1])
     assert (found[0]["tokens"], found[0]["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))

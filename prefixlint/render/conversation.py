@@ -58,7 +58,6 @@ def role_sections(text: str, role_line: str | None = None) -> list[tuple[str, in
     return trimmed
 
 
-<<<<<<< HEAD
 def split_json(message: RenderedMessage, path: str) -> tuple[RenderedMessage, ...]:
     """The messages of a rendered text that is a JSON list of `{role, content}` (promptfoo's
     Nunjucks JSON prompts: JSON only once rendered). Each content is decoded; a span keeps the
@@ -90,10 +89,10 @@ def split_json(message: RenderedMessage, path: str) -> tuple[RenderedMessage, ..
     if not messages:
         raise PrefixlintError("once rendered, the prompt must be a non-empty JSON list of messages", path=path, line=1)
     return tuple(messages)
-=======
+
+
 #: The ChatML markers of the approximation; tokenized each on its own (`encode_chatml`).
 CHATML_MARKERS = re.compile(r"(<\|im_start\|>|<\|im_sep\|>|<\|im_end\|>)")
->>>>>>> main
 
 
 def join(messages: Sequence[RenderedMessage], is_chat: bool) -> tuple[str, tuple[int, ...]]:
