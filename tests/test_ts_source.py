@@ -38,20 +38,21 @@ def test_chatbot_geo_block_between_two_static_prompts(tok):
     path = FIXTURES / "chatbot_prompts.ts"
     text = path.read_text()
     found = findings(path)
+    # latitude and longitude are the user's location too (classified by their words, issue 11 item 3)
     assert [(f["code"], f["line"], f["column"], f["placeholder"]) for f in found] == [
-        ("PFX003", *where(path, "${requestHints.city}"), "${requestHints.city}"),
-        ("PFX003", *where(path, "${requestHints.country}"), "${requestHints.country}"),
+        ("PFX003", *where(path, f"${{requestHints.{key}}}"), f"${{requestHints.{key}}}")
+        for key in ("latitude", "longitude", "city", "country")
     ]
-    assert (found[0]["line"], found[0]["column"]) == (39, 9)
+    assert (found[0]["line"], found[0]["column"]) == (37, 8)
     assert {f["source"] for f in found} == {"typescript"} and {f["prompt"] for f in found} == {"systemPrompt"}
     # systemPrompt's last return: regularPrompt, the request hints, artifactsPrompt (inlined)
     regular = between(text, "'You are a friendly", "';")
     artifacts = between(text, "artifactsPrompt = `", "`;").replace("\\`", "`")
-    hints = ("About the origin of user's request:\n- lat: request hints latitude\n"
-             "- lon: request hints longitude\n- city: {city}\n- country: {country}\n")
+    hints = "About the origin of user's request:\n- lat: {}\n- lon: {}\n- city: {}\n- country: {}\n"
+    first = GENERATED["person_name"][0]  # the other three keep their first value
     requests = [chatml([("system", "You are a friendly" + regular + "\n\n"
-                         + hints.format(city=city, country=GENERATED["person_name"][0]) + "\n\n" + artifacts)])
-                + GENERATION for city in GENERATED["person_name"]]
+                         + hints.format(latitude, first, first, first) + "\n\n" + artifacts)])
+                + GENERATION for latitude in GENERATED["person_name"]]
     a, b = encode_pieces(tok, requests[0]), encode_pieces(tok, requests[1])
     assert (found[0]["tokens"], found[0]["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
     assert found[0]["reusable_tokens"] == vllm_reusable(shared_prefix(a, b), len(b))

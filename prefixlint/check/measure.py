@@ -21,9 +21,9 @@ from prefixlint.match.profiles import EngineProfile
 from prefixlint.fix.source import placements
 from prefixlint.match.clause import lead_in
 from prefixlint.match.variants import CODE_FORMATS, NEW_ROLE, changed_placeholders, decide, first_difference, move_to_end
-from prefixlint.render.conversation import split_roles
+from prefixlint.render.conversation import split_json, split_roles
 from prefixlint.render.framing import ApproximateFraming
-from prefixlint.render.history import History
+from prefixlint.render.history import history_value
 from prefixlint.render.spans import CompiledTemplate, Placeholder, RenderedMessage
 from prefixlint.render.values import call_function, stable_function, variable_value
 from prefixlint.load.classify import Catalog, Volatility, classify_call, classify_variable
@@ -102,12 +102,14 @@ class Measurer:
                     declared = self.template.variables.get(name)
                     samples = declared.samples if declared else ()
                     if declared is not None and declared.kind == "conversation":
-                        values[name] = History()  # the earlier turns: the same in every request
+                        values[name] = history_value(name)  # the earlier turns: the same in every request
                         continue
                     values[name] = variable_value(name, samples, v.generate, variant, v.volatile)
             messages = self.compiled.render(values, functions)
             if self.template.role_markers:
                 messages = split_roles(messages[0], self.template.role_line)
+            elif self.template.json_messages:
+                messages = split_json(messages[0], self.template.path)
             framed = self.framing.frame(messages, self.encode)
             request = self._renders[vary] = Request(framed.messages, framed.text, framed.starts, framed.ids)
         return request

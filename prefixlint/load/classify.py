@@ -2,6 +2,14 @@
 
 A declared `kind` wins for how often a value changes; the catalog decides the rest from the
 variable's name, the functions a placeholder calls and the variable's sample values.
+
+Names are matched whole first (`names`: exact or glob), then by their words (`words`): a name
+is split into words at `_ - . [ ] $` and camelCase/PascalCase boundaries (`customer.firstName`
+-> customer first name, `researchContext` -> research context). The head word decides first (the
+longest phrase of a signal's `words` that ends the name: `birth date` before `date`), then a
+phrase anywhere in it (`customer_orders` -> customer). A function's last word decides (`time.Date` -> date).
+A signal whose frequency is `per_deployment` (deployment constants: `assistant name`, `top k`)
+marks a name stable.
 """
 
 from __future__ import annotations
@@ -29,12 +37,28 @@ class Signal:
     calls: tuple[str, ...] = ()
     samples: tuple[re.Pattern, ...] = ()
     generate: str = "text"
+    #: Phrases matched against a name's words, each a tuple of lower-case words.
+    words: tuple[tuple[str, ...], ...] = ()
 
     def matches_name(self, lowered: str) -> bool:
         if lowered in _exact(self.names):
             return True
         globs = _globs(self.names)
         return globs is not None and globs.fullmatch(lowered) is not None
+
+    def phrase_at(self, words: tuple[str, ...], head: bool, size: int | None = None) -> bool:
+        """Whether one of the signal's phrases (of `size` words, any size when None) ends `words`
+        (head) or occurs anywhere in them."""
+        for phrase in self.words:
+            if size is not None and len(phrase) != size:
+                continue
+            size_ = len(phrase)
+            if head:
+                if words[-size_:] == phrase:
+                    return True
+            elif any(words[i : i + size_] == phrase for i in range(len(words) - size_ + 1)):
+                return True
+        return False
 
 
 @dataclass(frozen=True)
@@ -92,6 +116,7 @@ def _signal(item: dict, source: str) -> Signal:
             id=str(item["id"]), cls=str(item["class"]), frequency=str(item["frequency"]),
             names=tuple(n.lower() for n in item.get("names", ())), calls=tuple(item.get("calls", ())),
             samples=tuple(_pattern(p, source) for p in item.get("samples", ())), generate=item.get("generate", "text"),
+            words=tuple(tuple(name_words(str(w))) for w in item.get("words", ())),
         )
     except (KeyError, TypeError, AttributeError, re.error, ValueError) as exc:
         raise PrefixlintError(f"malformed volatility signal {item!r}: {exc}", path=source) from None
@@ -140,6 +165,28 @@ def load_catalog_extension(value: Any) -> list[dict]:
     return list(value)
 
 
+_WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+")
+_CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def name_words(name: str) -> list[str]:
+    """The words of a name: `customer.firstName` -> [customer, first, name], `top_k` -> [top, k],
+    `HTTPServer` -> [http, server], `state['date']` -> [state, date]."""
+    return [w.lower() for part in _WORD_SPLIT.split(name) for w in _CAMEL.findall(part)]
+
+
+def _by_words(catalog: Catalog, words: tuple[str, ...], calls: bool) -> Signal | None:
+    """The signal whose phrases a name's words hold: of the call signals for a function (its
+    last word), of the others for a variable (the head word first, then anywhere)."""
+    if not words:
+        return None
+    if calls:
+        return next((s for s in catalog.signals if s.calls and s.words and s.phrase_at(words[-1:], True)), None)
+    signals = [s for s in catalog.signals if s.words and not s.calls]
+    head = next((s for size in (3, 2, 1) for s in signals if s.phrase_at(words, True, size)), None)
+    return head or next((s for s in signals if s.phrase_at(words, False)), None)
+
+
 def strftime_frequency(fmt: str) -> str:
     if _TIME_OF_DAY.search(fmt):
         return "per_request"
@@ -149,14 +196,22 @@ def strftime_frequency(fmt: str) -> str:
 
 
 def classify_call(catalog: Catalog, name: str, args: Iterable[str] = ()) -> Volatility:
-    for signal in catalog.signals:
-        if name in signal.calls:
-            frequency = signal.frequency
-            if frequency == "strftime_format":
-                frequencies = [strftime_frequency(a) for a in args] or ["per_request"]
-                frequency = min(frequencies, key=_rank)
-            return Volatility(name, True, signal.cls, frequency, signal.id, signal.generate)
-    return Volatility(name, True, None, "stable", None)
+    lowered = name.lower()
+    found = next((s for s in catalog.signals if lowered in _lower_calls(s.calls)), None)
+    if found is None:
+        found = _by_words(catalog, tuple(name_words(name)), calls=True)
+    if found is None:
+        return Volatility(name, True, None, "stable", None)
+    frequency = found.frequency
+    if frequency == "strftime_format":
+        frequencies = [strftime_frequency(a) for a in args] or ["per_request"]
+        frequency = min(frequencies, key=_rank)
+    return Volatility(name, True, found.cls, frequency, found.id, found.generate)
+
+
+@lru_cache(maxsize=None)
+def _lower_calls(calls: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(c.lower() for c in calls)
 
 
 def classify_variable(catalog: Catalog, name: str, kind: str | None, samples: Iterable[Any] = ()) -> Volatility:
@@ -166,6 +221,10 @@ def classify_variable(catalog: Catalog, name: str, kind: str | None, samples: It
         return Volatility(name, False, None, "stable", "conversation-slot")
     lowered = name.lower()
     found = next((s for s in catalog.signals if s.matches_name(lowered)), None)
+    if found is None:
+        found = _by_words(catalog, tuple(name_words(name)), calls=False)
+    if found is not None and found.frequency == "per_deployment" and kind is None:
+        return Volatility(name, False, None, "per_deployment", found.id)
     if found is None:
         texts = [str(v).strip() for v in samples if isinstance(v, (str, int, float))]
         found = next((s for s in catalog.signals if any(p.search(t) for p in s.samples for t in texts)), None)

@@ -15,6 +15,10 @@
 - The `lc` serialization (`langchain_core.load.dumpd`, as LangChain Hub stores prompts):
   `PromptTemplate`, `FewShotPromptTemplate` and `ChatPromptTemplate` with its
   System/Human/AI/ChatMessagePromptTemplate and `MessagesPlaceholder` messages.
+- No `_type` at all (LangChain Hub files, `PromptTemplate.save` of old versions): read as
+  `prompt`, as LangChain's `load_prompt` does, when the file has `template` (or
+  `template_path`) and `input_variables` as a list of names (Semantic Kernel's are mappings)
+  or a LangChain `template_format` (f-string, jinja2, mustache).
 A variable named like a conversation (history, chat_history, messages...) used inside a text
 is the conversation slot too.
 """
@@ -27,6 +31,7 @@ from pathlib import Path
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.json_source import compose_json, looks_like_json, node_offsets
+from prefixlint.load.langchain_sniff import sniff
 from prefixlint.load.base import Loader
 from prefixlint.load.template import SLOT_NAMES, SLOT_ROLE, Message, Template, Variable, align
 from prefixlint.load.yaml_source import compose, line_of, mapping_get, to_python
@@ -37,14 +42,7 @@ ROLES = {"system": "system", "human": "user", "user": "user", "ai": "assistant",
          "SystemMessagePromptTemplate": "system", "HumanMessagePromptTemplate": "user",
          "AIMessagePromptTemplate": "assistant", "SystemMessage": "system", "HumanMessage": "user",
          "AIMessage": "assistant"}
-_TYPE = re.compile(r"""^\s*["']?_type["']?\s*:\s*["']?(prompt|few_shot|chat)\b""", re.MULTILINE)
-_TYPE_JSON = re.compile(r'"_type"\s*:\s*"(prompt|few_shot|chat)"')
-_LC = re.compile(r'"lc"\s*:\s*1[\s\S]*"(PromptTemplate|ChatPromptTemplate|FewShotPromptTemplate)"')
 HINT = "a LangChain prompt has `_type: prompt`, `few_shot` or `chat` (or is an `lc` serialization)"
-
-
-def sniff(text: str) -> bool:
-    return bool(_TYPE.search(text) or _TYPE_JSON.search(text[:200_000]) or _LC.search(text[:200_000]))
 
 
 class _Reader:
@@ -260,6 +258,8 @@ def load(path: str, text: str) -> Template:
     kind = kind_node.value if kind_node is not None else {
         "PromptTemplate": "prompt", "FewShotPromptTemplate": "few_shot", "ChatPromptTemplate": "chat",
     }.get(_class_name(root) or "", None)
+    if kind_node is None and kind is None and (mapping_get(root, "template") or mapping_get(root, "template_path")):
+        kind = "prompt"  # LangChain's load_prompt: `config.get("_type", "prompt")`
     if kind == "prompt":
         messages = [reader.template(root)]
     elif kind == "few_shot":

@@ -2,7 +2,11 @@
 
 The placeholder syntax is decided from the text, in this order:
 1. `.j2`, `.jinja`, `.jinja2` files are Jinja2.
-2. A file with a Jinja tag (`{%`, `{#`) or an expression that starts with a name (`{{ x`,
+2. Without a Jinja tag (`{%`, `{#`): Handlebars when a block helper (`{{#if x}}`, `{{#each x}}`,
+   `{{#unless x}}`, `{{#with x}}`, any `{{#helper arg}}`) or `{{else}}` is used; Mustache when
+   only sections (`{{#name}}`, `{{^name}}`, `{{/name}}`) are; Semantic Kernel's own syntax when
+   a variable is written `{{$name}}` (`skprompt.txt`).
+3. A file with a Jinja tag (`{%`, `{#`) or an expression that starts with a name (`{{ x`,
    `{{x}}`, `{{- x`) is Jinja2; Handlebars/Mustache `{{x}}` reads the same way.
 3. A file containing `${name}` is the JavaScript/shell style.
 4. A file containing `{name}` (a Python identifier in single braces) is str.format; there
@@ -11,7 +15,10 @@ The placeholder syntax is decided from the text, in this order:
 Plain files declare no variables: every free name in a placeholder is a variable, classified
 from its name by the catalog. A file with role lines (`# system:`, `# user:`, `# assistant:`
 on a line of their own, as Prompt flow writes them) is a conversation: it is rendered as one
-text and split into messages at those lines.
+text and split into messages at those lines. A conversation name a Handlebars or Mustache
+template loops over (`{{#each history}}<message role="{{role}}">`) is the conversation slot:
+it renders as earlier turns (`prefixlint.load.template.loop_slots`, which also finds Jinja's
+`{% for m in history %}` for the history measurement).
 """
 
 from __future__ import annotations
@@ -20,11 +27,15 @@ import re
 from pathlib import PurePath
 
 from prefixlint.load.base import Loader
-from prefixlint.load.template import ROLE_LINE, Template, identity_message
+from prefixlint.load.template import ROLE_LINE, Template, Variable, identity_message, loop_slots
 
 FORMAT = "plain-text"
 JINJA_EXTENSIONS = (".j2", ".jinja", ".jinja2")
 _JINJA = re.compile(r"\{[%#]|\{\{-?\s*[A-Za-z_]")
+_JINJA_TAG = re.compile(r"(?<!\{)\{[%#]")
+_HANDLEBARS = re.compile(r"\{\{~?\s*(?:#[A-Za-z_][\w-]*\s+[^}\s]|else\s*~?\}\}|#\*inline|>\s*[\w\"'])")
+_MUSTACHE = re.compile(r"\{\{\s*[#^/][A-Za-z_][\w.-]*\s*\}\}")
+_SK = re.compile(r"\{\{\s*\$[A-Za-z_]")
 _DOLLAR = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_.]*\}")
 _FORMAT_FIELD = re.compile(r"(?<!\{)\{[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_]\w*|\[\w+\])*(?:![rsa])?(?::[^{}]*)?\}(?!\})")
 
@@ -34,7 +45,16 @@ def sniff(text: str) -> bool:
 
 
 def placeholder_syntax(path: str, text: str) -> str:
-    if PurePath(path).suffix.lower() in JINJA_EXTENSIONS or _JINJA.search(text):
+    if PurePath(path).suffix.lower() in JINJA_EXTENSIONS:
+        return "jinja"
+    if not _JINJA_TAG.search(text):
+        if _HANDLEBARS.search(text):
+            return "handlebars"
+        if _SK.search(text):
+            return "sk"
+        if _MUSTACHE.search(text):
+            return "mustache"
+    if _JINJA.search(text):
         return "jinja"
     if _DOLLAR.search(text):
         return "dollar"
@@ -45,9 +65,14 @@ def placeholder_syntax(path: str, text: str) -> str:
 
 def load(path: str, text: str) -> Template:
     has_roles = ROLE_LINE.search(text) is not None
+    syntax = placeholder_syntax(path, text)
+    # `{{#each history}}<message role="{{role}}">`: the earlier turns, not dropped (Jinja loops
+    # over history keep their stand-in values until the history measurement, issue 11 item 4)
+    slots = {name: Variable(name, "conversation") for name in sorted(loop_slots(text))} \
+        if syntax in ("handlebars", "mustache") else {}
     return Template(
         path=path, format=FORMAT, source=text, messages=(identity_message(None, text, 0),),
-        syntax=placeholder_syntax(path, text), is_chat=has_roles, role_markers=has_roles,
+        syntax=syntax, is_chat=has_roles, role_markers=has_roles, variables=slots,
     )
 
 

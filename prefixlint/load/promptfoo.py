@@ -14,7 +14,9 @@ config, globs included), so findings point into that file. Prompts are Nunjucks,
 Jinja2. Inline text that is a JSON list of messages is a chat. Test `vars` (and
 `defaultTest.vars`) give samples; `file://` values and prompt functions (`.py`, `.js`) are
 not read. `_conversation` (promptfoo's multi-turn history) is the conversation slot. A `.json`
-file that is a list of `{role, content}` objects is read on its own too.
+file that is a list of `{role, content}` objects is read on its own too, and so is a JSON prompt
+file that is JSON only once rendered (Nunjucks `{% for %}` between the messages, as promptfoo's
+multi-turn examples write it): it is rendered whole, then read as the list of messages.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import glob
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from prefixlint.errors import PrefixlintError
@@ -39,8 +42,29 @@ CODE_SUFFIXES = (".py", ".js", ".ts", ".mjs", ".cjs")
 HINT = "a promptfoo config has top-level `prompts:` and `providers:` or `tests:`; a prompt.json is a list of {role, content}"
 
 
+_NUNJUCKS_JSON = re.compile(r'^\s*\[[\s\S]*"role"[\s\S]*(\{%|\{\{)')
+
+
 def sniff(text: str) -> bool:
-    return bool(_CONFIG.search(text) and _SIGNS.search(text)) or _is_message_list(text)
+    return bool(_CONFIG.search(text) and _SIGNS.search(text)) or _is_message_list(text) or _is_nunjucks_json(text)
+
+
+def _is_nunjucks_json(text: str) -> bool:
+    """A JSON message list with Nunjucks tags between its items: not JSON until rendered."""
+    if _NUNJUCKS_JSON.match(text[:200_000]) is None:
+        return False
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return True  # not JSON until rendered
+    except (ValueError, RecursionError):
+        return False  # JSON that Python refuses (a 5,000-digit number): the JSON loaders say so
+    return False
+
+
+def _rendered_json(path: str, text: str, variables) -> Template:
+    template = _template(path, text, (Message(None, text, tuple(range(len(text))), 0),), variables, True)
+    return replace(template, json_messages=True)
 
 
 def sniff_walked(text: str) -> bool:
@@ -66,6 +90,8 @@ def load(path: str, text: str) -> Template:
 def load_all(path: str, text: str) -> list[Template]:
     if _is_message_list(text):
         return [_chat(path, text, compose_json(text, path), lambda index: index, {})]
+    if _is_nunjucks_json(text):
+        return [_rendered_json(path, text, {})]
     root = compose(text, path)
     if root is None or root.id != "mapping":
         raise PrefixlintError("a promptfoo config is a YAML mapping", path=path, line=1)
@@ -125,6 +151,9 @@ def _referenced(config: str, entry, reference: str, variables) -> list[Template]
             raise PrefixlintError(f"cannot read {reference}: {exc.message}", path=config, line=line_of(entry),
                                   hint=exc.hint) from None
         if target.endswith(".json"):
+            if _is_nunjucks_json(text):
+                templates.append(_rendered_json(target, text, variables))
+                continue
             if not _is_message_list(text):
                 raise PrefixlintError("a JSON prompt must be a list of {role, content}", path=target, line=1)
             templates.append(_chat(target, text, compose_json(text, target), lambda index: index, variables))

@@ -22,7 +22,8 @@ The body is rendered first, then split into messages at lines holding only a rol
 (`system:`, `user:`, `assistant:`, also `developer`, `tool`, `function`, optionally
 `# system:` or `system[name="x"]:`), as Prompty's own parser does; text before the first role
 line is a system message. Variables come from `inputs`
-(their `sample` or `default`) and `sample`; an input whose kind/type is `thread` or
+(their `sample` or `default`) and `sample`, either of which may be a `${file:NAME}` reference
+to a JSON, YAML or text file beside the `.prompty` file (`prefixlint.load.file_refs`); an input whose kind/type is `thread` or
 `chat_history`, or whose name is a conversation name (history, chat_history, messages...), is
 the conversation slot. `model.api: completion` makes the body one prompt.
 """
@@ -32,6 +33,7 @@ from __future__ import annotations
 import re
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.load.file_refs import resolve
 from prefixlint.load.front_matter import has_front_matter, python, split, trimmed, variable
 from prefixlint.load.base import Loader
 from prefixlint.load.template import SLOT_NAMES, Template, Variable
@@ -59,14 +61,18 @@ def load(path: str, text: str) -> Template:
     if not isinstance(inputs, dict):
         raise PrefixlintError("`inputs` must be a mapping of name -> {type, sample, default}", path=path,
                               line=line_of(mapping_get(root, "inputs")))
-    samples = front.get("sample") if isinstance(front.get("sample"), dict) else {}
+    sample_node = mapping_get(root, "sample") if root is not None else None
+    sample_line = line_of(sample_node) if sample_node is not None else 1
+    samples = resolve(front.get("sample"), path, sample_line)
+    samples = samples if isinstance(samples, dict) else {}
     for name in [*inputs, *(n for n in samples if n not in inputs)]:
         spec = inputs.get(name)
         kind = ""
         values = []
         if isinstance(spec, dict):
             kind = str(spec.get("kind") or spec.get("type") or "").lower()
-            values += [spec[key] for key in ("sample", "default") if spec.get(key) not in (None, "")]
+            values += [resolve(spec[key], path, line_of(root) if root is not None else 1) for key in ("sample", "default")
+                       if spec.get(key) not in (None, "")]
         elif spec is not None:
             values.append(spec)
         if name in samples:

@@ -47,9 +47,9 @@ class NotATemplate(PrefixlintError):
 
 # extension -> adapter modules under prefixlint.load, tried in order
 LOADERS: dict[str, tuple[str, ...]] = {
-    ".yaml": ("promptfoo", "langchain", "semantic_kernel", "native_yaml"),
-    ".yml": ("promptfoo", "langchain", "semantic_kernel", "native_yaml"),
-    ".json": ("langchain", "chat_template", "promptfoo"),
+    ".yaml": ("promptfoo", "langchain", "semantic_kernel", "crewai", "native_yaml"),
+    ".yml": ("promptfoo", "langchain", "semantic_kernel", "crewai", "native_yaml"),
+    ".json": ("langchain", "chat_template", "promptfoo", "semantic_kernel_json"),
     ".md": ("plain_text",),
     ".txt": ("plain_text",),
     ".j2": ("chat_template", "plain_text"),

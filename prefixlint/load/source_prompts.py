@@ -103,7 +103,7 @@ def words(*segments: str) -> list[str]:
 def variable_name(segments: list[str], keyed: bool = False) -> str:
     """A variable name for a value reached by `segments` (`self`, `user`, `name`), classified by
     its words: the longest run of trailing words the catalog knows, else all the words."""
-    from prefixlint.load.classify import builtin_catalog, classify_variable
+    from prefixlint.load.classify import builtin_catalog
 
     kept = [s for s in segments if s.lower() not in RECEIVERS] or list(segments)
     found = words(*kept) or ["value"]
@@ -116,7 +116,8 @@ def variable_name(segments: list[str], keyed: bool = False) -> str:
         candidate = "_".join(found[start:])
         if start == len(found) - 1 and (candidate in GENERIC_WORDS and not (keyed and len(kept) == 1)):
             continue
-        if classify_variable(catalog, candidate, None, ()).cls is not None:
+        # known by a name of the catalog (`question`, `user_id`), not only by a word in it
+        if any(signal.matches_name(candidate) for signal in catalog.signals):
             return candidate
     return "_".join(found)
 

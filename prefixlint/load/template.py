@@ -92,6 +92,9 @@ class Template:
     #: The role-line pattern for `role_markers` when it is not Prompt flow's `# role:` (a
     #: regular expression source whose group 1 is the role; Prompty: `system:` lines).
     role_line: str | None = None
+    #: True when the rendered text is a JSON list of `{role, content}` (promptfoo's Nunjucks JSON
+    #: prompt files): the render is parsed into messages (`prefixlint.render.conversation.split_json`).
+    json_messages: bool = False
     _line_starts: list[int] = field(default_factory=list, repr=False, compare=False)
 
     def position(self, offset: int) -> tuple[int, int]:
@@ -223,3 +226,13 @@ def source_location(template: Template, message: Message, content_line: int, con
             break
         index = found + 1
     return template.position(message.file_offset(index + content_column - 1))
+
+
+_LOOPS = re.compile(r"\{%-?\s*for\s+[\w\s,()]+?\s+in\s+(?P<jinja>[A-Za-z_]\w*)\b"
+                    r"|\{\{~?\s*#each\s+(?P<hbs>[A-Za-z_]\w*)\b")
+
+
+def loop_slots(text: str) -> set[str]:
+    """Conversation names a template loops over (`{% for m in history %}`, `{{#each history}}`):
+    the conversation slot, rendered as earlier turns."""
+    return {m.group("jinja") or m.group("hbs") for m in _LOOPS.finditer(text)} & SLOT_NAMES

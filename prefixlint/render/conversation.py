@@ -58,6 +58,39 @@ def role_sections(text: str, role_line: str | None = None) -> list[tuple[str, in
     return trimmed
 
 
+def split_json(message: RenderedMessage, path: str) -> tuple[RenderedMessage, ...]:
+    """The messages of a rendered text that is a JSON list of `{role, content}` (promptfoo's
+    Nunjucks JSON prompts: JSON only once rendered). Each content is decoded; a span keeps the
+    characters whose JSON text it covered."""
+    from bisect import bisect_left
+
+    from prefixlint.errors import PrefixlintError
+    from prefixlint.load.json_source import compose_json, node_offsets
+    from prefixlint.load.yaml_source import mapping_get
+
+    try:
+        root = compose_json(message.text, path)
+    except PrefixlintError as exc:
+        raise PrefixlintError(f"once rendered, the prompt is not JSON: {exc.message}", path=path, line=1) from None
+    items = root.value if root is not None and root.id == "sequence" else []
+    messages = []
+    for item in items:
+        role = mapping_get(item, "role") if item.id == "mapping" else None
+        content = mapping_get(item, "content") if item.id == "mapping" else None
+        if role is None or content is None or content.id != "scalar":
+            raise PrefixlintError("once rendered, the prompt must be a JSON list of {role, content}", path=path, line=1)
+        offsets = node_offsets(content, message.text)
+        spans = []
+        for span in message.spans:
+            first, last = bisect_left(offsets, span.start), bisect_left(offsets, span.end)
+            if last > first:
+                spans.append(Span(span.placeholder, first, last))
+        messages.append(RenderedMessage(str(role.value), str(content.value), tuple(spans)))
+    if not messages:
+        raise PrefixlintError("once rendered, the prompt must be a non-empty JSON list of messages", path=path, line=1)
+    return tuple(messages)
+
+
 #: The ChatML markers of the approximation; tokenized each on its own (`encode_chatml`).
 CHATML_MARKERS = re.compile(r"(<\|im_start\|>|<\|im_sep\|>|<\|im_end\|>)")
 

@@ -14,6 +14,14 @@ own Python SDK renders with, conformance-tested against Handlebars.js, with no d
 and it refuses functions in the input and unknown helpers (a template can only call code
 prefixlint chose). Partials are the ones the loader found (Dotprompt's `_name.prompt` files);
 Mustache partials are never loaded. Text a partial writes is rendered, but has no spans. Both are imported only when a Mustache or Handlebars template is rendered.
+
+So that every placeholder is checked (issue 11): a Handlebars `{{#if x}}` / `{{#unless x}}` whose
+condition reads no declared sample is rendered with the condition true (its body, not its
+`{{else}}`), and placeholders inside such blocks are variables like those outside; helpers the
+template's own code registers (`{{#list items}}`, `{{escapeXml name}}`) are stood in for by
+neutral ones (a block renders its body once per item, an inline helper prints its arguments);
+a dotted path (`{{customer.firstName}}`) reads the value of its first name, so it differs
+between the two renders as that name's value does.
 """
 
 from __future__ import annotations
@@ -36,6 +44,9 @@ _LITERAL = re.compile(r"^(?:\"[^\"]*\"|'[^']*'|-?\d+(?:\.\d+)?|true|false|null|u
 HELPERS = frozenset({"if", "unless", "each", "with", "lookup", "log", "else", "this", "json", "media", "section",
                      "role", "history", "ifEquals", "unlessEquals", "as"})
 SCOPING = frozenset({"each", "with"})  # Handlebars blocks that change the context
+BUILTIN = frozenset({"if", "unless", "each", "with", "lookup", "log"})
+#: `{{#if x}}` / `{{#unless x}}` rewritten so that the body renders
+_CONDITION = re.compile(r"\{\{(~?)\s*#(if|unless)\s+[^}]*?(~?)\}\}")
 
 
 #: The largest `{{json x indent=N}}` a Handlebars template may ask for.
@@ -55,6 +66,10 @@ class EngineTemplate:
             self._sources.append(self._mark(number, message, placeholders, variables))
         self.placeholders = tuple(placeholders)
         self.variables = tuple(variables)
+        self._helpers: set[str] = set()  # names the template calls as helpers that no engine defines
+        self._paths: dict[str, set[tuple[str, ...]]] = {}  # first name -> the dotted paths read from it
+        for source in self._sources:
+            self._scan(source)
         self._compiled = [self._compile(message, source) for message, source in zip(template.messages, self._sources)]
 
     def _error(self, message: Message, index: int, text: str, hint: str | None = None) -> PrefixlintError:
@@ -79,10 +94,10 @@ class EngineTemplate:
             is_block = bool(head) and head in "#^/!>=*"  # blocks, closers, partials, delimiters
             if is_block or body == "else" or body.startswith(("else ", "{")):
                 self._block(message, body, match.start(), blocks, variables)
-                out.append(match.group(0))
+                out.append(self._condition(match.group(0)))
                 continue
             names = self._names(message, body.lstrip("&").strip(), match.start())  # `{{&x}}`: unescaped
-            if not blocks:
+            if not self._scoped(blocks):
                 variables.update(dict.fromkeys(names))
             offset = message.file_offset(match.start())
             line, column = self.template.position(offset)
@@ -103,8 +118,7 @@ class EngineTemplate:
             if not name:
                 raise self._error(message, at, "block tag without a name")
             args = words[1:] if self.handlebars else [name]
-            scoped = any(n in SCOPING for n, _ in blocks) if self.handlebars else bool(blocks)
-            if not scoped:
+            if not self._scoped(blocks):
                 variables.update(dict.fromkeys(n for w in args for n in self._names(message, w, at, False)))
             blocks.append((name, at))
         elif head == "/":
@@ -113,6 +127,40 @@ class EngineTemplate:
                 expected = f"{{{{/{blocks[-1][0]}}}}}" if blocks else "no closing tag"
                 raise self._error(message, at, f"{{{{/{name}}}}} does not close an open block (expected {expected})")
             blocks.pop()
+
+    def _scoped(self, blocks: list) -> bool:
+        """Inside a block that changes the context (names there may be fields of an item)."""
+        if not self.handlebars:
+            return bool(blocks)
+        return any(n in SCOPING or (n not in BUILTIN and n != "else") for n, _ in blocks)
+
+    def _condition(self, tag: str) -> str:
+        """`{{#if x}}` -> `{{#if true}}` (`unless`: false) when x has no declared sample."""
+        match = _CONDITION.fullmatch(tag) if self.handlebars else None
+        if match is None:
+            return tag
+        words = re.findall(r"[A-Za-z_][\w]*", tag[tag.index(match.group(2)) + len(match.group(2)):])
+        if any(self.template.variables.get(w) is not None and self.template.variables[w].samples for w in words):
+            return tag
+        return f"{{{{{match.group(1)}#{match.group(2)} {'true' if match.group(2) == 'if' else 'false'}{match.group(3)}}}}}"
+
+    def _scan(self, source: str) -> None:
+        """Helpers the template calls that are not defined, and the dotted paths it reads."""
+        for match in TAG.finditer(source):
+            body = (match.group("raw") if match.group("raw") is not None else match.group("body")) or ""
+            body = body.strip().strip("~&").strip()
+            words = [w for w in re.split(r"\s+", body.replace("(", " ").replace(")", " ")) if w]
+            if not words:
+                continue
+            head = words[0].lstrip("#")
+            if self.handlebars and head not in BUILTIN and _PATH.fullmatch(head) and (
+                    words[0].startswith("#") or len(words) > 1) and head not in ("else", "json", "media", "section"):
+                self._helpers.add(head)
+            for word in words[1:] if self.handlebars and (words[0].startswith("#") or len(words) > 1) else words[:1]:
+                word = word.lstrip("#^/").split("=", 1)[-1]
+                if _PATH.fullmatch(word) and "." in word and not word.startswith(("@", "../", "this")):
+                    steps = tuple(re.split(r"[./]", word))
+                    self._paths.setdefault(steps[0], set()).add(steps[1:])
 
     def _names(self, message: Message, body: str, at: int, helper_first: bool = True) -> list[str]:
         words = [w for w in re.split(r"\s+", body.replace("(", " ").replace(")", " ")) if w]
@@ -126,7 +174,7 @@ class EngineTemplate:
             steps = re.split(r"[./]", word)
             if any(step.startswith("_") for step in steps):
                 raise self._error(message, at, f"placeholder {{{{{body}}}}} reaches a private attribute")
-            if steps[0] not in HELPERS or not self.handlebars:
+            if steps[0] not in HELPERS or not self.handlebars or not helper_first:  # `{{#each history}}`: data
                 names.append(steps[0])
         return names
 
@@ -148,6 +196,8 @@ class EngineTemplate:
         engine.register_helper("json", _json_helper)
         for name in ("media", "section"):
             engine.register_helper(name, lambda args, options: "")
+        for name in self._helpers - set(self.template.partials):
+            engine.register_helper(name, _neutral_helper)
         for name, partial in self.template.partials.items():
             engine.register_partial(name, partial)
         try:
@@ -160,13 +210,44 @@ class EngineTemplate:
         for number, (message, compiled) in enumerate(zip(self.template.messages, self._compiled)):
             try:
                 with time_limit():
-                    raw = compiled(dict(values))
+                    raw = compiled(self._with_paths(values))
             except PrefixlintError:
                 raise
             except Exception as exc:  # the engines' own errors: report them at the message
                 raise self._error(message, 0, f"cannot render: {type(exc).__name__}: {exc}") from None
             rendered.append(unmark(message.role, raw))
         return tuple(rendered)
+
+    def _with_paths(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The values, where a name read through dotted paths and given as text (no declared
+        structure) becomes a mapping of those paths, each reading that text."""
+        context = dict(values)
+        if not self.handlebars:
+            return context  # pystache reads a path's steps as attributes of the text (sandbox.standin.Sample)
+        for name, paths in self._paths.items():
+            value = context.get(name)
+            if not isinstance(value, str):
+                continue
+            tree: dict[str, Any] = {}
+            for path in sorted(paths, key=len):
+                node = tree
+                for step in path[:-1]:
+                    child = node.get(step)
+                    node = node.setdefault(step, {}) if not isinstance(child, dict) else child
+                node.setdefault(path[-1], value)
+            context[name] = tree
+        return context
+
+
+def _neutral_helper(args: list, options) -> str:
+    """A helper the template's own code defines: a block renders its body for each item of its
+    first argument (once when it is not a list), an inline call prints its arguments."""
+    if options.is_block:
+        first = args[0] if args else options.context
+        items = first if isinstance(first, (list, tuple)) else [first]
+        join = options.hash.get("join", "")
+        return str(join).join(str(options.hash.get("prefix", "")) + options.fn(item) for item in items)
+    return " ".join(str(a) for a in args if a is not None and not isinstance(a, dict))
 
 
 def _json_helper(args, options) -> str:

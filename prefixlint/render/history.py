@@ -42,3 +42,27 @@ class History(list):
 def slot_text() -> str:
     """What a slot message renders to: the earlier turns, each framed as a message."""
     return str(History())
+
+
+class JsList(list):
+    """A list that also answers `.length`, as templates written for JavaScript engines read it
+    (promptfoo's Nunjucks: `turn.input[turn.input.length - 1].content`)."""
+
+    @property
+    def length(self) -> int:
+        return len(self)
+
+
+def promptfoo_turns(turns=TURNS) -> list[dict]:
+    """promptfoo's `_conversation`: each earlier turn as `{input, output}`, `input` being the
+    messages sent then (the user's message last), `output` the reply."""
+    pairs = [(turns[i][1], turns[i + 1][1]) for i in range(0, len(turns) - 1, 2)]
+    return [{"input": JsList([{"role": "user", "content": ask}]), "output": reply} for ask, reply in pairs]
+
+
+def history_value(name: str):
+    """The value of a conversation-slot variable: the same earlier turns in every render.
+
+    A hook for the history measurement: a loop over a history-like name (see
+    `prefixlint.load.template.loop_slots`) renders these turns, never per-request text."""
+    return promptfoo_turns() if name == "_conversation" else History()

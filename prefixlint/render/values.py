@@ -10,37 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from prefixlint.load.sample_values import GENERATED, MOMENTS
-
-
-class Sample(str):
-    """A generated value that also stands in for a structure the template expects.
-
-    Files without samples (plain templates) may loop over a variable or read its fields
-    (`{% for item in chat_history %}{{ item.inputs.question }}`). A Sample is its text, and
-    additionally: iterating it gives two items, and a field or key it lacks gives the same
-    text again, so such templates render with realistic text in every place. `title`,
-    `count` and `index` read as fields, not as the str methods of the same names.
-    """
-
-    FIELDS = frozenset({"title", "count", "index"})
-
-    def __getattribute__(self, name: str):
-        if name in Sample.FIELDS:
-            return Sample(str(self))
-        return super().__getattribute__(name)
-
-    def __getattr__(self, name: str):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return Sample(str(self))
-
-    def __getitem__(self, key):
-        if isinstance(key, str):
-            return Sample(str(self))
-        return str.__getitem__(self, key)
-
-    def __iter__(self):
-        return iter((Sample(str(self)), Sample(str(self))))
+from prefixlint.sandbox.standin import Sample
 
 
 def generated(generate: str, variant: int) -> str:

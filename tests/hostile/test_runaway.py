@@ -161,8 +161,8 @@ def test_a_user_regular_expression_that_backtracks_is_stopped(tmp_path, monkeypa
     monkeypatch.setattr(limits, "REGEX_SECONDS", 0.05)
     write(tmp_path, ".prefixlint.yaml", "extend-volatile:\n  - {id: slow, class: identifier,"
                                         " frequency: per_request, samples: ['^(a|aa)+$']}\n")
-    template = write(tmp_path, "t.yaml", "variables:\n  code: {samples: ['" + "a" * 40 + "!']}\n"
-                                         "prompt: 'Code {{ code }}. " + "Stable words. " * 20 + "'\n")
+    template = write(tmp_path, "t.yaml", "variables:\n  label: {samples: ['" + "a" * 40 + "!']}\n"
+                                         "prompt: 'Label {{ label }}. " + "Stable words. " * 20 + "'\n")
     result = CliRunner().invoke(cli, ["check", str(template)])
     assert result.exit_code == 2
     assert "the regular expression '^(a|aa)+$' of `extend-volatile` took longer than 0.05 s" in result.stderr

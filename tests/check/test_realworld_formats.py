@@ -1,0 +1,193 @@
+"""Formats read since issue 11 (items 5 and 6): positions, verdicts and, for the single-prompt
+formats, the numbers recomputed here from renders written out by hand (o200k_base)."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+from prefixlint.cli import cli
+from prefixlint.load.registry import load_template, load_templates
+from prefixlint.match.prefix import shared_prefix
+from prefixlint.render.compile import compile_template
+from prefixlint.tokenize import load_tokenizer
+
+STABLE = ("Answer in three short paragraphs. Cite the passage you rely on by its number, never invent a source,"
+          " and say plainly when the passages do not hold the answer. Keep a neutral, friendly tone throughout.")
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return load_tokenizer("o200k_base")
+
+
+def check(path) -> dict:
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--format", "json", str(path)])
+    assert result.exit_code in (0, 1), result.output
+    return json.loads(result.output)["files"][0]
+
+
+def test_langchain_json_without_type_is_a_prompt(tmp_path, tok):
+    path = tmp_path / "prompt.json"
+    template = f"Today is {{date}}.\n{STABLE}\nQuestion: {{question}}"
+    path.write_text(json.dumps({"input_variables": ["date", "question"], "template": template}, indent=2))
+    result = check(path)
+    (finding,) = [f for f in result["findings"] if f["code"] == "PFX001"]
+    # line 6: `  "template": "Today is {date}...`: 15 characters up to the text, then "Today is "
+    assert (finding["line"], finding["column"], finding["variable"]) == (6, 15 + 9 + 1, "date")
+    # by hand: the two renders differ only in the day (question is held at its first value)
+    question = load_template(str(path))  # the loader is LangChain's (format name), not a refusal
+    assert question.format == "langchain"
+    a = tok.encode("Today is 2025-03-14.\n" + STABLE + "\nQuestion: ")
+    b = tok.encode("Today is 2025-03-15.\n" + STABLE + "\nQuestion: ")
+    assert finding["shared_prefix_tokens"] == shared_prefix(a, b) == len(tok.encode("Today is 2025-03-"))
+
+
+def test_langchain_yaml_without_type_is_not_semantic_kernel(tmp_path):
+    path = tmp_path / "qa.yaml"
+    path.write_text("input_variables:\n- context\n- question\ntemplate: 'Use {context} to answer {question}'\n"
+                    "template_format: f-string\n")
+    assert load_template(str(path)).format == "langchain"
+
+
+def test_semantic_kernel_txt_and_its_numbers(tmp_path, tok):
+    path = tmp_path / "skprompt.txt"
+    path.write_text("TODAY is {{time.Date}}\n" + STABLE + "\n{{$input}}")
+    result = check(path)
+    first = result["findings"][0]
+    assert (first["code"], first["line"], first["column"], first["variable"]) == ("PFX001", 1, 10, "time.Date")
+    a, b = (tok.encode(f"TODAY is {day} 00:00:00+00:00\n" + STABLE + "\n") for day in ("2025-03-14", "2025-03-15"))
+    assert first["shared_prefix_tokens"] == shared_prefix(a, b)
+
+
+def test_semantic_kernel_json_settings(tmp_path, tok):
+    path = tmp_path / "appsettings.json"
+    path.write_text(textwrap.dedent("""\
+        {
+          // prompts of the assistant
+          "Prompts": {
+            "TokenLimit": 4096,
+            "SystemDescription": "You help a product team. Cutoff: {{$knowledgeCutoff}}. Now: {{TimePlugin.Now}}.",
+            "SystemResponse": "%s"
+          }
+        }
+        """) % STABLE)
+    result = check(path)
+    (finding,) = result["findings"]
+    # line 5: 26 characters up to the text, then "You help ... Cutoff: {{$knowledgeCutoff}}. Now: " (60)
+    assert (finding["code"], finding["line"], finding["column"], finding["variable"]) == ("PFX001", 5, 87, "TimePlugin.Now")
+    # by hand: {{$knowledgeCutoff}} is a deployment constant (its own words), the call renders the moment
+    a, b = (tok.encode(f"You help a product team. Cutoff: knowledgeCutoff. Now: {moment}.\n\n{STABLE}")
+            for moment in ("2025-03-14 09:26:53+00:00", "2025-03-15 17:42:08+00:00"))
+    assert finding["tokens"] == len(a)
+    assert finding["shared_prefix_tokens"] == shared_prefix(a, b) == len(
+        tok.encode("You help a product team. Cutoff: knowledgeCutoff. Now: 2025-03")) + 1  # "-1" merges
+
+
+def test_plain_json_with_braces_is_not_semantic_kernel_when_walked():
+    from prefixlint.load.registry import recognises
+
+    assert not recognises("messages.json", '{"greeting": "Hello {{ user.name }}"}', walking=True)
+    assert recognises("appsettings.json", '{"p": "Now: {{TimePlugin.Now}}"}', walking=True)
+
+
+def test_crewai_agent_is_assembled_as_crewai_does(tmp_path):
+    config = tmp_path / "agents.yaml"
+    config.write_text("analyst:\n  role: >\n    {topic} Analyst\n  goal: >\n    Explain {topic}\n"
+                      "  backstory: >\n    You explain things plainly.\n")
+    (template,) = load_templates(str(config))
+    rendered = compile_template(template).render({"topic": "Tides"}, {})[0].text
+    assert rendered.startswith("You are Tides Analyst\n. You explain things plainly.\n\nYour personal goal is: "
+                               "Explain Tides\n\nTo give my best complete final answer")
+    result = check(config)
+    assert [(f["code"], f["line"], f["column"], f["variable"]) for f in result["findings"]][:1] == [
+        ("PFX005", 3, 5, "topic")]
+
+
+def test_crewai_tasks_are_the_user_prompt(tmp_path):
+    config = tmp_path / "tasks.yaml"
+    config.write_text("summary_task:\n  description: >\n    Summarise the news of {date} about {topic}.\n"
+                      "  expected_output: >\n    Five bullet points.\n  agent: analyst\n")
+    (template,) = load_templates(str(config))
+    assert template.messages[0].role == "user"
+    assert template.messages[0].content.startswith("\nCurrent Task: Summarise the news of {date}")
+    assert check(config)["findings"][0]["variable"] == "date"
+
+
+def test_prompty_file_sample_is_read_beside_the_file(tmp_path):
+    (tmp_path / ".git").mkdir()
+    folder = tmp_path / "prompts"
+    folder.mkdir()
+    (folder / "chat.json").write_text(json.dumps({"firstName": "Ines", "question": "Which light?"}))
+    (folder / "chat.prompty").write_text("---\nname: x\nsample: ${file:chat.json}\n---\nsystem:\nHi {{firstName}}."
+                                         f"\n{STABLE}\nuser:\n{{{{question}}}}\n")
+    template = load_template(str(folder / "chat.prompty"))
+    assert template.variables["firstName"].samples == ("Ines",)
+
+
+@pytest.mark.parametrize("reference", ["${file:../../outside.json}", "${file:/etc/hostname}"])
+def test_prompty_file_sample_never_leaves_the_repository(tmp_path, reference):
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    (tmp_path / "outside.json").write_text("{}")
+    path = tmp_path / "repo" / "p" / "x.prompty"
+    path.parent.mkdir()
+    path.write_text(f"---\nname: x\nsample: {reference}\n---\nsystem:\nHi\n")
+    result = CliRunner().invoke(cli, ["check", "--isolated", str(path)])
+    assert result.exit_code == 2
+    assert "x.prompty:3" in result.output and "points outside the repository" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_promptfoo_nunjucks_json_is_rendered_then_read(tmp_path):
+    path = tmp_path / "prompt.json"
+    path.write_text('[\n  {"role": "system", "content": "{{ system_message }}"},\n'
+                    '  {% for turn in _conversation %}\n  {"role": "user", "content": "{{ turn.input[turn.input.length - 1].content }}"},\n'
+                    '  {"role": "assistant", "content": "{{ turn.output }}"},\n  {% endfor %}\n'
+                    '  {"role": "user", "content": "Today is {{ date }}. {{ question }}"}\n]\n')
+    result = check(path)
+    assert result["error"] is None and result["format"] == "promptfoo"
+    assert result["findings"] == []  # the date opens the last message: nothing stable follows it
+
+
+def test_handlebars_history_loop_renders_the_earlier_turns(tmp_path):
+    from prefixlint.render.history import TURNS
+
+    path = tmp_path / "chat.md"
+    path.write_text(f"{STABLE}\n{{{{#each history}}}}<message role=\"{{{{role}}}}\">{{{{content}}}}</message>\n"
+                    "{{/each}}\n<message role=\"user\">{{question}}</message>\n")
+    template = load_template(str(path))
+    assert template.syntax == "handlebars" and template.variables["history"].kind == "conversation"
+    result = check(path)
+    assert result["findings"] == [] and "history" not in result["volatile"]
+    turns = "".join(f'<message role="{role}">{text}</message>\n' for role, text in TURNS)
+    assert result["tokens"] > len(load_tokenizer("o200k_base").encode(turns))
+
+
+@pytest.mark.parametrize("text, syntax", [
+    ("{{#if premium}}Gold{{/if}} {{name}}", "handlebars"),
+    ("{{#items}}- {{.}}{{/items}}", "mustache"),
+    ("TODAY {{$date}} {{time.now}}", "sk"),
+    ("{% if x %}{{ x }}{% endif %}", "jinja"),
+    ("Hello {{ name }}", "jinja"),
+])
+def test_syntax_detected_in_markdown(tmp_path, text, syntax):
+    path = tmp_path / "p.md"
+    path.write_text(text)
+    assert load_template(str(path)).syntax == syntax
+
+
+def test_if_bodies_are_checked_in_handlebars(tmp_path):
+    path = tmp_path / "p.md"
+    path.write_text("{{#if showDate}}Current date: {{currentDate}}\n{{/if}}" + STABLE + "\n")
+    (finding,) = check(path)["findings"]
+    assert (finding["code"], finding["line"], finding["column"], finding["variable"]) == ("PFX001", 1, 31, "currentDate")
+
+
+def test_dotted_paths_differ_between_the_renders(tmp_path):
+    path = tmp_path / "p.md"
+    path.write_text("{{#if customer}}Hello {{customer.firstName}}.{{/if}}\n" + STABLE + "\n")
+    (finding,) = check(path)["findings"]
+    assert (finding["code"], finding["variable"], finding["placeholder"]) == ("PFX003", "customer", "{{customer.firstName}}")

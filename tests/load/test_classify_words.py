@@ -1,0 +1,71 @@
+"""Names classified by their words (issue 11, item 3): camelCase, PascalCase, snake, kebab,
+dotted and indexed names; calls by their last word; deployment constants stay stable."""
+
+import pytest
+
+from prefixlint.load.classify import builtin_catalog, classify_call, classify_variable, name_words
+
+CATALOG = builtin_catalog()
+
+
+@pytest.mark.parametrize("name, words", [
+    ("customer.firstName", ["customer", "first", "name"]),
+    ("researchContext", ["research", "context"]),
+    ("CurrentDate", ["current", "date"]),
+    ("runtime_info.date", ["runtime", "info", "date"]),
+    ("user-location", ["user", "location"]),
+    ("state['date']", ["state", "date"]),
+    ("items[0].title", ["items", "0", "title"]),
+    ("HTTPServerTime", ["http", "server", "time"]),
+    ("$firstname", ["firstname"]),
+])
+def test_name_words(name, words):
+    assert name_words(name) == words
+
+
+@pytest.mark.parametrize("name, cls, frequency", [
+    ("currentDate", "timestamp", "per_day"),
+    ("dateTime", "timestamp", "per_request"),
+    ("systemClock", "timestamp", "per_request"),
+    ("researchContext", "request-content", "per_request"),
+    ("documentation", "request-content", "per_request"),
+    ("searchSnippets", "request-content", "per_request"),
+    ("participant", "user-data", "per_user"),
+    ("customer.firstName", "user-data", "per_user"),
+    ("memberProfile", "user-data", "per_user"),
+    ("userTimezone", "user-data", "per_user"),
+    ("customer_orders", "user-data", "per_user"),  # the head says nothing: a modifier decides
+    ("userQuestion", "request-content", "per_request"),  # the head word decides first
+    ("iterationCount", "counter-or-random", "per_request"),
+    ("birthDate", "user-data", "per_user"),  # the longest phrase at the head wins
+])
+def test_volatile_by_words(name, cls, frequency):
+    v = classify_variable(CATALOG, name, None)
+    assert (v.cls, v.frequency) == (cls, frequency)
+
+
+@pytest.mark.parametrize("name", [
+    "top_k", "dialect", "tools", "tool_names", "aiName", "assistant_name", "botName", "model_name",
+    "api_docs", "table_info", "system_message", "knowledge_cutoff_date", "max_results", "maxIterations",
+    "product_name", "tone",
+])
+def test_deployment_constants_stay_stable(name):
+    assert not classify_variable(CATALOG, name, None).volatile
+
+
+def test_declared_kind_wins_over_a_deployment_word():
+    assert classify_variable(CATALOG, "assistant_name", "per_user").volatile
+
+
+@pytest.mark.parametrize("name, frequency", [
+    ("TimePlugin.Now", "per_request"), ("timeplugin.now", "per_request"), ("TimePlugin.Second", "per_request"),
+    ("time.Date", "per_day"), ("clock.today", "per_day"), ("get_timestamp", "per_request"),
+])
+def test_calls_by_last_word(name, frequency):
+    v = classify_call(CATALOG, name)
+    assert v.cls == "timestamp" and v.frequency == frequency
+
+
+@pytest.mark.parametrize("name", ["recall", "get_weather", "date_format", "TimePlugin.Format"])
+def test_other_calls_stay_stable(name):
+    assert not classify_call(CATALOG, name).volatile
