@@ -40,9 +40,17 @@ class NoFix(Exception):
     """Why a value cannot be moved automatically in this file."""
 
 
+#: Formats whose prompt is assembled from several fields of the file, with text of their own.
+ASSEMBLED_FORMATS = frozenset({"crewai", "semantic-kernel-json"})
+
+
 def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix:
     """The edits that move every placeholder of `modes`; NoFix when it cannot be written.
     `reload(text)` loads an edited text as the same template (None: no check)."""
+    if template.format in ASSEMBLED_FORMATS:
+        # text assembled from several fields (CrewAI's role/goal/backstory with its fixed text,
+        # Semantic Kernel settings values): no single place in the file to move lines within
+        raise NoFix("the prompt is assembled from several fields of the file: move the value by hand")
     messages = source_messages(template, placeholders)
     found = {s.placeholder for m in messages for s in m.spans}
     if set(modes) - found:

@@ -223,7 +223,7 @@ class EngineTemplate:
         structure) becomes a mapping of those paths, each reading that text."""
         context = dict(values)
         if not self.handlebars:
-            return context  # pystache reads a path's steps as attributes of the text (values.Sample)
+            return context  # pystache reads a path's steps as attributes of the text (sandbox.standin.Sample)
         for name, paths in self._paths.items():
             value = context.get(name)
             if not isinstance(value, str):

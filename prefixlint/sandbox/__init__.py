@@ -7,7 +7,7 @@ resources, so this environment also refuses, before making it, any result larger
 widths (`center`, `ljust`, `indent`, `'{:>N}'.format`, `'%Ns'`), `replace` and `join`, `~`
 concatenation (doubling in a loop), and the output itself as it grows, chunk by chunk (a
 large string made on every loop pass). Undeclared inputs are stand-ins
-(`prefixlint.render.values.Sample`): attribute and item access, iteration, `|length`, the safe
+(`prefixlint.sandbox.standin.Sample`): attribute and item access, iteration, `|length`, the safe
 methods (`items`, `keys`, `values`, `get`, str's) work on them, a method they lack gives their
 text back, and their `_` attributes stay refused. `time_limit` stops a render that loops too long, and
 `FileBudget` bounds the renders of one file together.
@@ -140,9 +140,9 @@ def bounded_sandbox() -> type:
             return super().call_binop(context, operator, left, right)
 
         def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 - jinja2's own signature
-            # An undeclared input is a stand-in (render.values.Sample): a method the template
+            # An undeclared input is a stand-in (sandbox.standin.Sample): a method the template
             # calls on it that the stand-in lacks (`runtime_info.hosts()`) gives its text back.
-            from prefixlint.render.values import Sample
+            from prefixlint.sandbox.standin import Sample
 
             if isinstance(__obj, Sample) and not callable(__obj):
                 return Sample(str(__obj))
