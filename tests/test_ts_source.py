@@ -162,3 +162,26 @@ def test_string_literal_values_and_offsets(value):
     for char, offset in zip(message.content, message.offsets):
         if source[offset] != "\\":
             assert source[offset] == char
+
+
+def test_prompt_like_property_in_preset_objects(tmp_path):
+    """`systemPrompt:` in an array of presets, its text passed through a `frame(...)` helper whose
+    parameter is bound to the call's argument; `{NAME}` fields are the application's; a value
+    without a blank (`promptId: "cook"`) is not a prompt."""
+    module = tmp_path / "presets.ts"
+    module.write_text(
+        "const frame = (body: string) => `<system>\\n${body.trim()}\\n</system>`\n"
+        "export const PRESETS = [\n"
+        "  { promptId: 'cook', systemPrompt: frame(`\n"
+        "Now: {CURRENT_DATETIME}. " + "Plan the meal step by step. " * 12 + "\n`) },\n"
+        "]\n")
+    (template,) = load_templates(str(module))
+    assert template.messages[0].role == "system"
+    assert template.messages[0].content.startswith("<system>\nNow: {CURRENT_DATETIME}. Plan the meal")
+    assert template.messages[0].content.endswith("step by step.\n</system>")
+    (finding,) = findings(module)
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", 4, 6)
+    settings = tmp_path / "settings.js"
+    settings.write_text("const S = { saneDefaultSystemPrompt: 'Answer the question.', promptId: 'x' };\n")
+    (template,) = load_templates(str(settings))
+    assert [m.content for m in template.messages] == ["Answer the question."]

@@ -23,8 +23,8 @@ from pathlib import PurePath
 from prefixlint.load.base import Loader
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import PROMPT_NAME, PromptMessage, SourcePrompt, Text, has_content, to_template
+from prefixlint.load.source_text import template_fields
 from prefixlint.load.ts_values import Values, node_key
-from prefixlint.load.base import Loader
 from prefixlint.load.template import Template
 
 FORMAT = "typescript"
@@ -117,6 +117,8 @@ class _Source(Values):
                 self.candidates[node_key(holder.parent)] = holder.parent
             elif name in TEXT_KEYS or name == "messages":
                 self.candidates[node_key(holder)] = holder
+            elif node.type == "pair" and PROMPT_NAME.search(name):
+                self.candidates[node_key(node)] = node  # `systemPrompt: "..."` in a preset or settings object
 
     # -- where prompts are --------------------------------------------------------------------
     def prompts(self) -> list[SourcePrompt]:
@@ -130,11 +132,14 @@ class _Source(Values):
             elif node.type == "array" and node_key(node) not in consumed:
                 messages = self.role_messages(node)
                 prompt = SourcePrompt(None, messages, is_chat=True) if messages else None
-            elif node.type in ("variable_declarator", "function_declaration"):
-                name = node.child_by_field_name("name")
+            elif node.type in ("variable_declarator", "function_declaration", "pair"):
+                name = node.child_by_field_name("key" if node.type == "pair" else "name")
                 pieces = self.text_of(node.child_by_field_name("value") or node, 0, function=True)
+                if node.type == "pair":  # a property's value is a prompt when it is prose (has a blank);
+                    # its `{NAME}` fields are the ones the application fills in (`{datetime}`)
+                    pieces = template_fields(pieces, "format", self.text) if _has_blank(pieces) else None
                 if pieces is not None:
-                    label = name.text.decode()
+                    label = name.text.decode().strip("'\"`")
                     role = "system" if label.lstrip("_").lower().startswith("system") else None
                     prompt = SourcePrompt(label, [PromptMessage(role, pieces, self.at(node.start_byte))],
                                           is_chat=role is not None)
@@ -196,6 +201,10 @@ class _Source(Values):
         if pieces is None:
             pieces = [self.field(node)]
         return [PromptMessage(role, pieces, self.at(node.start_byte))]
+
+
+def _has_blank(pieces) -> bool:
+    return pieces is not None and any(isinstance(p, Text) and " " in p.chars for p in pieces)
 
 
 LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, many=load_all)

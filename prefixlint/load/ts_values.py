@@ -111,8 +111,25 @@ class Values:
         if callee is not None and callee.type == "identifier":
             bound = self.bindings.get(callee.text.decode())
             if bound is not None and bound.type in ("arrow_function", "function_expression", "function_declaration"):
-                return self.returned(bound, depth + 1)
+                return self.applied(bound, arguments, depth)
         return None
+
+    def applied(self, function, arguments, depth: int) -> list | None:
+        """The text a call returns, its parameters bound to the call's arguments (`frame(`...`)`)."""
+        names = [_parameter_name(p) for p in _parameters(function)]
+        given = list(arguments.named_children) if arguments is not None else []
+        saved = {name: self.bindings.get(name) for name in names if name}
+        for name, value in zip(names, given):
+            if name:
+                self.bindings[name] = value
+        try:
+            return self.returned(function, depth + 1)
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    self.bindings.pop(name, None)
+                else:
+                    self.bindings[name] = value
 
     def literal(self, node, depth: int) -> list:
         pieces: list = []
@@ -204,6 +221,21 @@ class Values:
             return self.segments(node.child_by_field_name("function"))
         names = [n.text.decode() for n in self._walk(node) if n.type == "identifier"]
         return (names[:1] or ["value"]), False
+
+
+def _parameters(function) -> list:
+    single = function.child_by_field_name("parameter")
+    if single is not None:
+        return [single]
+    listed = function.child_by_field_name("parameters")
+    return list(listed.named_children) if listed is not None else []
+
+
+def _parameter_name(node) -> str | None:
+    if node.type == "identifier":
+        return node.text.decode()
+    pattern = node.child_by_field_name("pattern")
+    return pattern.text.decode() if pattern is not None and pattern.type == "identifier" else None
 
 
 def _hex(raw: str) -> str:

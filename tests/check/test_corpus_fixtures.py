@@ -21,6 +21,7 @@ VOLATILE_CODES = {"PFX001", "PFX002", "PFX003", "PFX004", "PFX005", "PFX101", "P
 KINDS = {
     "langchain-json", "langchain-yaml", "promptfoo", "crewai", "semantic-kernel-json", "semantic-kernel-txt",
     "semantic-kernel-yaml", "prompty", "dotprompt", "markdown-handlebars", "jinja", "agent-config-yaml",
+    "javascript",
 }
 #: Fixtures of other kinds whose verdict rests on the system prompt being measured with the
 #: conversation after it (issue 11, item 4; their kind joins KINDS when all its fixtures pass).
@@ -28,12 +29,19 @@ HISTORY_AFTER_SYSTEM = {
     "python/py-react-agent-system-time/prompts.py",
     "typescript/ts-lightfast-request-prompt/prompts.ts",
 }
+#: TypeScript fixtures whose prompt is a property with a prompt-like key (`systemPrompt:` in an
+#: array of preset objects, its text passed through a `frame(...)` helper); the TypeScript kind
+#: joins KINDS when ts-aether-research-topic (expected {topic} at line 3, PFX005) passes too.
+PROPERTY_PROMPTS = {
+    "typescript/ts-tinfoil-presets-before/built-in-presets.ts",
+    "typescript/ts-tinfoil-presets-after/built-in-presets.ts",
+}
 
 
 def _entries():
     entries = yaml.safe_load((CORPUS / "expected.yaml").read_text(encoding="utf-8"))["files"]
     return [pytest.param(entry, id=entry["path"]) for entry in entries
-            if entry["kind"] in KINDS or entry["path"] in HISTORY_AFTER_SYSTEM]
+            if entry["kind"] in KINDS or entry["path"] in HISTORY_AFTER_SYSTEM | PROPERTY_PROMPTS]
 
 
 def check(path: Path, monkeypatch) -> dict:
