@@ -239,3 +239,21 @@ def test_agent_framework_system_prompt_keyword(tmp_path):
     assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(module, "{date.today()"))
     # the format spec decides: %A %d %B %Y changes once a day
     assert (finding["prompt"], finding["frequency"], finding["variable"]) == ("Agent", "per_day", "today")
+
+
+def test_function_with_prompt_like_name_gives_its_last_return(tmp_path):
+    """`def prompt_template(...)` returning an f-string is a prompt (its own last `return`, not
+    a nested function's); a local `strftime('%Y-%m-%d')` of `datetime.now()` is a daily value."""
+    module = tmp_path / "prompt.py"
+    module.write_text(
+        "from datetime import datetime\n\n\n"
+        "def prompt_template(name: str, message: str) -> str:\n"
+        "    def helper():\n"
+        "        return 'not this one'\n"
+        "    formatted_date = datetime.now().strftime('%Y-%m-%d')\n"
+        '    return f"""You are {name}. Current date: {formatted_date}.\n'
+        + "Answer the owner's questions carefully. " * 10 + '\n{message}\n"""\n')
+    (template,) = load_templates(str(module))
+    assert template.messages[0].content.startswith("You are {name}. Current date: {formatted_date}.\nAnswer")
+    codes = {(f["code"], f["line"], f["column"], f["variable"]) for f in findings(module)}
+    assert ("PFX001", 8, 46, "formatted_date") in codes  # 4 + len("return f\"\"\"You are {name}. Current date: ") + 1

@@ -21,7 +21,6 @@ import ast
 import re
 
 from prefixlint.load.python_values import Resolver, dotted
-from prefixlint.load.base import Loader
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import (PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content,
                                             to_template)
@@ -224,6 +223,8 @@ class _Finder:
             target, value = node.targets[0], node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             target, value = node.target, node.value
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _returned(node) is not None:
+            target, value = ast.Name(node.name), _returned(node)  # `def prompt_template(...): return f"..."`
         else:
             return
         name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
@@ -245,6 +246,19 @@ class _Finder:
 
 def _value(keywords: dict, *keys: str):
     return next((keywords[k] for k in keys if k in keywords), None)
+
+
+def _returned(function) -> ast.expr | None:
+    """The value of a function's last `return` of its own (not of a nested function)."""
+    found, stack = None, list(reversed(function.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            found = node.value
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for body in ("body", "orelse", "finalbody", "handlers", "cases"):
+                stack.extend(reversed(getattr(node, body, None) or []))
+    return found
 
 
 def _slot_name(node: ast.AST) -> str:

@@ -21,7 +21,7 @@ VOLATILE_CODES = {"PFX001", "PFX002", "PFX003", "PFX004", "PFX005", "PFX101", "P
 KINDS = {
     "langchain-json", "langchain-yaml", "promptfoo", "crewai", "semantic-kernel-json", "semantic-kernel-txt",
     "semantic-kernel-yaml", "prompty", "dotprompt", "markdown-handlebars", "jinja", "agent-config-yaml",
-    "javascript",
+    "javascript", "python",
 }
 #: Fixtures of other kinds whose verdict rests on the system prompt being measured with the
 #: conversation after it (issue 11, item 4; their kind joins KINDS when all its fixtures pass).
