@@ -40,6 +40,7 @@ from prefixlint.render.spans import Placeholder, RenderedMessage
 TAG = re.compile(r"\{\{!--.*?--\}\}|\{\{![^}]*\}\}|\{\{\{~?\s*(?P<raw>[^}]*?)\s*~?\}\}\}|\{\{(?P<body>[^}]*)\}\}", re.S)
 _PATH = re.compile(r"(?:\.\./)*@?[A-Za-z_][\w-]*(?:[./][\w-]+|\.\[[^\]]*\])*")
 _LITERAL = re.compile(r"^(?:\"[^\"]*\"|'[^']*'|-?\d+(?:\.\d+)?|true|false|null|undefined)$")
+_SUBEXPRESSION = re.compile(r"\(\s*([A-Za-z_]\w*)")
 #: Handlebars names that are helpers or keywords, not variables.
 HELPERS = frozenset({"if", "unless", "each", "with", "lookup", "log", "else", "this", "json", "media", "section",
                      "role", "history", "ifEquals", "unlessEquals", "as"})
@@ -156,6 +157,8 @@ class EngineTemplate:
             if self.handlebars and head not in BUILTIN and _PATH.fullmatch(head) and (
                     words[0].startswith("#") or len(words) > 1) and head not in ("else", "json", "media", "section"):
                 self._helpers.add(head)
+            if self.handlebars:  # a subexpression's head is a helper too: `{{#unless (includes tools "git")}}`
+                self._helpers.update(h for h in _SUBEXPRESSION.findall(body) if h not in BUILTIN)
             for word in words[1:] if self.handlebars and (words[0].startswith("#") or len(words) > 1) else words[:1]:
                 word = word.lstrip("#^/").split("=", 1)[-1]
                 if _PATH.fullmatch(word) and "." in word and not word.startswith(("@", "../", "this")):
@@ -166,8 +169,9 @@ class EngineTemplate:
         words = [w for w in re.split(r"\s+", body.replace("(", " ").replace(")", " ")) if w]
         if self.handlebars and helper_first and len(words) > 1:
             words = words[1:]  # `{{json x}}`: the first word is the helper
+        called = set(_SUBEXPRESSION.findall(body)) if self.handlebars else set()  # `(includes tools "git")`
         names = []
-        for word in words:
+        for word in (w for w in words if w not in called):
             word = word.split("=", 1)[-1]
             if _LITERAL.match(word) or not _PATH.fullmatch(word) or word.startswith(("@", "../", "this")):
                 continue

@@ -48,3 +48,14 @@ def test_bad_templates_are_located(syntax, text, where, words):
     with pytest.raises(PrefixlintError) as caught:
         engine(syntax, text)
     assert (caught.value.line, caught.value.column) == where and words in caught.value.message
+
+
+def test_project_helper_in_a_subexpression_gets_a_neutral_stand_in():
+    """`(includes tools "git")` calls a helper the project defines (oh-my-pi's system prompt):
+    it is not a variable, and the template renders; a condition on undeclared inputs shows its
+    body (the text the block may add is measured), as for any `{{#unless}}`."""
+    text = '{{#unless (includes tools "git")}}git, {{/unless}}npm at {{dateTime}}'
+    compiled = engine("handlebars", text)
+    assert set(compiled.variables) == {"tools", "dateTime"}
+    (message,) = compiled.render({"tools": ["git"], "dateTime": "noon"}, {})
+    assert message.text == "git, npm at noon"
