@@ -35,8 +35,16 @@ def without_comments(text: str) -> str:
     return _COMMENT.sub(lambda m: m.group(0) if m.group(0).startswith('"') else re.sub(r"[^\n]", " ", m.group(0)), text)
 
 
+_LEADING_COMMENTS = re.compile(r"(?:\s*(?://[^\n]*|/\*[\s\S]*?\*/))*")
+
+
+def _json_like(text: str) -> bool:
+    """JSON, or JSON with comments ahead of it (Chat Copilot's appsettings.json opens with `//` lines)."""
+    return looks_like_json(text[_LEADING_COMMENTS.match(text[:100_000]).end():])
+
+
 def sniff(text: str) -> bool:
-    return looks_like_json(text) and _SK.search(text[:1_000_000]) is not None
+    return _json_like(text) and _SK.search(text[:1_000_000]) is not None
 
 
 _WALKED = re.compile(r"\{\{\s*(?:\$[A-Za-z_]\w*|[A-Za-z_]\w*Plugin\.[A-Za-z_]\w*|time\.[A-Za-z_]\w*)[^{}]*\}\}")
@@ -45,7 +53,7 @@ _WALKED = re.compile(r"\{\{\s*(?:\$[A-Za-z_]\w*|[A-Za-z_]\w*Plugin\.[A-Za-z_]\w*
 def sniff_walked(text: str) -> bool:
     """A directory walk takes a JSON file only for `{{$var}}` or a plugin call (`{{TimePlugin.Now}}`),
     not for any `{{a.b}}` (Vue or i18n message files use that too)."""
-    return looks_like_json(text) and _WALKED.search(text[:1_000_000]) is not None
+    return _json_like(text) and _WALKED.search(text[:1_000_000]) is not None
 
 
 def load(path: str, text: str) -> Template:

@@ -147,3 +147,15 @@ def test_registry_reads_by_extension_and_sniffs(tmp_path):
     (tmp_path / "x.csv").write_text("a,b\n")
     with pytest.raises(PrefixlintError, match="not a template file"):
         load_template(str(tmp_path / "x.csv"))
+
+
+def test_semantic_kernel_settings_opening_with_comments(tmp_path):
+    """Chat Copilot's appsettings.json opens with `//` lines before its `{`: still Semantic
+    Kernel settings; the prompt is the texts of the object holding `{{TimeSkill.Now}}`."""
+    path = tmp_path / "appsettings.json"
+    path.write_text('//\n// # Application settings\n/* block */\n{\n  "Prompts": {\n'
+                    '    "SystemDescription": "Be concise. Current date: {{TimeSkill.Now}}.",\n'
+                    '    "SystemResponse": "Answer the last message."\n  }\n}\n')
+    template = load_template(str(path))
+    assert template.format == "semantic-kernel-json"
+    assert template.messages[0].content == "Be concise. Current date: {{TimeSkill.Now}}.\n\nAnswer the last message."
