@@ -7,7 +7,10 @@ Prompty reads NAME relative to the `.prompty` file, as JSON when it ends in `.js
 for `.yaml`/`.yml`, as text otherwise. prefixlint does the same, but only inside the folder
 tree the file belongs to: the repository holding it (the nearest folder with `.git` above it)
 or, outside a repository, the file's own folder. A reference that leaves it (`../../etc/x`,
-an absolute path, a symbolic link pointing out) is an error naming the file and line.
+an absolute path, a symbolic link pointing out) is an error naming the file and line. A
+referenced file that does not exist (a sample kept out of the repository, or not copied with
+the `.prompty` file) gives no sample: the inputs get generated stand-ins, as undeclared ones do,
+since the sample only fills in values and the template itself is all there.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ def resolve(value: Any, path: str, line: int | None) -> Any:
     if Path(name).is_absolute() or not target.is_relative_to(boundary):
         raise PrefixlintError(f"{value} points outside {'the repository' if boundary != folder else 'the folder of this file'}",
                               path=path, line=line, hint="keep sample files beside the .prompty file")
+    if not target.exists():
+        return None
     try:
         text = read_text(str(target))
     except PrefixlintError as exc:

@@ -71,8 +71,8 @@ def load(path: str, text: str) -> Template:
         values = []
         if isinstance(spec, dict):
             kind = str(spec.get("kind") or spec.get("type") or "").lower()
-            values += [resolve(spec[key], path, line_of(root) if root is not None else 1) for key in ("sample", "default")
-                       if spec.get(key) not in (None, "")]
+            values += [v for v in (resolve(spec[key], path, line_of(root) if root is not None else 1)
+                                   for key in ("sample", "default") if spec.get(key) not in (None, "")) if v is not None]
         elif spec is not None:
             values.append(spec)
         if name in samples:

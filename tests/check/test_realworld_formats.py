@@ -128,6 +128,20 @@ def test_prompty_file_sample_is_read_beside_the_file(tmp_path):
     assert template.variables["firstName"].samples == ("Ines",)
 
 
+def test_prompty_missing_file_sample_gives_stand_ins(tmp_path):
+    """contoso-chat's `sample: ${file:chat.json}` without chat.json beside it: the inputs get
+    generated stand-ins (the sample only fills in values), no error and no warning."""
+    path = tmp_path / "chat.prompty"
+    path.write_text("---\nname: x\nsample: ${file:chat.json}\n---\nsystem:\nHi {{firstName}}."
+                    f"\n{STABLE}\nuser:\n{{{{question}}}}\n")
+    assert load_template(str(path)).variables.get("firstName") is None  # nothing declared, nothing sampled
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--format", "json", str(path)])
+    assert result.exit_code == 1, result.output
+    entry = json.loads(result.output)["files"][0]
+    assert entry["error"] is None
+    assert [(f["code"], f["line"], f["column"]) for f in entry["findings"]] == [("PFX003", 6, 4)]
+
+
 @pytest.mark.parametrize("reference", ["${file:../../outside.json}", "${file:/etc/hostname}"])
 def test_prompty_file_sample_never_leaves_the_repository(tmp_path, reference):
     (tmp_path / "repo" / ".git").mkdir(parents=True)
