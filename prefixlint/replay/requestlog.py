@@ -10,7 +10,6 @@ over.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -262,14 +261,3 @@ def open_log(source: str) -> tuple[IO[bytes], int | None]:
 
         raise open_error(exc, source) from None
     return stream, os.fstat(stream.fileno()).st_size
-
-
-_DIGITS = re.compile(r"\d+")
-
-
-def leading_group(text: str, width: int = 48) -> str:
-    """A label for requests without a template name: the first line of their first message
-    (or prompt), numbers masked as `#` so that dates and counters do not split groups."""
-    first = text.strip().split("\n", 1)[0] if text else ""
-    first = _DIGITS.sub("#", first)
-    return (first[: width - 1] + "…") if len(first) > width else first or "(empty)"
