@@ -25,6 +25,7 @@ from typing import Any
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.timestamps import parse_timestamp
+from prefixlint.load.tool_calls import tool_call_problem
 ROLES = ("system", "developer", "user", "assistant", "tool")
 REASONING_KEYS = ("reasoning_content", "reasoning", "thinking")
 CLOCK_KEYS = ("timestamp",)
@@ -181,18 +182,13 @@ def _check_calls(calls, node, path, where, line) -> None:
         raise PrefixlintError(f"{where}: `tool_calls` must be a list", path=path, line=_line(node) or line)
     for i, call in enumerate(calls):
         call_line = _line(_child(node, i)) or line
-        function = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+        problem = tool_call_problem(call)
+        if problem is None:
+            continue
+        kind, why = problem
+        if kind == "shape":
             raise PrefixlintError(f"{where}: tool call {i} needs `function: {{name, arguments}}`", path=path, line=call_line)
-        arguments = function.get("arguments")
-        if isinstance(arguments, str) and arguments.strip():
-            from prefixlint.load.json_source import load_json
-
-            try:
-                load_json(arguments, path, "not JSON")
-            except PrefixlintError as exc:
-                raise PrefixlintError(f"{where}: tool call {i} arguments are not JSON:"
-                                      f" {exc.message.removeprefix('not JSON: ')}", path=path, line=call_line) from None
+        raise PrefixlintError(f"{where}: tool call {i} arguments are not JSON: {why}", path=path, line=call_line)
 
 
 def _tools(value, node, path) -> list[dict[str, Any]] | None:

@@ -17,6 +17,7 @@ from typing import IO, Any, Callable, Hashable, Iterator, Mapping
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.json_source import load_json
+from prefixlint.load.tool_calls import tool_call_problem
 from prefixlint.replay import logtext
 from prefixlint.replay.logtext import SURROGATE, bounded_lines, duration_of, has_lone_surrogate, parse_timestamp
 from prefixlint.replay.media import MEDIA_PARTS, media_content
@@ -114,16 +115,13 @@ def _check_tool_calls(number: int, calls: Any) -> None:
     if not isinstance(calls, list):
         raise LogError(f"message {number}: `tool_calls` must be a list")
     for call in calls:
-        function = call.get("function") if isinstance(call, Mapping) else None
-        if not isinstance(function, Mapping) or not isinstance(function.get("name"), str):
+        problem = tool_call_problem(call)
+        if problem is None:
+            continue
+        kind, why = problem
+        if kind == "shape":
             raise LogError(f"message {number}: each tool call needs `function: {{name, arguments}}`")
-        arguments = function.get("arguments")
-        if isinstance(arguments, str) and arguments.strip():
-            try:
-                load_json(arguments, None, "not JSON")
-            except PrefixlintError as exc:
-                raise LogError(f"message {number}: tool call arguments are not JSON"
-                               f" ({exc.message.removeprefix('not JSON: ')})") from None
+        raise LogError(f"message {number}: tool call arguments are not JSON ({why})")
 
 
 def _check_prompt(prompt: Any) -> None:

@@ -1,13 +1,3 @@
-"""The check tests run offline, each with the configuration files read afresh."""
+"""The fix tests run offline, each with the configuration files read afresh (the check tests' fixture)."""
 
-import pytest
-
-from prefixlint.config import clear_cache
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    clear_cache()
-    yield
-    clear_cache()
+from tests.check.conftest import offline  # noqa: F401  (autouse)
