@@ -68,11 +68,11 @@ class Group:
 def rendered(path: Path) -> tuple[list[str], bool]:
     """One render of every template in `path` as `check` produces it (first variant, ChatML
     framing), and whether the file is a chat template (rendered through transformers)."""
-    from prefixlint.load.registry import load_templates
-    from prefixlint.engines.profiles import get_profile
-    from prefixlint.render.compile import compile_template
-    from prefixlint.rules.classify import builtin_catalog
     from prefixlint.check.measure import Measurer
+    from prefixlint.engines.profiles import get_profile
+    from prefixlint.load.registry import load_templates
+    from prefixlint.render.compile import compile_template
+    from prefixlint.load.classify import builtin_catalog
     from prefixlint.tokenize import load_tokenizer
 
     tokenizer = load_tokenizer("o200k_base")

@@ -191,7 +191,7 @@ class CurveSimulator:
             self._cached += cached if input_length is None else np.minimum(cached, input_length)
             self._e = np.maximum(self._e - (n - hit), partial)
             self._over += self._k < needed
-        for g, start, count in runs:  # the request takes these blocks: the prefix of each group
+        for g, _, count in runs:  # the request takes these blocks: the prefix of each group
             live.add(g, -count)
             first_live[g] += count
         group = len(first_live)
