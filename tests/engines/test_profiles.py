@@ -143,3 +143,18 @@ def test_every_profile_rounds_as_the_brute_force_reference(case):
     name, block_size, rules, shared, prompt = case
     profile = get_profile(name, block_size)
     assert profile.reusable_tokens(shared, prompt) == reference_reusable(rules, shared, prompt)
+
+
+def test_the_engine_help_texts_list_engines_toml():
+    import tomllib
+
+    from click.testing import CliRunner
+
+    from prefixlint.cli import cli
+    from prefixlint.package_data import package_dir
+
+    names = list(tomllib.loads(package_dir("prefixlint.engines").joinpath("engines.toml").read_text()))
+    assert names[:2] == ["vllm", "sglang"] and len(names) == 10
+    for command in ("compare", "check", "replay", "transcript"):
+        shown = " ".join(CliRunner().invoke(cli, [command, "--help"]).output.split())
+        assert ", ".join(names) in shown, command
