@@ -63,9 +63,9 @@ def _chat_settings(tokenizer, chat_template_path, now_text):
     """The chat template resolved once: (settings, the error to raise at the first chat line)."""
     from datetime import datetime
 
-    from prefixlint.render.templates import read_chat_template, resolve_chat_template
-    from prefixlint.replay.prepare import ChatSettings
     from prefixlint.replay.requestlog import parse_timestamp
+    from prefixlint.replay.prepare import ChatSettings
+    from prefixlint.render.templates import read_chat_template, resolve_chat_template
 
     now = datetime.now()
     if now_text is not None:
@@ -195,16 +195,16 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
       prefixlint replay conversation_trace.jsonl --cache-tokens 3000000
       prefixlint replay traffic.jsonl --engine sglang --format json
     """
-    from prefixlint.engines.profiles import get_profile
-    from prefixlint.engines.simulators import make_simulator
-    from prefixlint.kv.layout import kv_layout
     from prefixlint.load.model_config import load_model_config
+    from prefixlint.kv.layout import kv_layout
+    from prefixlint.engines.profiles import get_profile
     from prefixlint.replay import report, router_report
     from prefixlint.replay.driver import Replay
     from prefixlint.replay.lora import LoraError, lora_key, parse_lora_modules
+    from prefixlint.replay.run import replay_log
+    from prefixlint.engines.simulators import make_simulator
     from prefixlint.replay.options import check_options, fixed_now
     from prefixlint.replay.routed import build
-    from prefixlint.replay.run import replay_log
     from prefixlint.replay.sources import Setup, record_source
 
     curve = curve or bool(curve_at) or plot_file is not None
