@@ -1,0 +1,198 @@
+"""prefixlint server through pytest-lsp's real LSP client (one server for the module)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from tests.server.conftest import published
+from tests.server.scratch import INSTRUCTIONS, apply_text_edits, chat_yaml
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+def cli_findings(path: Path, text: str | None = None):
+    """What `prefixlint check` reports for the file (its text as given), to compare with."""
+    from prefixlint.check.runner import check_files
+    from prefixlint.check.settings import SettingsBuilder
+
+    results = check_files([str(path)], SettingsBuilder(), texts={str(path): text} if text is not None else None)
+    return [f for r in results for f in r.findings], results
+
+
+def open_document(client: LanguageClient, path: Path, text: str, version: int = 1, language: str = "yaml") -> str:
+    uri = path.as_uri()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=uri, language_id=language, version=version, text=text)))
+    return uri
+
+
+def change(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        [types.TextDocumentContentChangeWholeDocument(text=text)]))
+
+
+def edits_of(action: types.CodeAction, uri: str) -> list[tuple]:
+    return [(e.range.start.line, e.range.start.character, e.range.end.line, e.range.end.character, e.new_text)
+            for e in action.edit.changes[uri]]
+
+
+def placeholder_at(text: str, placeholder: str = "{{ now }}") -> tuple[int, int]:
+    line = next(n for n, item in enumerate(text.split("\n")) if placeholder in item)
+    return line, text.split("\n")[line].index(placeholder)
+
+
+async def test_open_gives_the_findings_of_check_on_the_placeholder_range(client: LanguageClient):
+    path = client.scratch / "prompts" / "chat.yaml"
+    text = path.read_text(encoding="utf-8")
+    uri = open_document(client, path, text)
+    params = await published(client, uri, 1)
+    (diagnostic,) = params.diagnostics
+    line, column = placeholder_at(text)
+    assert (diagnostic.range.start.line, diagnostic.range.start.character) == (line, column)
+    assert (diagnostic.range.end.line, diagnostic.range.end.character) == (line, column + len("{{ now }}"))
+    assert diagnostic.code == "PFX001" and diagnostic.severity == types.DiagnosticSeverity.Error
+    assert diagnostic.source == "prefixlint"
+    (finding,), _ = cli_findings(path)
+    assert diagnostic.message == finding.message  # the measured message of `check`
+    docs = Path(diagnostic.code_description.href.removeprefix("file://"))
+    assert docs.name == "PFX001.yaml" and "timestamp-before-stable" in docs.read_text(encoding="utf-8")
+
+
+async def test_hover_on_the_placeholder_shows_the_measured_reuse(client: LanguageClient):
+    path = client.scratch / "prompts" / "chat.yaml"
+    text = path.read_text(encoding="utf-8")
+    uri = path.as_uri()
+    line, column = placeholder_at(text)
+    found = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri=uri), types.Position(line=line, character=column + 4)))
+    (finding,), (result,) = cli_findings(path)
+    value = found.contents.value
+    fixed_tokens = finding.extra["fixed_tokens"]
+    share = 100 * finding.shared_prefix_tokens / finding.tokens
+    assert f"| now, of {finding.tokens:,} | {finding.shared_prefix_tokens:,} ({share:.1f}%)" in value
+    assert f"{finding.reusable_tokens:,} ({100 * finding.reusable_tokens / finding.tokens:.1f}%)" in value
+    assert f"| after the fix, of {fixed_tokens:,} | {finding.extra['fixed_shared_prefix_tokens']:,} (" in value
+    assert f"{finding.fixed_reusable_tokens:,} ({100 * finding.fixed_reusable_tokens / fixed_tokens:.1f}%)" in value
+    assert "changes every request" in value and "tokenizer `o200k_base`" in value and "engine `vllm`" in value
+    assert "16-token blocks" in value
+    # The numbers are those of a real measurement: little reuse now, most of the file after the fix.
+    assert finding.reusable_tokens < 32 < 10 * 32 < finding.fixed_reusable_tokens
+    assert (found.range.start.line, found.range.start.character) == (line, column)
+    nothing = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri=uri), types.Position(line=0, character=2)))
+    assert nothing is None  # `messages:` is no placeholder
+
+
+async def test_hover_on_a_volatile_value_after_the_stable_content_says_why_it_is_no_finding(client):
+    path = client.scratch / "prompts" / "chat.yaml"
+    text = path.read_text(encoding="utf-8")
+    line, column = placeholder_at(text, "{{ question }}")
+    found = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri=path.as_uri()), types.Position(line=line, character=column + 3)))
+    assert "Not a finding here: 0 stable tokens follow it" in found.contents.value
+
+
+async def test_quick_fix_moves_the_timestamp_after_the_instructions_and_the_finding_clears(client):
+    path = client.scratch / "prompts" / "chat.yaml"
+    text = path.read_text(encoding="utf-8")
+    uri = path.as_uri()
+    line, column = placeholder_at(text)
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri=uri), types.Range(types.Position(line, column), types.Position(line, column)),
+        types.CodeActionContext(diagnostics=[])))
+    preferred = [a for a in actions if a.is_preferred]
+    assert len(preferred) == 1 and preferred[0].kind == types.CodeActionKind.QuickFix
+    assert "PFX001" in preferred[0].title and "unsafe" not in preferred[0].title
+    fixed = apply_text_edits(text, edits_of(preferred[0], uri))
+    lines = fixed.split("\n")
+    timestamp = next(n for n, item in enumerate(lines) if "{{ now }}" in item)
+    last_instruction = next(n for n, item in enumerate(lines) if item.strip().startswith(f"{INSTRUCTIONS}."))
+    assert timestamp > last_instruction
+    assert fixed == _expected_fix(text)
+    change(client, uri, 2, fixed)
+    params = await published(client, uri, 2)
+    assert [d.code for d in params.diagnostics] == []
+    change(client, uri, 3, text)  # back, for the other tests
+    assert [d.code for d in (await published(client, uri, 3)).diagnostics] == ["PFX001"]
+
+
+def _expected_fix(text: str) -> str:
+    """The fix as `check --fix` writes it, made with the fix module directly."""
+    from prefixlint.fix.write import fixed_text
+
+    _, results = cli_findings(Path("prompts/chat.yaml").absolute(), text)
+    return fixed_text(results[0])[1]
+
+
+async def test_fix_all_and_suppression_actions_each_clear_the_finding(client: LanguageClient):
+    path = client.scratch / "prompts" / "second.yaml"
+    text = chat_yaml(20)
+    uri = open_document(client, path, text)  # never written to disk: the editor's text is checked
+    assert not path.exists()
+    assert [d.code for d in (await published(client, uri, 1)).diagnostics] == ["PFX001"]
+    line, column = placeholder_at(text)
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri=uri), types.Range(types.Position(line, 0), types.Position(line, 0)),
+        types.CodeActionContext(diagnostics=[])))
+    by_kind = {}
+    for action in actions:
+        by_kind.setdefault(action.kind, []).append(action)
+    (fix_all,) = by_kind["source.fixAll.prefixlint"]
+    (suppress,) = [a for a in actions if a.title.startswith("Suppress PFX001")]
+    # Inside a YAML block scalar `#` is prompt text: the comment must be the Jinja one.
+    ((*_, comment),) = edits_of(suppress, uri)
+    assert comment == " {# prefixlint: disable PFX001 #}"
+    for version, action in ((2, fix_all), (3, suppress)):
+        change(client, uri, version, apply_text_edits(text, edits_of(action, uri)))
+        assert [d.code for d in (await published(client, uri, version)).diagnostics] == []
+    only = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri=uri), types.Range(types.Position(0, 0), types.Position(0, 0)),
+        types.CodeActionContext(diagnostics=[], only=[types.CodeActionKind.QuickFix])))
+    assert only is None  # nothing left to fix in version 3
+
+
+async def test_suppression_in_a_plain_yaml_string_uses_the_yaml_comment(client: LanguageClient):
+    path = client.scratch / "prompts" / "inline.yaml"
+    steps = " ".join(f"Step {n}: check the order, the invoice and the delivery address." for n in range(30))
+    text = f'messages:\n  - role: system\n    content: "Now: {{{{ now }}}}. {steps}"\n  - role: user\n' \
+           '    content: "{{ question }}"\n'
+    uri = open_document(client, path, text)
+    assert [d.code for d in (await published(client, uri, 1)).diagnostics] == ["PFX001"]
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri=uri), types.Range(types.Position(2, 0), types.Position(2, 0)),
+        types.CodeActionContext(diagnostics=[])))
+    (suppress,) = [a for a in actions if a.title.startswith("Suppress PFX001")]
+    ((*_, comment),) = edits_of(suppress, uri)
+    assert comment == " # prefixlint: disable-line PFX001"
+    change(client, uri, 2, apply_text_edits(text, edits_of(suppress, uri)))
+    assert [d.code for d in (await published(client, uri, 2)).diagnostics] == []
+
+
+async def test_a_malformed_document_gets_a_diagnostic_and_the_server_goes_on(client: LanguageClient):
+    path = client.scratch / "prompts" / "broken.yaml"
+    text = "messages:\n  - role: system\n    content: [unclosed {{ now }}\n  - role: user\n"
+    uri = open_document(client, path, text)
+    (diagnostic,) = (await published(client, uri, 1)).diagnostics
+    assert diagnostic.severity == types.DiagnosticSeverity.Error and diagnostic.code is None
+    assert 2 <= diagnostic.range.start.line <= 3  # where the YAML parser stops
+    # Still answering: a hover on the good file, and a fixed text checks clean again.
+    good = client.scratch / "prompts" / "chat.yaml"
+    line, column = placeholder_at(good.read_text(encoding="utf-8"))
+    found = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri=good.as_uri()), types.Position(line=line, character=column)))
+    assert "PFX001" in found.contents.value
+    change(client, uri, 2, chat_yaml().replace("{{ now }}", "March 2025"))  # repaired, and no volatile value left
+    assert (await published(client, uri, 2)).diagnostics == []
+
+
+async def test_closing_a_document_clears_its_diagnostics(client: LanguageClient):
+    path = client.scratch / "prompts" / "closed.yaml"
+    uri = open_document(client, path, chat_yaml())
+    assert len((await published(client, uri, 1)).diagnostics) == 1
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
+    assert (await published(client, uri, None)).diagnostics == []
