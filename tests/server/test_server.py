@@ -187,7 +187,7 @@ async def test_a_malformed_document_gets_a_diagnostic_and_the_server_goes_on(cli
         types.TextDocumentIdentifier(uri=good.as_uri()), types.Position(line=line, character=column)))
     assert "PFX001" in found.contents.value
     change(client, uri, 2, chat_yaml().replace("{{ now }}", "March 2025"))  # repaired, and no volatile value left
-    assert (await published(client, uri, 2)).diagnostics == []
+    assert list((await published(client, uri, 2)).diagnostics) == []
 
 
 async def test_closing_a_document_clears_its_diagnostics(client: LanguageClient):
@@ -195,4 +195,4 @@ async def test_closing_a_document_clears_its_diagnostics(client: LanguageClient)
     uri = open_document(client, path, chat_yaml())
     assert len((await published(client, uri, 1)).diagnostics) == 1
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
-    assert (await published(client, uri, None)).diagnostics == []
+    assert list((await published(client, uri, None)).diagnostics) == []
