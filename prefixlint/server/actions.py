@@ -98,6 +98,14 @@ FORMS = {
 }
 
 
+FILE_FORMS = {
+    "hash": "# prefixlint: disable-file {code}",
+    "jinja": "{{# prefixlint: disable-file {code} #}}",
+    "slashes": "// prefixlint: disable-file {code}",
+    "handlebars": "{{{{! prefixlint: disable-file {code} }}}}",
+}
+
+
 def _order(finding: Any, result: Any) -> list[str]:
     source = finding.extra.get("source") or (result.format if result is not None else "") or ""
     if source in ("typescript", "javascript"):
@@ -114,15 +122,16 @@ def _suppression(uri, checked, finding, diagnostic, recheck) -> types.CodeAction
     chosen = checked.memo[key]
     if chosen is None:
         return None
-    comment, at = chosen
+    comment, at, scope = chosen
     edit = types.TextEdit(types.Range(types.Position(*at), types.Position(*at)), comment)
-    return types.CodeAction(title=f"Suppress {finding.code} on this line ({comment.strip()})",
+    return types.CodeAction(title=f"Suppress {finding.code} {scope} ({comment.strip()})",
                             kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic], is_preferred=False,
                             edit=types.WorkspaceEdit(changes={uri: [edit]}))
 
 
-def _choose_suppression(checked: Checked, finding: Any, recheck) -> tuple[str, tuple[int, int]] | None:
-    """(comment, LSP position at the end of the line) of the first form that works there."""
+def _choose_suppression(checked: Checked, finding: Any, recheck) -> tuple[str, tuple[int, int], str] | None:
+    """(comment, LSP position to insert it at, scope) of the first form that works: on the
+    finding's line, else (a line inside a string literal has no comment) for the whole file."""
     result = checked.result
     index = checked.index
     lines = index.text.split("\n")
@@ -132,16 +141,33 @@ def _choose_suppression(checked: Checked, finding: Any, recheck) -> tuple[str, t
     line = lines[number]
     ending = "\r" if line.endswith("\r") else ""
     body = line[: len(line) - len(ending)]
-    for form in _order(finding, result):
+    order = _order(finding, result)
+    for form in order:
         comment = FORMS[form].format(code=finding.code)
         edited = "\n".join(lines[:number] + [body + comment + ending] + lines[number + 1:])
-        again = recheck(edited)
-        now = again.result
-        if now is None or any(r.error is not None for r in again.results):
-            continue
-        if (now.tokens, now.reusable_tokens) != (result.tokens, result.reusable_tokens):
-            continue  # the comment became prompt text
-        if any(f.line == finding.line and f.code in (finding.code, "PFX000") for f in again.findings):
-            continue
-        return comment, index.line_end(finding.line)
+        if _works(recheck(edited), checked, finding, finding.line):
+            return comment, index.line_end(finding.line), "on this line"
+    newline = "\r\n" if lines[0].endswith("\r") else "\n"
+    for form in order:
+        comment = FILE_FORMS[form].format(code=finding.code) + newline
+        edited = index.text[: index.shift] + comment + index.loaded_text
+        if _works(recheck(edited), checked, finding, None):
+            return comment, index.position(1, 1), "in this file"
     return None
+
+
+def _works(again: Checked, checked: Checked, finding: Any, line: int | None) -> bool:
+    """Whether the edited text's check lost the finding (on `line`, or anywhere: None) and
+    nothing else: no error, the same measured tokens (the comment is not prompt text), no new PFX000."""
+    result, now = checked.result, again.result
+    if now is None or any(r.error is not None for r in again.results):
+        return False
+    if (now.tokens, now.reusable_tokens) != (result.tokens, result.reusable_tokens):
+        return False
+    if _unused(again) > _unused(checked):
+        return False
+    return not any(f.code == finding.code and (line is None or f.line == line) for f in again.findings)
+
+
+def _unused(checked: Checked) -> int:
+    return sum(1 for f in checked.findings if f.code == "PFX000")

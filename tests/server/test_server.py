@@ -196,3 +196,62 @@ async def test_closing_a_document_clears_its_diagnostics(client: LanguageClient)
     assert len((await published(client, uri, 1)).diagnostics) == 1
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
     assert list((await published(client, uri, None)).diagnostics) == []
+
+
+RULES = "\n".join(f"{n}. Answer the customer's question about order {n} politely, precisely and briefly."
+                  for n in range(1, 31))
+IN_CODE = {
+    "agent.py": f'from datetime import datetime\n\nSYSTEM_PROMPT = f"""Current time: {{datetime.now().isoformat()}}'
+                f'\n\n{RULES}\n"""\n',
+    "agent.ts": f"export const systemPrompt = `Current time: ${{new Date().toISOString()}}\n\n{RULES}\n`;\n",
+    "agent.md": f"Current time: {{{{ now }}}}  \u00e9\U0001F600 \n\n{RULES}\n",
+}
+SAMPLES = sorted(p for p in (Path(__file__).resolve().parents[2] / "samples").iterdir() if p.is_file())
+
+
+def expected(path: Path, text: str) -> list[tuple]:
+    """check's findings as LSP (code, start, end): 0-based lines, UTF-16 columns, computed here."""
+    findings, _ = cli_findings(path, text)
+    lines = text.split("\n")
+
+    def units(line: int, column: int) -> int:
+        return len(lines[line - 1][: column - 1].encode("utf-16-le")) // 2
+
+    return [(f.code, (f.line - 1, units(f.line, f.column)),
+             (f.end_line - 1, units(f.end_line, f.end_column)) if f.end_column else
+             (f.line - 1, units(f.line, len(lines[f.line - 1]) + 1))) for f in findings]
+
+
+@pytest.mark.parametrize("name", sorted(IN_CODE) + [p.name for p in SAMPLES])
+async def test_every_format_gets_the_findings_of_check_at_their_positions(client: LanguageClient, name):
+    if name in IN_CODE:
+        path, text = client.scratch / "code" / name, IN_CODE[name]
+    else:
+        path = next(p for p in SAMPLES if p.name == name)
+        text = path.read_text(encoding="utf-8")
+    language = {".py": "python", ".ts": "typescript", ".md": "markdown"}.get(path.suffix, "plaintext")
+    uri = open_document(client, path, text, language=language)
+    got = [(d.code, (d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character))
+           for d in (await published(client, uri, 1)).diagnostics]
+    assert got == expected(path, text)
+    if name in IN_CODE:
+        assert [code for code, *_ in got] == ["PFX001"]
+
+
+@pytest.mark.parametrize("name, comment", [("agent.py", "# prefixlint: disable-file PFX001\n"),
+                                           ("agent.ts", "// prefixlint: disable-file PFX001\n")])
+async def test_a_line_inside_a_string_literal_is_suppressed_for_the_file(client: LanguageClient, name, comment):
+    path = client.scratch / "code" / name
+    uri = path.as_uri()
+    text = IN_CODE[name]
+    if uri not in client.diagnostics:  # not opened by the test above (run alone)
+        open_document(client, path, text)
+        await published(client, uri, 1)
+    (diagnostic,) = client.diagnostics[uri]
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri=uri), diagnostic.range, types.CodeActionContext(diagnostics=[diagnostic])))
+    (suppress,) = [a for a in actions if a.title.startswith("Suppress PFX001")]
+    assert "in this file" in suppress.title
+    assert edits_of(suppress, uri) == [(0, 0, 0, 0, comment)]
+    change(client, uri, 2, apply_text_edits(text, edits_of(suppress, uri)))
+    assert list((await published(client, uri, 2)).diagnostics) == []
