@@ -76,14 +76,14 @@ def finding_text(checked: Checked, finding: Any) -> str:
     result = next((r for r in checked.results if finding in r.findings), checked.result)
     unit = f"after {result.block_size}-token blocks" if result is not None and result.block_size else "reused"
     placeholder = extra.get("placeholder") or finding.variable
-    table = "\n".join([
+    table = "" if finding.tokens is None else "\n".join([
         f"| tokens reused | exact shared prefix | {unit} |",
         "|---|---|---|",
         f"| now, of {finding.tokens:,} | {_percent(finding.shared_prefix_tokens, finding.tokens)}"
         f" | {_percent(finding.reusable_tokens, finding.tokens)} |",
     ])
     fixed_tokens = extra.get("fixed_tokens") or finding.tokens
-    if finding.fixed_reusable_tokens is not None:
+    if table and finding.fixed_reusable_tokens is not None:
         table += (f"\n| after the fix, of {fixed_tokens:,}"
                   f" | {_percent(extra.get('fixed_shared_prefix_tokens'), fixed_tokens)}"
                   f" | {_percent(finding.fixed_reusable_tokens, fixed_tokens)} |")

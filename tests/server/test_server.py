@@ -234,6 +234,11 @@ async def test_every_format_gets_the_findings_of_check_at_their_positions(client
     got = [(d.code, (d.range.start.line, d.range.start.character), (d.range.end.line, d.range.end.character))
            for d in (await published(client, uri, 1)).diagnostics]
     assert got == expected(path, text)
+    for diagnostic in client.diagnostics[uri]:  # each flagged value's hover shows its measurement
+        if diagnostic.data.get("variable"):
+            found = await client.text_document_hover_async(types.HoverParams(
+                types.TextDocumentIdentifier(uri=uri), diagnostic.range.start))
+            assert f"{diagnostic.code} `{diagnostic.data['name']}`" in found.contents.value
     if name in IN_CODE:
         assert [code for code, *_ in got] == ["PFX001"]
 
@@ -255,3 +260,22 @@ async def test_a_line_inside_a_string_literal_is_suppressed_for_the_file(client:
     assert edits_of(suppress, uri) == [(0, 0, 0, 0, comment)]
     change(client, uri, 2, apply_text_edits(text, edits_of(suppress, uri)))
     assert list((await published(client, uri, 2)).diagnostics) == []
+
+
+async def test_a_changed_configuration_re_checks_the_open_documents(client: LanguageClient):
+    path = client.scratch / "prompts" / "configured.yaml"
+    config = client.scratch / "pyproject.toml"
+    before = config.read_text(encoding="utf-8")
+    uri = open_document(client, path, chat_yaml())
+    assert [d.code for d in (await published(client, uri, 1)).diagnostics] == ["PFX001"]
+    try:
+        config.write_text(before + 'ignore = ["PFX001"]\n', encoding="utf-8")
+        client.published.clear()
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            [types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Changed)]))
+        assert [d.code for d in (await published(client, uri, 1)).diagnostics] == []
+    finally:
+        config.write_text(before, encoding="utf-8")
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            [types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Changed)]))
+    assert [d.code for d in (await published(client, uri, 1)).diagnostics] == ["PFX001"]
