@@ -4,6 +4,7 @@ pytest-lsp's real LSP client over the server's standard input and output."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 
 import pytest_lsp
@@ -15,7 +16,11 @@ from tests.server.scratch import make_repository
 SERVER = [sys.executable, "-m", "prefixlint", "server"]
 
 
-@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER))
+#: A render budget of 1 s (the default is 10 s): the hostile-input test's endless loop ends soon.
+ENVIRONMENT = {**os.environ, "PREFIXLINT_RENDER_SECONDS": "1"}
+
+
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER, server_env=ENVIRONMENT))
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     root = make_repository(tmp_path_factory.mktemp("scratch"))
     lsp_client.scratch = root

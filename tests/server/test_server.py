@@ -279,3 +279,39 @@ async def test_a_changed_configuration_re_checks_the_open_documents(client: Lang
         client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
             [types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Changed)]))
     assert [d.code for d in (await published(client, uri, 1)).diagnostics] == ["PFX001"]
+
+
+async def test_a_render_past_its_time_limit_is_a_diagnostic_and_the_server_answers(client: LanguageClient):
+    path = client.scratch / "prompts" / "endless.j2"
+    text = ("Current time: {{ now }}\n"
+            "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}\n")
+    uri = open_document(client, path, text, language="jinja")
+    (diagnostic,) = (await published(client, uri, 1)).diagnostics
+    assert "rendering took longer than 1 s" in diagnostic.message and diagnostic.range.start.line == 1
+    deep = client.scratch / "prompts" / "deep.j2"
+    deep_uri = open_document(client, deep, "{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }} {{ now }}\n")
+    (diagnostic,) = (await published(client, deep_uri, 1)).diagnostics
+    assert "nests too deeply" in diagnostic.message
+    found = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri=(client.scratch / "prompts" / "chat.yaml").as_uri()),
+        types.Position(*placeholder_at(chat_yaml()))))
+    assert "PFX001" in found.contents.value
+
+
+async def test_an_unsafe_fix_is_marked_and_never_preferred(client: LanguageClient):
+    path = next(p for p in SAMPLES if p.name == "research_agent_chat.yaml")
+    text = path.read_text(encoding="utf-8")
+    uri = path.as_uri()
+    if uri not in client.diagnostics:
+        open_document(client, path, text)
+        await published(client, uri, 1)
+    findings = {f.code: f for f in cli_findings(path)[0]}
+    applicability = {code: f.extra["fix"]["applicability"] for code, f in findings.items() if f.extra.get("fix")}
+    assert "unsafe" in applicability.values()  # the sample has one: a value inside a longer sentence
+    for diagnostic in client.diagnostics[uri]:
+        actions = await client.text_document_code_action_async(types.CodeActionParams(
+            types.TextDocumentIdentifier(uri=uri), diagnostic.range,
+            types.CodeActionContext(diagnostics=[diagnostic])))
+        (fix,) = [a for a in actions if a.title.endswith(f"({diagnostic.code})") or f"({diagnostic.code}) [" in a.title]
+        unsafe = applicability[diagnostic.code] == "unsafe"
+        assert ("[unsafe: splits a sentence]" in fix.title) is unsafe and bool(fix.is_preferred) is not unsafe
