@@ -92,3 +92,23 @@ def test_typing_is_debounced_and_only_the_edited_document_is_measured(session):
 def test_shutdown_then_exit_ends_the_server_with_status_0(session):
     client, _ = session
     assert client.close() == 0
+
+
+def test_initialization_options_win_over_the_project_configuration(tmp_path):
+    root = make_repository(tmp_path)  # its pyproject.toml says vllm, whose blocks are 16 tokens
+    client = Client(root)
+    try:
+        client.initialize(root, {"block-size": 64, "colour": "blue"})
+        path = root / "prompts" / "chat.yaml"
+        uri = path.as_uri()
+        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1,
+                                                                "text": path.read_text(encoding="utf-8")}})
+        (diagnostic,) = client.diagnostics(uri, 1)["diagnostics"]
+        assert "after 64-token blocks" in diagnostic["message"]
+        hover = client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                      "position": diagnostic["range"]["start"]})
+        assert "engine `vllm`, 64-token blocks" in hover["contents"]["value"]
+        shown = [n["params"]["message"] for n in client.notifications if n["method"] == "window/showMessage"]
+        assert len(shown) == 1 and "unknown configuration key 'colour'" in shown[0]
+    finally:
+        assert client.close() == 0
