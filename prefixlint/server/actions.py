@@ -36,7 +36,11 @@ def code_actions(uri: str, checked: Checked, wanted: types.Range, only: list[str
         fix = finding.extra.get("fix")
         if fix:
             actions.append(_quick_fix(uri, checked, finding, fix, diagnostic))
-        if finding.code != "PFX000":
+        if finding.code == "PFX000":
+            remove = _removal(uri, checked, finding, diagnostic, recheck)
+            if remove is not None:
+                actions.append(remove)
+        else:
             suppress = _suppression(uri, checked, finding, diagnostic, recheck)
             if suppress is not None:
                 actions.append(suppress)
@@ -171,3 +175,39 @@ def _works(again: Checked, checked: Checked, finding: Any, line: int | None) -> 
 
 def _unused(checked: Checked) -> int:
     return sum(1 for f in checked.findings if f.code == "PFX000")
+
+
+def _removal(uri, checked, finding, diagnostic, recheck) -> types.CodeAction | None:
+    """Remove an unused suppression (PFX000): the directive and the blank before it, or its
+    whole line when it is alone there; offered when the edited text checks without it and
+    with the same measured tokens."""
+    directive = finding.extra.get("directive")
+    lines = checked.index.text.split("\n")
+    if not directive or not 1 <= finding.line <= len(lines) or checked.result is None:
+        return None
+    line = lines[finding.line - 1]
+    start = finding.column - 1 + (checked.index.shift if finding.line == 1 else 0)
+    if line[start: start + len(directive)] != directive:
+        return None
+    rest = line[:start].rstrip() + line[start + len(directive):]
+    if not rest.strip():  # alone on its line: the line goes
+        edited = "\n".join(lines[: finding.line - 1] + lines[finding.line:])
+        begin, end = (finding.line - 1, 0), (finding.line, 0)
+        if finding.line == len(lines):
+            return None
+    else:
+        edited = "\n".join(lines[: finding.line - 1] + [rest] + lines[finding.line:])
+        cut = len(line[:start].rstrip())
+        begin = checked.index.position(finding.line, cut + 1 - (checked.index.shift if finding.line == 1 else 0))
+        end = checked.index.position(finding.line, start + len(directive) + 1
+                                     - (checked.index.shift if finding.line == 1 else 0))
+    again = recheck(edited)
+    now, result = again.result, checked.result
+    if now is None or (now.tokens, now.reusable_tokens) != (result.tokens, result.reusable_tokens):
+        return None
+    if _unused(again) >= _unused(checked):
+        return None
+    edit = types.TextEdit(types.Range(types.Position(*begin), types.Position(*end)), "")
+    return types.CodeAction(title="Remove the unused suppression (PFX000)", kind=types.CodeActionKind.QuickFix,
+                            diagnostics=[diagnostic], is_preferred=True,
+                            edit=types.WorkspaceEdit(changes={uri: [edit]}))

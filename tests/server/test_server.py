@@ -315,3 +315,31 @@ async def test_an_unsafe_fix_is_marked_and_never_preferred(client: LanguageClien
         (fix,) = [a for a in actions if a.title.endswith(f"({diagnostic.code})") or f"({diagnostic.code}) [" in a.title]
         unsafe = applicability[diagnostic.code] == "unsafe"
         assert ("[unsafe: splits a sentence]" in fix.title) is unsafe and bool(fix.is_preferred) is not unsafe
+
+
+@pytest.mark.parametrize("directive_line, expected_line", [
+    ('    content: "{{ question }}"  # prefixlint: disable-line PFX002', '    content: "{{ question }}"'),
+    ("# prefixlint: disable-file PFX003", None),
+])
+async def test_an_unused_suppression_is_removed_by_its_quick_fix(client: LanguageClient, directive_line, expected_line):
+    text = chat_yaml()
+    lines = text.split("\n")
+    user = lines.index('    content: "{{ question }}"')
+    if expected_line is None:
+        lines.insert(0, directive_line)
+        wanted = lines[1:]
+    else:
+        lines[user] = directive_line
+        wanted = lines[:user] + [expected_line] + lines[user + 1:]
+    text = "\n".join(lines)
+    path = client.scratch / "prompts" / f"unused{len(directive_line)}.yaml"
+    uri = open_document(client, path, text)
+    (unused,) = [d for d in (await published(client, uri, 1)).diagnostics if d.code == "PFX000"]
+    assert list(unused.tags) == [types.DiagnosticTag.Unnecessary]
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri=uri), unused.range, types.CodeActionContext(diagnostics=[unused])))
+    (remove,) = [a for a in actions if a.title == "Remove the unused suppression (PFX000)"]
+    fixed = apply_text_edits(text, edits_of(remove, uri))
+    assert fixed == "\n".join(wanted)
+    change(client, uri, 2, fixed)
+    assert [d.code for d in (await published(client, uri, 2)).diagnostics] == ["PFX001"]
