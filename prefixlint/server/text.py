@@ -65,14 +65,11 @@ class LineIndex:
         """(1-based line, 1-based column in characters, as prefixlint counts) of an LSP position."""
         number = min(max(line, 0), len(self.lines) - 1)
         text = self.lines[number]
-        units = 0
-        for index, char in enumerate(text):
+        units, index = 0, len(text)  # past the line's end: its end
+        for at, char in enumerate(text):
             if units >= character:
+                index = at
                 break
             units += _units(char, self.encoding)
-        else:
-            index = len(text)
-        if units < character:
-            index = len(text)
         column = index + 1 - (self.shift if number == 0 else 0)
         return number + 1, max(column, 1)
