@@ -343,3 +343,19 @@ async def test_an_unused_suppression_is_removed_by_its_quick_fix(client: Languag
     assert fixed == "\n".join(wanted)
     change(client, uri, 2, fixed)
     assert [d.code for d in (await published(client, uri, 2)).diagnostics] == ["PFX001"]
+
+
+async def test_incremental_changes_are_applied_to_the_unsaved_text(client: LanguageClient):
+    path = client.scratch / "prompts" / "typed.yaml"
+    text = chat_yaml()
+    uri = open_document(client, path, text)
+    line, column = placeholder_at(text)
+    assert (await published(client, uri, 1)).diagnostics[0].range.start.character == column
+    for version, typed in ((2, "\U0001F600"), (3, "é")):  # two keystrokes before the placeholder
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [types.TextDocumentContentChangePartial(
+                range=types.Range(types.Position(line, 6), types.Position(line, 6)), text=typed)]))
+    (diagnostic,) = (await published(client, uri, 3)).diagnostics
+    assert diagnostic.code == "PFX001"
+    assert diagnostic.range.start == types.Position(line, column + 3)  # the emoji is 2 UTF-16 units, é one
