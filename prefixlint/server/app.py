@@ -44,8 +44,8 @@ class PrefixlintServer(LanguageServer):
     def check(self, uri: str) -> Checked | None:
         """Check the document's current text and publish its diagnostics; None: not a file."""
         self.timers.pop(uri, None)
-        document = self.workspace.get_text_document(uri)
-        if not uri.startswith("file:") or not document.path:
+        document = self.open_document(uri)
+        if document is None or not uri.startswith("file:") or not document.path:
             return None
         checked = check_text(document.path, document.source, self.settings.builder, document.version, self.encoding)
         self.checked[uri] = checked
@@ -55,12 +55,20 @@ class PrefixlintServer(LanguageServer):
 
     def current(self, uri: str) -> Checked | None:
         """The check of the document's current version (checked now if a change is pending)."""
-        document = self.workspace.get_text_document(uri)
+        document = self.open_document(uri)
+        if document is None:
+            return None
         checked = self.checked.get(uri)
         if checked is None or checked.version != document.version or uri in self.timers:
             self.cancel(uri)
             checked = self.check(uri)
         return checked
+
+    def open_document(self, uri: str):
+        """The open document (its unsaved text); None for one the client has not opened."""
+        from urllib.parse import unquote
+
+        return self.workspace.text_documents.get(unquote(uri))
 
     def later(self, uri: str) -> None:
         self.cancel(uri)

@@ -71,6 +71,9 @@ def test_timestamp_ahead_of_30_instruction_lines(session):
     assert error["severity"] == 1 and error["source"] == "prefixlint"
     assert client.request("textDocument/hover", {"textDocument": {"uri": uri},
                                                  "position": {"line": 0, "character": 0}}) is None  # alive
+    never_opened = (root / "prompts" / "elsewhere.yaml").as_uri()
+    assert client.request("textDocument/codeAction", {"textDocument": {"uri": never_opened},
+                                                      "range": pfx001["range"], "context": {"diagnostics": []}}) is None
 
 
 def test_typing_is_debounced_and_only_the_edited_document_is_measured(session):
