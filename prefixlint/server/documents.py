@@ -56,6 +56,11 @@ def check_text(path: str, text: str, settings_for, version: int | None = None, e
     try:
         if _excluded(settings_for, path):
             results = []
+        elif len(index.loaded_text.encode("utf-8", "surrogatepass")) > _max_bytes():
+            from prefixlint.limits import too_large
+
+            size = len(index.loaded_text.encode("utf-8", "surrogatepass"))
+            results = [FileResult(path, error=too_large(path, size, _max_bytes()))]
         else:
             results = check_files([path], settings_for, frozenset({path}), texts={path: index.loaded_text})
     except PrefixlintError as exc:  # a configuration that cannot be read
@@ -69,6 +74,13 @@ def check_text(path: str, text: str, settings_for, version: int | None = None, e
     mine = [r for r in results if _same(r.path, path)]
     others = [r for r in results if not _same(r.path, path) and r.error is not None]
     return Checked(path, version, index, mine, time.perf_counter() - started, others)
+
+
+def _max_bytes() -> int:
+    """The size limit of a file `check` reads (`prefixlint.limits`): an open document has the same."""
+    from prefixlint.limits import MAX_FILE_BYTES
+
+    return MAX_FILE_BYTES
 
 
 def _excluded(settings_for, path: str) -> bool:

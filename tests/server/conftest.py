@@ -16,8 +16,9 @@ from tests.server.scratch import make_repository
 SERVER = [sys.executable, "-m", "prefixlint", "server"]
 
 
-#: A render budget of 1 s (the default is 10 s): the hostile-input test's endless loop ends soon.
-ENVIRONMENT = {**os.environ, "PREFIXLINT_RENDER_SECONDS": "1"}
+#: A render budget of 1 s (the default is 10 s): the hostile-input test's endless loop ends soon;
+#: files up to 100,000 bytes (the default is 10 MiB): its too-large document stays small.
+ENVIRONMENT = {**os.environ, "PREFIXLINT_RENDER_SECONDS": "1", "PREFIXLINT_MAX_FILE_BYTES": "100000"}
 
 
 @pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=SERVER, server_env=ENVIRONMENT))

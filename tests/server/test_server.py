@@ -359,3 +359,13 @@ async def test_incremental_changes_are_applied_to_the_unsaved_text(client: Langu
     (diagnostic,) = (await published(client, uri, 3)).diagnostics
     assert diagnostic.code == "PFX001"
     assert diagnostic.range.start == types.Position(line, column + 3)  # the emoji is 2 UTF-16 units, é one
+
+
+async def test_a_document_past_the_size_limit_is_one_diagnostic_and_not_measured(client: LanguageClient):
+    path = client.scratch / "prompts" / "huge.yaml"
+    text = chat_yaml(1500)  # about 130,000 bytes; the server under test allows 100,000
+    assert len(text.encode("utf-8")) > 100_000
+    uri = open_document(client, path, text)
+    (diagnostic,) = (await published(client, uri, 1)).diagnostics
+    assert diagnostic.message.startswith(f"file is too large ({len(text.encode('utf-8')):,} bytes; the limit is 100,000)")
+    assert diagnostic.range.start.line == 0
