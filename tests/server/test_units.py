@@ -95,3 +95,12 @@ def test_the_benchmark_runs(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "re-check of a 100-line template, warm, 2 runs: median" in done.stdout
     assert "x the floor in CPU time" in done.stdout
+
+
+def test_a_client_gone_without_shutdown_ends_the_server_with_status_1_and_no_traceback(tmp_path):
+    """`--stdio` (what VS Code's client passes) is accepted; end of input without `shutdown`
+    is the LSP's unclean end: exit 1, as the specification asks, and quietly."""
+    done = subprocess.run([sys.executable, "-m", "prefixlint", "server", "--stdio"], input=b"", capture_output=True,
+                          timeout=120, cwd=tmp_path)
+    assert done.returncode == 1
+    assert b"Traceback" not in done.stderr and done.stdout == b""
