@@ -5,6 +5,10 @@ time limits of `prefixlint.sandbox` (a SIGALRM timer, main thread only) apply in
 in `check`. A change is checked once the typing pauses (`debounce-ms`, 200 by default); open
 and save check at once. Standard output is the protocol's: anything else printed goes to
 standard error.
+The client sends a changed document whole (full sync): prompt files are small, and the
+server's copy of the text is then exactly the client's, whatever characters its lines hold
+(pygls applies incremental changes by `str.splitlines`, which also breaks lines at a form
+feed or U+2028, where editors do not).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ NAME = "prefixlint"
 
 class PrefixlintServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__(NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__(NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Full)
         self.settings: ServerSettings = from_options(None, None)
         self.docs_url: str | None = None
         self.checked: dict[str, Checked] = {}

@@ -345,20 +345,18 @@ async def test_an_unused_suppression_is_removed_by_its_quick_fix(client: Languag
     assert [d.code for d in (await published(client, uri, 2)).diagnostics] == ["PFX001"]
 
 
-async def test_incremental_changes_are_applied_to_the_unsaved_text(client: LanguageClient):
-    path = client.scratch / "prompts" / "typed.yaml"
-    text = chat_yaml()
-    uri = open_document(client, path, text)
-    line, column = placeholder_at(text)
-    assert (await published(client, uri, 1)).diagnostics[0].range.start.character == column
-    for version, typed in ((2, "\U0001F600"), (3, "é")):  # two keystrokes before the placeholder
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            [types.TextDocumentContentChangePartial(
-                range=types.Range(types.Position(line, 6), types.Position(line, 6)), text=typed)]))
-    (diagnostic,) = (await published(client, uri, 3)).diagnostics
-    assert diagnostic.code == "PFX001"
-    assert diagnostic.range.start == types.Position(line, column + 3)  # the emoji is 2 UTF-16 units, é one
+async def test_a_changed_text_places_findings_at_the_editors_columns_and_lines(client: LanguageClient):
+    path = client.scratch / "prompts" / "typed.md"
+    text = f"Current time: {{{{ now }}}}\n\n{RULES}\n"
+    uri = open_document(client, path, text, language="markdown")
+    assert (await published(client, uri, 1)).diagnostics[0].range.start == types.Position(0, 14)
+    # The client sends a changed document whole (the server asks for full sync).
+    for version, changed, where in (
+            (2, "\U0001F600é" + text, types.Position(0, 17)),  # an emoji is 2 UTF-16 units, é one
+            (3, "Intro\x0cstill line one. " + text, types.Position(0, 36))):  # a form feed ends no line
+        change(client, uri, version, changed)
+        (diagnostic,) = (await published(client, uri, version)).diagnostics
+        assert diagnostic.code == "PFX001" and diagnostic.range.start == where
 
 
 async def test_a_document_past_the_size_limit_is_one_diagnostic_and_not_measured(client: LanguageClient):

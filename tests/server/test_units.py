@@ -14,17 +14,19 @@ from prefixlint.server.text import LineIndex
 
 REPO = Path(__file__).resolve().parents[2]
 
-texts = st.text(alphabet=st.sampled_from(["a", "é", "\U0001F600", "\n", "\r", " ", "{", "\t", "\u2028"]),
-                max_size=40)
+texts = st.text(alphabet=st.sampled_from(["a", "é", "\U0001F600", "\n", "\r", " ", "{", "\t", "\u2028", "\x0c",
+                                          "\ufeff"]), max_size=40)
 
 
 @given(texts, st.sampled_from(["utf-16", "utf-8", "utf-32"]), st.data())
 def test_a_position_goes_to_lsp_and_back_unchanged(text, encoding, data):
     index = LineIndex(text, encoding)
-    line = data.draw(st.integers(1, len(index.lines)))
-    column = data.draw(st.integers(1, len(index.lines[line - 1]) + 1))
+    lines = index.loaded_text.split("\n")  # prefixlint's lines
+    line = data.draw(st.integers(1, len(lines)))
+    column = data.draw(st.integers(1, len(lines[line - 1]) + 1))
     lsp_line, character = index.position(line, column)
-    assert lsp_line == line - 1
+    if "\r" not in text.replace("\r\n", "") and not text.startswith("\ufeff"):
+        assert lsp_line == line - 1  # the same lines when no line ends in a lone "\r"
     assert index.from_lsp(lsp_line, character) == (line, column)
 
 
@@ -35,6 +37,14 @@ def test_utf16_columns_count_an_astral_character_twice_and_a_bom_is_not_seen_by_
     assert index.position(1, 3) == (0, 4)
     assert index.from_lsp(0, 4) == (1, 3)
     assert index.position(2, 1) == (1, 0) and index.end() == (1, 1)
+
+
+def test_lsp_lines_end_at_a_lone_carriage_return_and_not_at_a_form_feed():
+    index = LineIndex("a\rb {{ x }}\x0c{{ y }}\r\nc", "utf-16")
+    # prefixlint sees one line up to "\n"; an editor sees "a", "b {{ x }}\x0c{{ y }}" and "c".
+    assert index.position(1, 5) == (1, 2) and index.from_lsp(1, 2) == (1, 5)
+    assert index.position(1, 13) == (1, 10)  # `{{ y }}` after the form feed, on the same editor line
+    assert index.line_end(1) == (1, 17) and index.position(2, 1) == (2, 0) and index.end() == (2, 1)
 
 
 def test_initialization_options_win_over_the_configuration(tmp_path):
