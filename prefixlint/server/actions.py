@@ -20,7 +20,6 @@ from prefixlint.server.diagnostics import finding_diagnostic, finding_range
 from prefixlint.server.documents import Checked
 
 FIX_ALL_KIND = "source.fixAll.prefixlint"
-MOVING = ("PFX001", "PFX002", "PFX003", "PFX004", "PFX005")
 
 
 def code_actions(uri: str, checked: Checked, wanted: types.Range, only: list[str] | None,
