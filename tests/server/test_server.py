@@ -367,3 +367,12 @@ async def test_a_document_past_the_size_limit_is_one_diagnostic_and_not_measured
     (diagnostic,) = (await published(client, uri, 1)).diagnostics
     assert diagnostic.message.startswith(f"file is too large ({len(text.encode('utf-8')):,} bytes; the limit is 100,000)")
     assert diagnostic.range.start.line == 0
+
+
+async def test_saving_checks_the_document_again(client: LanguageClient):
+    path = client.scratch / "prompts" / "saved.yaml"
+    uri = open_document(client, path, chat_yaml())
+    assert [d.code for d in (await published(client, uri, 1)).diagnostics] == ["PFX001"]
+    client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
+    again = await published(client, uri, 1)
+    assert [d.code for d in again.diagnostics] == ["PFX001"] and again.version == 1
