@@ -6,7 +6,8 @@ the end) is edited as by typing: each run changes one word on line 50 and checks
 as the server does (`prefixlint.server.documents.check_text`, the editor's text, not the disk).
 Printed: the median and worst wall and CPU time per re-check after warm-up, against the floor
 of tokenizing that text once with the same warm tokenizer (CPU time, so that other
-programs on the machine do not distort the ratio), and with `--lsp` the round trip
+programs on the machine do not distort the ratio), the code actions of the finding's line
+(their suppression comment is checked on the edited text), and with `--lsp` the round trip
 through the real server over stdio (didChange to publishDiagnostics, debounce 0).
 
     python benchmarks/bench_server.py [RUNS]      (RUNS defaults to 30)
@@ -48,6 +49,21 @@ def in_process(runs: int, root: Path) -> dict:
         walls.append(time.perf_counter() - wall)
         cpus.append(time.process_time() - cpu)
         assert [f.code for f in checked.findings] == ["PFX001"], checked.findings
+    # Code actions on the finding's line, once per new version (the suppression comment is
+    # checked on the edited text: two re-checks here, `#` refused inside the block scalar).
+    from lsprotocol import types
+
+    from prefixlint.server.actions import code_actions
+
+    actions = []
+    for run in range(min(runs, 10)):
+        checked = check_text(path, template(word=f"a{run}"), builder)
+        finding = checked.findings[0]
+        at = types.Position(finding.line - 1, 0)
+        started = time.perf_counter()
+        code_actions("file:///prompt.yaml", checked, types.Range(at, at), None,
+                     lambda text: check_text(path, text, builder))
+        actions.append(time.perf_counter() - started)
     tokenizer = load_tokenizer("o200k_base")
     text = template()
     repeats = 200  # CPU time of one encode is below the clock's resolution: time many
@@ -55,7 +71,7 @@ def in_process(runs: int, root: Path) -> dict:
     for _ in range(repeats):
         tokenizer.encode(text)
     floor = (time.process_time() - started) / repeats
-    return {"lines": len(text.splitlines()), "wall": walls, "cpu": cpus, "floor": floor}
+    return {"lines": len(text.splitlines()), "wall": walls, "cpu": cpus, "floor": floor, "actions": actions}
 
 
 def over_lsp(runs: int, root: Path) -> list[float]:
@@ -94,6 +110,8 @@ def main(argv: list[str]) -> None:
               f" median {wall * 1000:.1f} ms wall ({cpu * 1000:.1f} ms CPU), worst {max(found['wall']) * 1000:.1f} ms")
         print(f"floor (tokenizing the text once, CPU): {found['floor'] * 1000:.2f} ms;"
               f" a re-check costs {cpu / found['floor']:.1f}x the floor in CPU time")
+        print(f"code actions on the finding's line, first request of a version: median"
+              f" {statistics.median(found['actions']) * 1000:.1f} ms wall")
         if "--lsp" in argv:
             times = over_lsp(runs, root)
             print(f"through the server (didChange -> publishDiagnostics, debounce 0): median"
