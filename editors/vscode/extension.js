@@ -12,6 +12,8 @@ function activate(context) {
     documentSelector: [{ scheme: "file", pattern: FILES }],
     initializationOptions: settings.get("initializationOptions", {}),
     synchronize: {
+      // A change of the prefixlint.* settings is sent to the server, which re-checks the open files.
+      configurationSection: "prefixlint",
       // Saving a configuration file re-checks the open documents.
       fileEvents: vscode.workspace.createFileSystemWatcher("**/{pyproject.toml,.prefixlint.yaml,.prefixlint.yml}"),
     },

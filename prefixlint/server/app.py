@@ -141,6 +141,22 @@ def create() -> PrefixlintServer:
         if any(change.uri.rsplit("/", 1)[-1] in CONFIG_NAMES for change in params.changes):
             _configuration_changed(ls)
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def configuration(ls: PrefixlintServer, params: types.DidChangeConfigurationParams) -> None:
+        """New options from the client's settings: `{"prefixlint": {"initializationOptions": {...}}}`
+        as the VS Code extension sends them, or the options themselves; the open files are re-checked."""
+        options = params.settings
+        if isinstance(options, dict) and isinstance(options.get("prefixlint"), dict):
+            options = options["prefixlint"]
+        if isinstance(options, dict) and isinstance(options.get("initializationOptions"), dict):
+            options = options["initializationOptions"]
+        if not isinstance(options, dict) or not options:
+            return  # a client announcing a change without the settings (pull model): keep ours
+        ls.settings = from_options(options, ls.root)
+        for problem in ls.settings.problems:
+            ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"prefixlint: {problem}"))
+        _configuration_changed(ls)
+
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
         code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND]))
     def code_action(ls: PrefixlintServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:

@@ -376,3 +376,19 @@ async def test_saving_checks_the_document_again(client: LanguageClient):
     client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
     again = await published(client, uri, 1)
     assert [d.code for d in again.diagnostics] == ["PFX001"] and again.version == 1
+
+
+async def test_changed_settings_from_the_client_re_check_the_open_documents(client: LanguageClient):
+    path = client.scratch / "prompts" / "settings.yaml"
+    uri = open_document(client, path, chat_yaml())
+    assert "after 16-token blocks" in (await published(client, uri, 1)).diagnostics[0].message
+    try:
+        client.published.clear()
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"prefixlint": {"path": "prefixlint", "initializationOptions": {"block-size": 32,
+                                                                                      "debounce-ms": 50}}}))
+        assert "after 32-token blocks" in (await published(client, uri, 1)).diagnostics[0].message
+    finally:
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"debounce-ms": 50}))
+    assert "after 16-token blocks" in (await published(client, uri, 1)).diagnostics[0].message
