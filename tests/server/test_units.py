@@ -114,3 +114,17 @@ def test_a_client_gone_without_shutdown_ends_the_server_with_status_1_and_no_tra
                           timeout=120, cwd=tmp_path)
     assert done.returncode == 1
     assert b"Traceback" not in done.stderr and done.stdout == b""
+
+
+def test_a_file_the_configuration_excludes_gets_no_diagnostics_and_a_non_template_none(tmp_path):
+    from prefixlint.check.settings import SettingsBuilder
+    from prefixlint.server.documents import check_text
+    from tests.server.scratch import chat_yaml
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.prefixlint]\nexclude = ["legacy/"]\n')
+    builder = SettingsBuilder()
+    assert check_text(str(tmp_path / "legacy" / "old.yaml"), chat_yaml(), builder).results == []
+    assert [f.code for f in check_text(str(tmp_path / "new.yaml"), chat_yaml(), builder).findings] == ["PFX001"]
+    workflow = "name: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n"
+    assert check_text(str(tmp_path / ".github" / "workflows" / "ci.yaml"), workflow, builder).results == []
