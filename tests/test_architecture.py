@@ -78,7 +78,7 @@ LAYERS = [
     {"config"},
     {"report"},
     {"check", "kv"},
-    {"transcript", "prreport"},
+    {"transcript", "prreport", "server"},
     {"replay"},
     {"commands"},
     {"cli"},

@@ -21,6 +21,7 @@ SMOKE = {
     "bench_trace.py": (["--n", "40"], "2N / N"),
     "bench_parallel.py": (["--n", "100", "--modes", "1"], "same figures"),
     "bench_sources.py": (["--runs", "1"], "load_templates"),
+    "bench_server.py": (["1"], "re-check of a 100-line template"),
 }
 
 
