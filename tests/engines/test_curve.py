@@ -1,8 +1,8 @@
 """`replay --curve`: the one-pass curve equals the bounded simulator at every capacity.
 
-Exact for hashed-block traces and for token logs without duplicated blocks; with duplicates
-(a block past vLLM's lookup cap that is cached already, cached again as a second copy) the
-simulator at K blocks lies between the curve at K - D and at K, D the duplicated blocks.
+Exact everywhere: duplicated blocks (a block past vLLM's lookup cap that is cached already,
+cached again as a second copy) and requests larger than the cache included; the capacities
+where the stack analysis cannot follow are handed to a bounded pool (`engines/curve_exact.py`).
 """
 
 from __future__ import annotations
@@ -185,3 +185,13 @@ def test_sglang_curve_equals_its_bounded_tree(case, capacities, overlap):
         outcomes = [sim.serve(r) for r in log]
         assert points[capacity]["cached_tokens"] == sum(o.cached_tokens for o in outcomes)
         assert points[capacity]["over_capacity_requests"] == sum(o.over_capacity for o in outcomes)
+
+
+@settings(max_examples=400, deadline=None)
+@given(token_logs(), st.lists(st.integers(1, 40), min_size=1, max_size=5))
+def test_curve_equals_a_bounded_replay_at_every_capacity(case, capacities):
+    # Duplicated blocks and requests larger than the cache included: the exact figure.
+    block, log = case
+    curve, sim = curve_of(block, log, capacities)
+    for capacity in capacities:
+        assert curve[capacity] == simulated(block, log, capacity), capacity
