@@ -16,14 +16,15 @@ is (live blocks in newer groups, a Fenwick sum over groups) + (j - the group's f
 position). Capacities are simulated only from the moment they could evict (K < |S| + the
 blocks a request needs); until then each is the unlimited cache.
 
-Where it differs from the bounded simulator (`VllmPrefixCache`):
+Where the stack cannot follow the bounded simulator (`VllmPrefixCache`), the capacity is
+handed to a real bounded pool (`curve_exact.py`), so every point is exact:
 - vLLM never looks up a block past `max_hit` (the last block of a prompt that fills whole
   blocks, every block of a request that skips the lookup): it caches it again and keeps both
-  copies. Here the hash moves to the top of S; the simulator also keeps the old copy, which
-  takes a block until it is evicted. `duplicates` counts those blocks; the tests bound the
-  difference by them (docs/replay.md).
-- A request needing more blocks than the whole cache is refused by the simulator and served
-  here; `over_capacity` counts them per capacity.
+  copies, where S only moves the hash. `duplicates` counts those copies; a capacity where
+  one is made (the block cached there) is handed over at that request, and one first
+  simulated after any copy was made is replayed by a bounded pool from the start.
+- A request needing more blocks than the whole cache is refused by the simulator (not
+  cached): the capacity is handed over at the first such request; `over_capacity` counts them.
 """
 
 from __future__ import annotations
