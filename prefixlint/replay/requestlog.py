@@ -48,6 +48,9 @@ class LoggedRequest:
     #: Seconds the request was in flight: the wrapper's `duration` (seconds), `duration_ms`,
     #: or `end_timestamp` less `timestamp`.
     duration: float | None = None
+    #: The request's id as the log gives it (`request_id`, `id`, `metadata.request_id`, the
+    #: wrapper's or the response's `id`), for `--per-request`.
+    request_id: str | None = None
 
     @property
     def is_chat(self) -> bool:
@@ -205,7 +208,19 @@ def parse_request(data: dict, line: int) -> LoggedRequest:
     text, finish, reported, message = _response(response)
     start = parse_timestamp(outer.get("timestamp"))
     return LoggedRequest(line, data, _template(data, outer), text, message, start, finish, reported,
-                         duration_of(outer, start))
+                         duration_of(outer, start), _request_id(data, outer, response))
+
+
+def _request_id(*sources: Any) -> str | None:
+    for source in sources:
+        if not isinstance(source, Mapping):
+            continue
+        metadata = source.get("metadata")
+        for value in (source.get("request_id"), source.get("id"),
+                      metadata.get("request_id") if isinstance(metadata, Mapping) else None):
+            if isinstance(value, (str, int)) and not isinstance(value, bool):
+                return str(value)
+    return None
 
 
 def read_log(stream: IO[bytes], source: str, block_size: int = 512,

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Hashable, Iterable, Iterator, NamedTuple
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.explain.kinds import context_of
 from prefixlint.replay.driver import Replay
 from prefixlint.replay.request import Request
 from prefixlint.replay.requestlog import BadLine, LoggedRequest, open_log, read_log
@@ -37,6 +38,8 @@ class Rendered(NamedTuple):
     request: Request
     #: The line names its template (`metadata.template` and the like).
     named: bool
+    #: What its messages hold, for explaining a miss (`prefixlint.explain.kinds.Context`).
+    context: Any = None
 
 
 #: What a pass over the log serves, in log order: a trace line is a `Request` as it is.
@@ -52,7 +55,7 @@ def records(items: Iterable[LoggedRequest | Request | BadLine], prepare: Callabl
                 yield item
                 continue
             try:
-                yield Rendered(prepare(item), item.template is not None)
+                yield Rendered(prepare(item), item.template is not None, context_of(item.body, item.request_id))
             except Fatal as fatal:
                 yield Failed(item.line, fatal.error.message, fatal.error.hint, fatal=True)
             except PrefixlintError as exc:
@@ -83,12 +86,14 @@ class LogRun:
 def replay_log(log: str, make_replay: Callable[[bool], Replay], prepare: Callable[[LoggedRequest], Request], *,
                strict: bool, trace_block_size: int, lora_of: Callable[[Any], Hashable | None] | None = None,
                progress: Callable[[int | None], Any] | None = None,
-               source: Callable[[IO[bytes] | None], Iterator[Record]] | None = None, opened: bool = True) -> LogRun:
+               source: Callable[[IO[bytes] | None], Iterator[Record]] | None = None, opened: bool = True,
+               observe: Callable[[Request, Any, Any], Any] | None = None) -> LogRun:
     """Serve every request of `log` through the replay `make_replay(is_trace)` builds at the
     first request. `prepare` renders and tokenizes a logged request (raises PrefixlintError
     for a request that cannot be rendered: a bad line). `source(stream)` gives the records
     when something else prepares them (`--workers`, `--ray`; `opened=False`: it reads the
-    log itself)."""
+    log itself). `observe(request, outcome, context)` sees what each request reused (the
+    explanation of `--per-request` and the causes)."""
     run = LogRun()
     stream, size = open_log(log) if opened else (None, None)
     with contextlib.ExitStack() as stack:
@@ -123,11 +128,13 @@ def replay_log(log: str, make_replay: Callable[[bool], Replay], prepare: Callabl
                                       path=log, line=record.line if trace else record.request.line,
                                       hint="one log is either a request log or a trace, not both")
             if trace:
-                run.replay.serve(record)
+                outcome = run.replay.serve(record)
             else:
                 run.templates += record.named
                 run.plain += not record.named
-                run.replay.serve(record.request)
+                outcome = run.replay.serve(record.request)
+            if observe is not None and not trace:
+                observe(record.request, outcome, record.context)
             if bar is not None and number % 256 == 0:
                 bar.update(stream.tell() - bar.pos)
     if run.replay is None:

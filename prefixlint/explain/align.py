@@ -1,0 +1,117 @@
+"""Two prompts aligned past their first divergence: every place where they still differ.
+
+The texts are aligned line by line (difflib, no junk heuristics), so a value that changed on one
+line and a block inserted further down are two places; lines replaced one for one are aligned
+again character by character, so that two values on one line are two places too. A place is a
+`Region`: its character span in the request's text and in the cached side's.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from typing import Iterator, Sequence
+
+#: Two differences closer than this (characters of equal text between them) are one place.
+JOIN_CHARS = 3
+
+
+@dataclass(frozen=True)
+class Region:
+    #: [start, end) in the request's text and in the cached side's.
+    start: int
+    end: int
+    other_start: int
+    other_end: int
+    #: Equal text (characters) that follows the region in the alignment, up to the next region.
+    equal_after: int = 0
+    #: Equal text from the region to the end of the request.
+    stable_after: int = 0
+
+
+class Text:
+    """A token sequence as text: each token's text and the character where it starts."""
+
+    def __init__(self, ids: Sequence[int], token_text) -> None:
+        pieces = [token_text(i) for i in ids]
+        self.starts = []
+        offset = 0
+        for piece in pieces:
+            self.starts.append(offset)
+            offset += len(piece)
+        self.text = "".join(pieces)
+
+    def token_at(self, char: int) -> int:
+        """The token that holds character `char` (the number of tokens at the end)."""
+        return max(0, bisect_right(self.starts, char) - 1) if char < len(self.text) else len(self.starts)
+
+    def char_of(self, token: int) -> int:
+        return self.starts[token] if token < len(self.starts) else len(self.text)
+
+
+def _lines(text: str, start: int) -> tuple[list[str], list[int]]:
+    lines = text[start:].splitlines(keepends=True)
+    offsets, at = [], start
+    for line in lines:
+        offsets.append(at)
+        at += len(line)
+    offsets.append(at)
+    return lines, offsets
+
+
+def _char_regions(a: str, a0: int, b: str, b0: int) -> Iterator[tuple[int, int, int, int]]:
+    """Differences between two aligned lines, joined when fewer than JOIN_CHARS apart."""
+    current = None
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            if current is not None and i2 - i1 >= JOIN_CHARS:
+                yield current
+                current = None
+            continue
+        if current is None:
+            current = (a0 + i1, a0 + i2, b0 + j1, b0 + j2)
+        else:
+            current = (current[0], a0 + i2, current[2], b0 + j2)
+    if current is not None:
+        yield current
+
+
+def same_chars(a: str, b: str) -> bool:
+    """The same characters in another order, whitespace and commas aside: reordered keys or
+    items, or whitespace drift."""
+    def key(text: str) -> list[str]:
+        return sorted(c for c in text if not c.isspace() and c != ",")
+    return a != b and key(a) == key(b)
+
+
+def regions(text: str, other: str, start: int) -> list[Region]:
+    """Every place after character `start` (where both texts still agree) where `text` and
+    `other` differ, in the order of `text`; `equal_after` and `stable_after` say how much of
+    the request's text is the same as the cached side's after each."""
+    line_start = text.rfind("\n", 0, start) + 1
+    a, a_at = _lines(text, line_start)
+    b, b_at = _lines(other, line_start)
+    spans: list[tuple[int, int, int, int]] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if tag == "replace" and i2 - i1 == j2 - j1 and not same_chars("".join(a[i1:i2]), "".join(b[j1:j2])):
+            for k in range(i2 - i1):
+                if same_chars(a[i1 + k], b[j1 + k]):  # reordered keys, whitespace: the line is one place
+                    spans.append((a_at[i1 + k], a_at[i1 + k + 1], b_at[j1 + k], b_at[j1 + k + 1]))
+                else:
+                    spans += _char_regions(a[i1 + k], a_at[i1 + k], b[j1 + k], b_at[j1 + k])
+            continue
+        spans.append((a_at[i1], a_at[i2], b_at[j1], b_at[j2]))
+    found = []
+    for index, (s, e, os_, oe) in enumerate(spans):
+        following = spans[index + 1][0] if index + 1 < len(spans) else len(text)
+        found.append(Region(s, e, os_, oe, following - e))
+    total = 0
+    for index in range(len(found) - 1, -1, -1):
+        total += found[index].equal_after
+        region = found[index]
+        found[index] = Region(region.start, region.end, region.other_start, region.other_end,
+                              region.equal_after, total)
+    return found

@@ -1,0 +1,157 @@
+"""The causes of each request's miss, from the history of a replay.
+
+Every prompt served (with its generated tokens) is kept and indexed by its chain of 16-token
+blocks. A request's cached side is the earlier sequence that shares its longest run of leading
+blocks (what an engine reuses), else the latest request of its group, else the latest one.
+Then:
+
+- nothing earlier, or nothing alike (little equal text anywhere past the shared prefix): `cold`;
+- the whole prompt shared: `full-hit`; the cached side shared to its very end: `new-content`;
+- the engine's own reason when the cached blocks are gone (`evicted`, `expired`);
+- otherwise the first differing token, named from the texts around it (`prefixlint.explain.kinds`),
+  and every later place where the two still differ, aligned past the first (`align`).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from prefixlint.explain.align import Region, Text, regions
+from prefixlint.explain.causes import Cause, shown
+from prefixlint.explain.kinds import Context, Sides, kinds
+from prefixlint.match.prefix import shared_prefix
+
+BLOCK = 16
+#: Earlier requests tried as the cached side when no block is shared.
+RECENT = 4
+#: Texts of earlier sequences kept decoded.
+TEXTS_KEPT = 64
+#: Equal text (characters) past the shared prefix that makes two prompts alike.
+ALIKE_CHARS = 100
+
+
+@dataclass(frozen=True)
+class Entry:
+    ids: array
+    prompt_tokens: int
+    context: Context
+
+
+class Explainer:
+    """Feed requests in the order served (`explain`); each is then part of the history."""
+
+    def __init__(self, token_text: Callable[[int], str], block: int = BLOCK) -> None:
+        self._token_text = token_text
+        self._pieces: dict[int, str] = {}
+        self.block = block
+        self.entries: list[Entry] = []
+        self._by_hash: dict[int, int] = {}
+        self._by_group: dict[str, int] = {}
+        self._texts: OrderedDict[int, Text] = OrderedDict()
+
+    def piece(self, token: int) -> str:
+        text = self._pieces.get(token)
+        if text is None:
+            text = self._pieces[token] = self._token_text(token)
+        return text
+
+    def _text(self, index: int) -> Text:
+        text = self._texts.get(index)
+        if text is None:
+            text = self._texts[index] = Text(self.entries[index].ids, self.piece)
+            if len(self._texts) > TEXTS_KEPT:
+                self._texts.popitem(last=False)
+        else:
+            self._texts.move_to_end(index)
+        return text
+
+    def _hashes(self, ids: Sequence[int]) -> list[int]:
+        hashes, parent, size = [], 0, self.block
+        for at in range(0, len(ids) - size + 1, size):
+            parent = hash((parent, tuple(ids[at: at + size])))
+            hashes.append(parent)
+        return hashes
+
+    def _candidates(self, prompt: Sequence[int], group: str) -> list[int]:
+        best = None
+        for value in self._hashes(prompt):
+            found = self._by_hash.get(value)
+            if found is None:
+                break
+            best = found
+        if best is not None:
+            return [best]
+        found = [self._by_group[group]] if group in self._by_group else []
+        found += range(len(self.entries) - 1, max(-1, len(self.entries) - 1 - RECENT), -1)
+        return list(dict.fromkeys(found))
+
+    def explain(self, prompt: Sequence[int], generated: Sequence[int] = (), context: Context | None = None,
+                group: str = "", miss: str | None = None, cached_tokens: int = 0) -> list[Cause]:
+        context = context or Context()
+        try:
+            causes = self._explain(prompt, context, group)
+            if miss in ("evicted", "expired"):  # the engine had it and lost it; later places still count
+                return [Cause(miss, cached_tokens, ""),
+                        *(c for c in causes if c.cause not in ("full-hit", "new-content", "cold"))]
+            return causes
+        finally:
+            self._remember(prompt, generated, context, group)
+
+    def _explain(self, prompt: Sequence[int], context: Context, group: str) -> list[Cause]:
+        if not self.entries:
+            return [Cause("cold", 0, shown(self._decoded(prompt, 0, 12)))]
+        best, best_score, best_causes = None, -1, None
+        for index in self._candidates(prompt, group):
+            entry = self.entries[index]
+            shared = shared_prefix(list(prompt), list(entry.ids))
+            causes, score = self._against(prompt, context, index, shared)
+            if score > best_score:
+                best, best_score, best_causes = index, score, causes
+        return best_causes
+
+    def _decoded(self, ids: Sequence[int], start: int, count: int) -> str:
+        return "".join(self.piece(i) for i in ids[start: start + count])
+
+    def _against(self, prompt: Sequence[int], context: Context, index: int, shared: int) -> tuple[list[Cause], int]:
+        """The causes against the earlier sequence `index`, and how alike the two are."""
+        entry = self.entries[index]
+        if shared >= len(prompt) - 1:
+            return [Cause("full-hit", shared, "")], 1 << 40
+        if shared >= len(entry.ids):
+            return [Cause("new-content", shared, shown(self._decoded(prompt, shared, 12)))], shared + (1 << 30)
+        mine, theirs = Text(prompt, self.piece), self._text(index)
+        at = mine.char_of(shared)
+        common = shared_prefix(mine.text, theirs.text)
+        sides = Sides(mine.text, theirs.text, context, entry.context, theirs.char_of(entry.prompt_tokens)
+                      if entry.prompt_tokens < len(entry.ids) else None)
+        found: list[tuple[Region, str]] = []
+        first = None
+        if common > at and common >= mine.char_of(shared + 1) and common >= theirs.char_of(shared + 1):
+            first = Cause("retokenized", shared, shown(self._decoded(prompt, shared, 4)))
+        found = kinds(regions(mine.text, theirs.text, min(common, len(mine.text))), sides)
+        equal = sum(r.equal_after for r, _ in found[:1]) and found[0][0].stable_after
+        alike = common + (equal if found else len(mine.text) - common)
+        if first is None and common < len(mine.text) // 2 and (equal if found else 0) < ALIKE_CHARS \
+                and (not found or found[0][1] not in ("tool-order", "whitespace")):
+            return [Cause("cold", shared, shown(mine.text[at: at + 60]))], alike
+        causes = [first] if first is not None else []
+        for region, cause in found:
+            token = mine.token_at(region.start)
+            causes.append(Cause(cause, token, shown(mine.text[region.start: region.end])))
+        if not causes:
+            causes = [Cause("other", shared, shown(mine.text[at: at + 60]))]
+        causes[0] = Cause(causes[0].cause, shared, causes[0].text)  # exactly where reuse stops
+        later = [c for c in causes[1:] if c.cause != "new-content"]
+        return [causes[0], *later], alike
+
+    def _remember(self, prompt: Sequence[int], generated: Sequence[int], context: Context, group: str) -> None:
+        index = len(self.entries)
+        ids = array("l", prompt)
+        ids.extend(generated)
+        self.entries.append(Entry(ids, len(prompt), context))
+        for value in self._hashes(ids):
+            self._by_hash[value] = index
+        self._by_group[group] = index

@@ -1,0 +1,154 @@
+"""What one place where a request and the cached side differ is: the cause of that `Region`.
+
+In this order: whitespace only; the same characters in another order in JSON (tool schemas
+serialized with another key or tool order); text the model generated that the chat template
+renders otherwise once it is history (a dropped reasoning block); the user's new message, or text
+past the end of what was cached (new content); text no message holds (the template wrote it: a
+date); a value named by `check`'s classifier (timestamp, identifier, user data, counter); a
+block with stable text after it (a few-shot example, else a retrieved document); other.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from prefixlint.explain.align import Region, same_chars
+from prefixlint.explain.causes import name_value, widen
+
+#: A region with less equal text than this after it is the tail of the prompt.
+STABLE_CHARS = 40
+#: A single-line difference up to this long is a value, longer is a block.
+VALUE_CHARS = 120
+_FEW_SHOT = re.compile(
+    r"(?im)(\bexamples?\b|\bfew[- ]shot\b|\bdemonstrations?\b|^\s*(q|a|question|answer|input|output|human|ai|"
+    r"user|assistant|sample)\s*\d*\s*[:：])")
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a request's messages hold (to tell content from what the template wrote)."""
+
+    #: (role, text) of each message, reasoning included.
+    messages: tuple[tuple[str, str], ...] = ()
+    tools_text: str = ""
+    request_id: str | None = None
+
+    @property
+    def last_user(self) -> str | None:
+        return next((text for role, text in reversed(self.messages) if role == "user" and text), None)
+
+    def holds(self, value: str) -> bool:
+        return bool(value) and (any(value in text for _, text in self.messages) or value in self.tools_text)
+
+
+def _texts(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(p if isinstance(p, str) else str(p.get("text", "")) for p in content if isinstance(p, (str, dict)))
+    return ""
+
+
+def context_of(body: dict, request_id: str | None = None) -> Context:
+    """The `Context` of a chat request body (a completions prompt has no messages)."""
+    messages = []
+    for message in body.get("messages") or ():
+        if not isinstance(message, dict):
+            continue
+        role = str(message.get("role"))
+        text = _texts(message.get("content"))
+        for key in ("reasoning_content", "reasoning", "thinking"):
+            if isinstance(message.get(key), str):
+                text = message[key] + "\n" + text
+        messages.append((role, text))
+    tools = body.get("tools")
+    tools_text = json.dumps(tools, ensure_ascii=False) if isinstance(tools, list) else ""
+    return Context(tuple(messages), tools_text, request_id)
+
+
+@dataclass
+class Sides:
+    """The two texts a region is read in, and what is known of each."""
+
+    text: str
+    other: str
+    context: Context = field(default_factory=Context)
+    other_context: Context = field(default_factory=Context)
+    #: Character where the cached side's generated tokens start (its prompt's length).
+    other_generated: int | None = None
+
+
+def _line(text: str, start: int) -> tuple[str, int]:
+    begin = text.rfind("\n", 0, start) + 1
+    end = text.find("\n", start)
+    return text[begin: len(text) if end < 0 else end], begin
+
+
+def _moved(piece: str, elsewhere: str) -> bool:
+    piece = piece.strip()
+    return len(piece) >= 8 and piece in elsewhere
+
+
+def _jsonish(text: str) -> bool:
+    return '"' in text and any(c in text for c in "{[:")
+
+
+def kind_of(region: Region, sides: Sides) -> str | None:
+    """The cause of `region`; None for the request's own new content at its end (not a place
+    that breaks reuse of anything after it)."""
+    mine = sides.text[region.start: region.end]
+    theirs = sides.other[region.other_start: region.other_end]
+    if "".join(mine.split()) == "".join(theirs.split()):
+        return "whitespace"
+    if same_chars(mine, theirs) and _jsonish(mine):
+        return "tool-order"
+    if (not theirs and _moved(mine, sides.other)) or (not mine and _moved(theirs, sides.text)):
+        return "tool-order" if _jsonish(mine or theirs) else "other"
+    generated = sides.other_generated
+    if generated is not None and region.other_start >= generated and theirs:
+        return "template"  # what the model generated, rendered otherwise as history
+    if region.other_start >= len(sides.other):
+        return "new-content"  # past everything cached
+    last_user = sides.context.last_user
+    if last_user:
+        at = sides.text.rfind(last_user[:200].strip())
+        if 0 <= at <= region.start:
+            return "new-content"
+    single = "\n" not in mine.strip("\n") and "\n" not in theirs.strip("\n")
+    if single and mine and theirs:
+        line, begin = _line(sides.text, region.start)
+        other_line, other_begin = _line(sides.other, region.other_start)
+        s, e = widen(line, region.start - begin, region.end - begin)
+        os_, oe = widen(other_line, region.other_start - other_begin, region.other_end - other_begin)
+        if sides.context.messages and not sides.context.holds(line[s:e]) \
+                and not sides.other_context.holds(other_line[os_:oe]) and re.search(r"\w", line[s:e]):
+            return "template"
+        if len(line) <= VALUE_CHARS * 4 or e - s <= VALUE_CHARS:
+            cause, _ = name_value(line, region.start - begin, region.end - begin, other_line[os_:oe])
+            if cause is not None:
+                return cause
+    if region.stable_after >= STABLE_CHARS:
+        before = sides.text[max(0, sides.text.rfind("\n", 0, max(0, region.start - 1)) ): region.start]
+        if _FEW_SHOT.search(before + mine) or _FEW_SHOT.search(theirs):
+            return "few-shot"
+        return "retrieved"
+    if sides.context.messages:
+        return "new-content"
+    return "new-content" if region.stable_after < STABLE_CHARS else "other"
+
+
+def kinds(found: Sequence[Region], sides: Sides) -> list[tuple[Region, str]]:
+    """The cause of every region; runs of one cause that are one place (a CRLF on every line,
+    a schema's reordered keys) are named once."""
+    named: list[tuple[Region, str]] = []
+    for region in found:
+        cause = kind_of(region, sides)
+        if cause is None:
+            continue
+        if named and cause in ("whitespace", "tool-order", "retokenized", "template") and named[-1][1] == cause:
+            continue
+        named.append((region, cause))
+    return named
