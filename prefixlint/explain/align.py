@@ -13,8 +13,11 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Iterator, Sequence
 
-#: Two differences closer than this (characters of equal text between them) are one place.
+#: Two differences closer than this (characters of equal text between them) are one place,
+#: and so are two within one word (equal text without white space, up to WORD_CHARS: a uuid
+#: whose random digits happen to agree in places).
 JOIN_CHARS = 3
+WORD_CHARS = 16
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,9 @@ def _char_regions(a: str, a0: int, b: str, b0: int) -> Iterator[tuple[int, int, 
     current = None
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
-            if current is not None and i2 - i1 >= JOIN_CHARS:
+            same = a[i1:i2]
+            within_word = len(same) < WORD_CHARS and not any(c.isspace() for c in same) and i2 < len(a)
+            if current is not None and i2 - i1 >= JOIN_CHARS and not within_word:
                 yield current
                 current = None
             continue
@@ -85,7 +90,14 @@ def same_chars(a: str, b: str) -> bool:
     return a != b and key(a) == key(b)
 
 
-def regions(text: str, other: str, start: int) -> list[Region]:
+@dataclass(frozen=True)
+class Alignment:
+    regions: list[Region]
+    #: Characters of the request's text on lines equal to the cached side's, past `start`.
+    equal_lines: int
+
+
+def regions(text: str, other: str, start: int) -> Alignment:
     """Every place after character `start` (where both texts still agree) where `text` and
     `other` differ, in the order of `text`; `equal_after` and `stable_after` say how much of
     the request's text is the same as the cached side's after each."""
@@ -93,8 +105,10 @@ def regions(text: str, other: str, start: int) -> list[Region]:
     a, a_at = _lines(text, line_start)
     b, b_at = _lines(other, line_start)
     spans: list[tuple[int, int, int, int]] = []
+    equal_lines = 0
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
+            equal_lines += a_at[i2] - a_at[i1]
             continue
         if tag == "replace" and i2 - i1 == j2 - j1 and not same_chars("".join(a[i1:i2]), "".join(b[j1:j2])):
             for k in range(i2 - i1):
@@ -114,4 +128,4 @@ def regions(text: str, other: str, start: int) -> list[Region]:
         region = found[index]
         found[index] = Region(region.start, region.end, region.other_start, region.other_end,
                               region.equal_after, total)
-    return found
+    return Alignment(found, equal_lines)

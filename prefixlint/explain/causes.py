@@ -30,6 +30,9 @@ class Cause:
     token: int
     #: The request's own text there (a value, a line, or the start of a block).
     text: str
+    #: Where the place starts (the value's first token), what places are aggregated by; the
+    #: first cause's `token` is the exact first differing token.
+    place: int | None = None
 
     def to_dict(self) -> dict:
         return {"cause": self.cause, "token": self.token, "text": self.text}

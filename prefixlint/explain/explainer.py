@@ -19,7 +19,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from prefixlint.explain.align import Region, Text, regions
+from prefixlint.explain.align import Text, regions
 from prefixlint.explain.causes import Cause, shown
 from prefixlint.explain.kinds import Context, Sides, kinds
 from prefixlint.match.prefix import shared_prefix
@@ -127,23 +127,23 @@ class Explainer:
         common = shared_prefix(mine.text, theirs.text)
         sides = Sides(mine.text, theirs.text, context, entry.context, theirs.char_of(entry.prompt_tokens)
                       if entry.prompt_tokens < len(entry.ids) else None)
-        found: list[tuple[Region, str]] = []
         first = None
         if common > at and common >= mine.char_of(shared + 1) and common >= theirs.char_of(shared + 1):
             first = Cause("retokenized", shared, shown(self._decoded(prompt, shared, 4)))
-        found = kinds(regions(mine.text, theirs.text, min(common, len(mine.text))), sides)
-        equal = sum(r.equal_after for r, _ in found[:1]) and found[0][0].stable_after
-        alike = common + (equal if found else len(mine.text) - common)
-        if first is None and common < len(mine.text) // 2 and (equal if found else 0) < ALIKE_CHARS \
+        aligned = regions(mine.text, theirs.text, min(common, len(mine.text)))
+        found = kinds(aligned.regions, sides)
+        alike = common + aligned.equal_lines
+        if first is None and alike < len(mine.text) // 2 and aligned.equal_lines < ALIKE_CHARS \
                 and (not found or found[0][1] not in ("tool-order", "whitespace")):
             return [Cause("cold", shared, shown(mine.text[at: at + 60]))], alike
         causes = [first] if first is not None else []
-        for region, cause in found:
-            token = mine.token_at(region.start)
-            causes.append(Cause(cause, token, shown(mine.text[region.start: region.end])))
+        for region, cause, start, text in found:
+            token = mine.token_at(start)
+            causes.append(Cause(cause, mine.token_at(region.start) if causes else shared, shown(text), token))
         if not causes:
             causes = [Cause("other", shared, shown(mine.text[at: at + 60]))]
-        causes[0] = Cause(causes[0].cause, shared, causes[0].text)  # exactly where reuse stops
+        first = causes[0]
+        causes[0] = Cause(first.cause, shared, first.text, first.place if first.place is not None else shared)
         later = [c for c in causes[1:] if c.cause != "new-content"]
         return [causes[0], *later], alike
 

@@ -96,9 +96,8 @@ def _jsonish(text: str) -> bool:
     return '"' in text and any(c in text for c in "{[:")
 
 
-def kind_of(region: Region, sides: Sides) -> str | None:
-    """The cause of `region`; None for the request's own new content at its end (not a place
-    that breaks reuse of anything after it)."""
+def kind_of(region: Region, sides: Sides) -> str | tuple[str, int, str]:
+    """The cause of `region`, or (cause, character where its value starts, the value)."""
     mine = sides.text[region.start: region.end]
     theirs = sides.other[region.other_start: region.other_end]
     if "".join(mine.split()) == "".join(theirs.split()):
@@ -127,9 +126,10 @@ def kind_of(region: Region, sides: Sides) -> str | None:
                 and not sides.other_context.holds(other_line[os_:oe]) and re.search(r"\w", line[s:e]):
             return "template"
         if len(line) <= VALUE_CHARS * 4 or e - s <= VALUE_CHARS:
-            cause, _ = name_value(line, region.start - begin, region.end - begin, other_line[os_:oe])
+            cause, value = name_value(line, region.start - begin, region.end - begin, other_line[os_:oe])
             if cause is not None:
-                return cause
+                at = line.find(value, max(0, s - len(value))) if value else -1
+                return cause, begin + (at if at >= 0 else s), value
     if region.stable_after >= STABLE_CHARS:
         before = sides.text[max(0, sides.text.rfind("\n", 0, max(0, region.start - 1)) ): region.start]
         if _FEW_SHOT.search(before + mine) or _FEW_SHOT.search(theirs):
@@ -140,15 +140,16 @@ def kind_of(region: Region, sides: Sides) -> str | None:
     return "new-content" if region.stable_after < STABLE_CHARS else "other"
 
 
-def kinds(found: Sequence[Region], sides: Sides) -> list[tuple[Region, str]]:
-    """The cause of every region; runs of one cause that are one place (a CRLF on every line,
-    a schema's reordered keys) are named once."""
-    named: list[tuple[Region, str]] = []
+def kinds(found: Sequence[Region], sides: Sides) -> list[tuple[Region, str, int, str]]:
+    """(region, cause, character where the place starts, its text) of every region; runs of one
+    cause that are one place (a CRLF on every line, a schema's reordered keys) are named once."""
+    named: list[tuple[Region, str, int, str]] = []
     for region in found:
         cause = kind_of(region, sides)
-        if cause is None:
-            continue
+        start, text = region.start, sides.text[region.start: region.end]
+        if isinstance(cause, tuple):
+            cause, start, text = cause
         if named and cause in ("whitespace", "tool-order", "retokenized", "template") and named[-1][1] == cause:
             continue
-        named.append((region, cause))
+        named.append((region, cause, start, text))
     return named

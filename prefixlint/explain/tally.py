@@ -60,10 +60,11 @@ class Explained:
                 tally.tokens_lost += lost
             if cause.cause in ("full-hit", "cold"):
                 continue
-            place = self.places.get((cause.cause, cause.token))
+            at = cause.place if cause.place is not None else cause.token
+            place = self.places.get((cause.cause, at))
             if place is None:
-                place = self.places[(cause.cause, cause.token)] = CausePlace(
-                    cause.cause, cause.token, first_line=request.line, text=cause.text)
+                place = self.places[(cause.cause, at)] = CausePlace(cause.cause, at, first_line=request.line,
+                                                                     text=cause.text)
             place.requests += 1
             place.tokens_lost += lost if number == 0 else 0
         row = {"index": self.index, "line": request.line}
@@ -95,13 +96,14 @@ class Explained:
         lines = ["Why requests missed (first cause of each request; later places in --per-request):"]
         for name, t in sorted(self.by_cause.items(), key=lambda kv: (-kv[1].tokens_lost, -kv[1].requests, kv[0])):
             also = t.anywhere - t.requests
-            lines.append(f"  {name:<12} {t.requests:>8,} requests {t.tokens_lost:>12,} tokens computed again"
+            lines.append(f"  {name:<12} {t.requests:>8,} {'request ' if t.requests == 1 else 'requests'}"
+                         f" {t.tokens_lost:>12,} tokens computed again"
                          + (f"   (+{also:,} as a later place)" if also else ""))
         places = self.top_places()
         if places:
             lines += ["", f"Places by cause (top {len(places)}: cause, token, requests, tokens computed again):"]
             for number, p in enumerate(places, 1):
-                lines.append(f"{number:>3}. {p.cause} at token {p.token:,}: {p.requests:,} requests,"
+                lines.append(f"{number:>3}. {p.cause} at token {p.token:,}: {p.requests:,} request{'s' * (p.requests != 1)},"
                              f" {p.tokens_lost:,} tokens (first on line {p.first_line})  {json.dumps(p.text, ensure_ascii=False)}")
         return lines
 
