@@ -228,6 +228,11 @@ def read_log(stream: IO[bytes], source: str, block_size: int = 512,
     """Every non-blank line of `stream`, parsed: a request (`LoggedRequest`), a hashed-block
     trace line (`Request`, recognised by `hash_ids`) or a `BadLine`. A log is one or the
     other: a line of the other kind is fatal. Bytes read so far via `stream.tell()`."""
+    from prefixlint.replay import sharegpt
+
+    if sharegpt.starts_array(stream):
+        yield from sharegpt.read_array(stream, source)
+        return
     kind = None
     for number, raw in enumerate(bounded_lines(stream), 1):
         if raw is None:
@@ -253,6 +258,8 @@ def read_log(stream: IO[bytes], source: str, block_size: int = 512,
             kind = is_trace
             if is_trace:
                 yield parse_trace(data, number, block_size, lora_of or _no_lora)
+            elif sharegpt.is_conversation(data):
+                yield from sharegpt.expand(data, number)
             else:
                 yield parse_request(data, number)
         except (LogError, TraceError) as exc:
