@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from prefixlint.explain.align import Region, same_chars
-from prefixlint.explain.causes import name_value, widen
+from prefixlint.explain.causes import _MARKUP, name_value, widen
 
 #: A region with less equal text than this after it is the tail of the prompt.
 STABLE_CHARS = 40
@@ -124,7 +124,7 @@ def kind_of(region: Region, sides: Sides) -> str | tuple[str, int, str]:
         os_, oe = widen(other_line, region.other_start - other_begin, region.other_end - other_begin)
         if sides.context.messages and not sides.context.holds(line[s:e]) \
                 and not sides.other_context.holds(other_line[os_:oe]) and re.search(r"\w", line[s:e]):
-            return "template"
+            return "template", begin + s, " ".join(_MARKUP.sub(" ", line).split())
         if len(line) <= VALUE_CHARS * 4 or e - s <= VALUE_CHARS:
             cause, value = name_value(line, region.start - begin, region.end - begin, other_line[os_:oe])
             if cause is not None:

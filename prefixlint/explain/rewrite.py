@@ -21,6 +21,8 @@ from prefixlint.load.classify import builtin_catalog, classify_variable, name_wo
 #: A line of this many characters at most can be a volatile line (longer: a paragraph).
 LINE_CHARS = 200
 _LABELLED = re.compile(r"^\s*[-*#>]*\s*([A-Za-z][\w .'/-]{0,40}?)\s*[:=]\s*(\S.*)$")
+#: `Iteration 12`, `Turn #3`: a counter's name and its number, the whole line.
+_NUMBERED = re.compile(r"^\s*([A-Za-z][\w ]{0,30}?)\s+#?(\d+)\s*$")
 
 
 @dataclass
@@ -40,7 +42,7 @@ def volatile_line(line: str) -> bool:
     for signal, _, finder in _finders():
         if signal in STRONG_SAMPLES and finder.search(line):
             return True
-    match = _LABELLED.match(line)
+    match = _LABELLED.match(line) or _NUMBERED.match(line)
     if match is None:
         return False
     label = "_".join(name_words(match.group(1)))
