@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from prefixlint.replay.media import marked
-from prefixlint.replay.request import Request
+from prefixlint.engines.request import Request
 from prefixlint.replay.requestlog import LoggedRequest
 from prefixlint.tokenize import Tokenizer
 
@@ -61,7 +61,7 @@ def _first_text(entry: LoggedRequest) -> str:
 def _chat(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) -> tuple[list[int], list[int], int | None]:
     """Prompt, generated tokens whose KV vLLM computes, and the stop token sampled last."""
     from prefixlint.render.chat import generated_reply, render_chat
-    from prefixlint.render.templates import HARMONY, resolve_chat_template
+    from prefixlint.render.templates import resolve_chat_template
 
     template = resolve_chat_template(tokenizer, settings.chat_template)
     messages = [{**m, "content": marked(m.get("content"))} for m in entry.body["messages"]]
@@ -72,14 +72,11 @@ def _chat(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) ->
         return prompt, [], None
     reply = generated_reply([*messages, entry.response_message], len(messages), tokenizer=tokenizer,
                             chat_template=template, tools=tools, now=now)
-    generated = list(reply.ids)
+    from prefixlint.transcript.render import split_reply, stop_tokens
+
     # Drop the stop token the model sampled last: its KV is never computed.
-    if template.format == HARMONY:
-        return prompt, generated[:-1], generated[-1] if generated else None
-    if reply.end_of_turn:
-        end = len(generated) - len(tokenizer.encode(reply.end_of_turn))
-        return prompt, generated[:end], generated[end] if end < len(generated) else None
-    return prompt, generated, None
+    generated, last = split_reply(reply.ids, stop_tokens(reply, tokenizer, template))
+    return prompt, generated, last
 
 
 def prepare(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) -> Request:

@@ -9,8 +9,8 @@ import tiktoken
 from click.testing import CliRunner
 
 from prefixlint.cli import cli
-from prefixlint.match.profiles import get_profile
-from prefixlint.replay.radix import RadixLRU
+from prefixlint.engines.profiles import get_profile
+from prefixlint.engines.radix import RadixLRU
 from prefixlint.replay.ttl import parse_duration
 
 SGLANG = get_profile("sglang")

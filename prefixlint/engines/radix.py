@@ -18,9 +18,9 @@ import heapq
 from itertools import count
 from typing import Hashable, Sequence
 
-from prefixlint.match.blockpool import Miss, Outcome
+from prefixlint.engines.base import Miss, Outcome
 from prefixlint.match.prefix import _common
-from prefixlint.match.profiles import EngineProfile
+from prefixlint.engines.profiles import EngineProfile
 
 SAMPLE_TOKENS = 16
 

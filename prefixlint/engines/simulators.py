@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.match.blockpool import Outcome, VllmPrefixCache
-from prefixlint.match.profiles import EngineProfile
-from prefixlint.replay.radix import RadixLRU
-from prefixlint.replay.request import Request
+from prefixlint.engines.base import Outcome
+from prefixlint.engines.blockpool import VllmPrefixCache
+from prefixlint.engines.profiles import EngineProfile
+from prefixlint.engines.radix import RadixLRU
+from prefixlint.engines.request import Request
 
 
 class VllmSimulator:
-    """vLLM's block pool (prefixlint.match.blockpool): token requests and hashed-block traces."""
+    """vLLM's block pool (prefixlint.engines.blockpool): token requests and hashed-block traces."""
 
     def __init__(self, block_size: int, capacity_blocks: int | None = None) -> None:
         self.pool = VllmPrefixCache(block_size, capacity_blocks)
@@ -34,7 +35,7 @@ class VllmSimulator:
 
 
 class RadixSimulator:
-    """Other engines: a radix tree with the profile's rounding (prefixlint.replay.radix); SGLang's
+    """Other engines: a radix tree with the profile's rounding (prefixlint.engines.radix); SGLang's
     pool size and LRU leaf eviction with a capacity, and a time to live for API caches."""
 
     def __init__(self, profile: EngineProfile, capacity_tokens: int | None = None, ttl: float | None = None,
