@@ -15,12 +15,13 @@ from prefixlint.rules.catalog import Rule, load_catalog
 from prefixlint.rules.chat_template_check import chat_template_injects_date, chat_template_rewrites_history
 from prefixlint.rules.checks import boundary_merge, stable_prefix_below_minimum, volatile_before_stable
 from prefixlint.rules.measured import Measured
+from prefixlint.rules.schema_order import unstable_schema_order
 
 Check = Callable[[Rule, Measured], Iterable[Finding]]
 
 CHECKS: dict[str, Check] = {check.__name__: check for check in (
     volatile_before_stable, boundary_merge, stable_prefix_below_minimum,
-    chat_template_injects_date, chat_template_rewrites_history,
+    chat_template_injects_date, chat_template_rewrites_history, unstable_schema_order,
 )}
 
 #: The rules of the served chat template itself, checked once per template and tokenizer
