@@ -8,11 +8,15 @@ again character by character, so that two values on one line are two places too.
 
 from __future__ import annotations
 
+import os
 from bisect import bisect_right
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Iterator, Sequence
 
+#: Lines replaced one for one that are less alike than this (difflib's ratio) differ as a whole
+#: (another paragraph): one place, from their common start to their common end.
+ALIKE_RATIO = 0.6
 #: Two differences closer than this (characters of equal text between them) are one place,
 #: and so are two within one word (equal text without white space, up to WORD_CHARS: a uuid
 #: whose random digits happen to agree in places).
@@ -65,8 +69,14 @@ def _lines(text: str, start: int) -> tuple[list[str], list[int]]:
 
 def _char_regions(a: str, a0: int, b: str, b0: int) -> Iterator[tuple[int, int, int, int]]:
     """Differences between two aligned lines, joined when fewer than JOIN_CHARS apart."""
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    if matcher.ratio() < ALIKE_RATIO:
+        head = len(os.path.commonprefix([a, b]))
+        tail = len(os.path.commonprefix([a[head:][::-1], b[head:][::-1]]))
+        yield a0 + head, a0 + len(a) - tail, b0 + head, b0 + len(b) - tail
+        return
     current = None
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             same = a[i1:i2]
             within_word = len(same) < WORD_CHARS and not any(c.isspace() for c in same) and i2 < len(a)

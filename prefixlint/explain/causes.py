@@ -76,6 +76,7 @@ def label_of(line: str, start: int) -> str:
 def widen(line: str, start: int, end: int) -> tuple[int, int]:
     """The differing span grown to whole words (digits, letters, and the marks inside ids)."""
     keep = re.compile(r"[\w@.+\-/]")
+    start, end = min(start, len(line)), min(end, len(line))
     while start > 0 and keep.match(line[start - 1]):
         start -= 1
     while end < len(line) and keep.match(line[end]):
@@ -105,9 +106,20 @@ def name_value(line: str, start: int, end: int, other: str = "") -> tuple[str | 
     sample = _sample_class(line, start, end, strong=False)
     if sample is not None:
         return CLASS_CAUSE.get(sample[0]), sample[1]
-    if value and re.fullmatch(r"[\d.,:#]+", value) and (not other or re.fullmatch(r"[\d.,:#]+", other)):
+    clock = _CLOCK.search(line, max(0, start - 8))
+    if clock is not None and clock.start() < max(end, start + 1) and clock.end() > start:
+        return "timestamp", clock.group()
+    if value and re.fullmatch(r"[\d.,#]+", value) and (not other or re.fullmatch(r"[\d.,#]+", other)):
         return "counter", value
+    if _ID_LIKE.fullmatch(value) and (not other or _ID_LIKE.fullmatch(other)):
+        return "identifier", value
     return None, value
+
+
+#: A time of day (`10:04`, `10:04:07`, `9:30 pm`): a clock, though no sample shape of the catalog.
+_CLOCK = re.compile(r"(?<!\d)\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?(\s?[ap]\.?m\.?)?(?![\d:])", re.I)
+#: Letters and digits mixed, 6 characters or more, no spaces: a generated id (`x7Kp2Q9`, `req_81f3`).
+_ID_LIKE = re.compile(r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{6,}")
 
 
 def shown(text: str) -> str:

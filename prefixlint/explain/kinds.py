@@ -35,6 +35,8 @@ class Context:
     messages: tuple[tuple[str, str], ...] = ()
     tools_text: str = ""
     request_id: str | None = None
+    #: The tools with sorted keys, ordered: equal for the same schemas in another order.
+    tools_canonical: str = ""
 
     @property
     def last_user(self) -> str | None:
@@ -66,7 +68,8 @@ def context_of(body: dict, request_id: str | None = None) -> Context:
         messages.append((role, text))
     tools = body.get("tools")
     tools_text = json.dumps(tools, ensure_ascii=False) if isinstance(tools, list) else ""
-    return Context(tuple(messages), tools_text, request_id)
+    canonical = "" if not tools_text else json.dumps(sorted(_canonical(t) for t in tools))
+    return Context(tuple(messages), tools_text, request_id, canonical)
 
 
 @dataclass
@@ -96,12 +99,56 @@ def _jsonish(text: str) -> bool:
     return '"' in text and any(c in text for c in "{[:")
 
 
+#: Opening brackets tried, nearest first, when looking for the JSON value around a region.
+JSON_TRIES = 40
+_DECODER = json.JSONDecoder()
+
+
+def json_around(text: str, start: int, end: int) -> tuple[int, int, Any] | None:
+    """The innermost JSON object or array of `text` that holds [start, end): its span and value."""
+    tries, at = 0, start + 1
+    while tries < JSON_TRIES:
+        at = max(text.rfind("{", 0, at), text.rfind("[", 0, at))
+        if at < 0:
+            return None
+        tries += 1
+        try:
+            value, stop = _DECODER.raw_decode(text, at)
+        except ValueError:
+            continue
+        if stop >= end and isinstance(value, (dict, list)):
+            return at, stop, value
+    return None
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def reordered_json(region: Region, sides: Sides) -> int | None:
+    """Where the JSON around the region ends in the request's text when both sides hold the same
+    JSON value serialized in another key order; else None."""
+    mine = json_around(sides.text, region.start, region.end)
+    if mine is None:
+        return None
+    theirs = json_around(sides.other, region.other_start, region.other_end)
+    if theirs is None or _canonical(mine[2]) != _canonical(theirs[2]):
+        return None
+    return mine[1]
+
+
 def kind_of(region: Region, sides: Sides) -> str | tuple[str, int, str]:
     """The cause of `region`, or (cause, character where its value starts, the value)."""
     mine = sides.text[region.start: region.end]
     theirs = sides.other[region.other_start: region.other_end]
     if "".join(mine.split()) == "".join(theirs.split()):
         return "whitespace"
+    if "{" in sides.text[max(0, region.start - 2000): region.end + 1] and reordered_json(region, sides) is not None:
+        return "tool-order"
+    ours, others = sides.context, sides.other_context
+    if ours.tools_text != others.tools_text and ours.tools_canonical == others.tools_canonical \
+            and _jsonish(mine or theirs):
+        return "tool-order"  # the request's tools are the cached side's, serialized in another order
     if same_chars(mine, theirs) and _jsonish(mine):
         return "tool-order"
     if (not theirs and _moved(mine, sides.other)) or (not mine and _moved(theirs, sides.text)):
@@ -144,8 +191,13 @@ def kinds(found: Sequence[Region], sides: Sides) -> list[tuple[Region, str, int,
     """(region, cause, character where the place starts, its text) of every region; runs of one
     cause that are one place (a CRLF on every line, a schema's reordered keys) are named once."""
     named: list[tuple[Region, str, int, str]] = []
+    inside = -1  # the end of a reordered JSON value: its other differences are the same place
     for region in found:
+        if region.start < inside:
+            continue
         cause = kind_of(region, sides)
+        if cause == "tool-order":
+            inside = reordered_json(region, sides) or -1
         start, text = region.start, sides.text[region.start: region.end]
         if isinstance(cause, tuple):
             cause, start, text = cause

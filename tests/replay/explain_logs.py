@@ -117,11 +117,12 @@ class State:
             self.example = self.few_shot()
         elif kind == "retrieved":
             self.document = self.retrieved()
-        elif kind == "tool-order":
-            self.tools = _shuffled(TOOLS, self.rng)
+        elif kind == "tool-order":  # keys in another order, and half the time the tools too
+            self.tools = _shuffled(TOOLS, self.rng)[:: self.rng.choice((1, -1))]
         elif kind == "whitespace":
-            ends = ("\n", "\r\n", " \n")
-            self.line_end = ends[(ends.index(self.line_end) + 1) % len(ends)]
+            # never seen before: k trailing spaces, CRLF every other time
+            self.spaces = getattr(self, "spaces", 0) + 1
+            self.line_end = " " * (self.spaces // 2) + ("\r\n" if self.spaces % 2 else "\n")
         if kind != "full-hit":
             self.question = self.new_question()
 
