@@ -9,6 +9,7 @@ again character by character, so that two values on one line are two places too.
 from __future__ import annotations
 
 import os
+import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -57,8 +58,14 @@ class Text:
         return self.starts[token] if token < len(self.starts) else len(self.text)
 
 
+#: Where a prompt's text is cut into the pieces that are aligned: after each line end, and
+#: around chat markup (`<|im_start|>`, `<|eot_id|>`: templates that join messages without a
+#: newline would otherwise make the whole conversation one line).
+_PIECES = re.compile(r"(?<=\n)|(?=<\|)|(?<=\|>)")
+
+
 def _lines(text: str, start: int) -> tuple[list[str], list[int]]:
-    lines = text[start:].splitlines(keepends=True)
+    lines = [piece for piece in _PIECES.split(text[start:]) if piece]
     offsets, at = [], start
     for line in lines:
         offsets.append(at)
@@ -103,7 +110,8 @@ def same_chars(a: str, b: str) -> bool:
 @dataclass(frozen=True)
 class Alignment:
     regions: list[Region]
-    #: Characters of the request's text on lines equal to the cached side's, past `start`.
+    #: Characters of the request's text on lines equal to the cached side's, past `start`
+    #: (lines of 16 characters or more, markup aside).
     equal_lines: int
 
 
@@ -111,14 +119,14 @@ def regions(text: str, other: str, start: int) -> Alignment:
     """Every place after character `start` (where both texts still agree) where `text` and
     `other` differ, in the order of `text`; `equal_after` and `stable_after` say how much of
     the request's text is the same as the cached side's after each."""
-    line_start = text.rfind("\n", 0, start) + 1
+    line_start = max(text.rfind("\n", 0, start) + 1, text.rfind("|>", 0, start) + 2 if "|>" in text[:start] else 0)
     a, a_at = _lines(text, line_start)
     b, b_at = _lines(other, line_start)
     spans: list[tuple[int, int, int, int]] = []
     equal_lines = 0
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            equal_lines += a_at[i2] - a_at[i1]
+        if tag == "equal":  # chat markup and short pieces (a role name, a blank line) are not content
+            equal_lines += sum(len(piece) for piece in a[i1:i2] if len(piece.strip()) >= 16 and not piece.startswith("<|"))
             continue
         if tag == "replace" and i2 - i1 == j2 - j1 and not same_chars("".join(a[i1:i2]), "".join(b[j1:j2])):
             for k in range(i2 - i1):
