@@ -172,8 +172,8 @@ class _Renderer:
 @click.pass_context
 def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_size, cache_tokens, memory,
            trace_block_size, lora_modules, ttl_text, no_overlap, curve, curve_at, plot_file, model_config, dtype, si, strict,
-           replicas, router, seed, prefill_tps, decode_tps, workers, use_ray, per_request, fail_under, rewrite_out,
-           output_format):
+           replicas, router, seed, prefill_tps, decode_tps, workers, use_ray, per_request, fail_under, no_causes,
+           rewrite_out, output_format):
     """Replay a request log (JSON Lines, one OpenAI chat or completions request per line, in
     the order served) or a hashed-block trace (Mooncake, AIPerf: `hash_ids` per line) through
     the engine's prefix cache: requests, prompt tokens, cached tokens and hit rate, per
@@ -250,9 +250,9 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         raise click.BadParameter(str(exc), param_hint="--lora-modules") from None
     renderer = _Renderer(tokenizer, offline, chat_template, fixed_now(now_text), lora_of, profile.name)
     source, opened = record_source(log, workers, use_ray, Setup(renderer, trace_block_size, lora_of))
-    explaining = explain.Explaining(renderer, per_request, ctx.with_resource(explain.ExitStack()))
+    explaining = explain.Explaining(renderer, per_request, ctx.with_resource(explain.ExitStack()), not no_causes)
     seen = replay_log(log, make_replay, renderer, strict=strict, trace_block_size=trace_block_size,
-                      lora_of=lora_of, progress=_progress, source=source, opened=opened, observe=explaining.observe)
+                      lora_of=lora_of, progress=_progress, source=source, opened=opened, observe=explaining.hook)
     run, (blocks, capacity_from) = seen.replay, capacities[seen.trace]
     routes = routing.get(seen.trace)
     if source is not None and not seen.trace and renderer.tokenizer is None:

@@ -35,6 +35,8 @@ def explain_options(function):
                      " causes) to PATH (JSON Lines; - for standard output)."),
         click.option("--fail-under", "fail_under", metavar="RATE", callback=_rate,
                      help="Exit 1 when the hit rate is below RATE (0.5 or 50%), 0 otherwise: a gate for CI."),
+        click.option("--no-causes", "no_causes", is_flag=True,
+                     help="Do not name the cause of each miss (faster on large logs; no --per-request, --rewrite)."),
         click.option("--rewrite", "rewrite_out", metavar="OUT.jsonl",
                      help="Write the log rewritten as check --fix fixes templates (volatile lines after the stable"
                      " part, tool schemas with sorted keys in a stable order, whitespace normalized), replay it,"
@@ -48,8 +50,12 @@ def explain_options(function):
 class Explaining:
     """The explanation of one replay: the hook's receiver, and its output."""
 
-    def __init__(self, renderer: Any, per_request: str | None, stack: contextlib.ExitStack) -> None:
+    def __init__(self, renderer: Any, per_request: str | None, stack: contextlib.ExitStack,
+                 enabled: bool = True) -> None:
+        if not enabled and per_request:
+            raise click.UsageError("--per-request names the causes: drop --no-causes")
         self.renderer = renderer
+        self.hook = self.observe if enabled else None
         self.stack = stack
         self.out = None
         if per_request == "-":

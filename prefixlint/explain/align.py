@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import re
 from bisect import bisect_right
+from collections import Counter
+from itertools import accumulate
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Iterator, Sequence
@@ -18,6 +20,9 @@ from typing import Iterator, Sequence
 #: Lines replaced one for one that are less alike than this (difflib's ratio) differ as a whole
 #: (another paragraph): one place, from their common start to their common end.
 ALIKE_RATIO = 0.6
+#: A line pair whose differing middle is longer than this differs as a whole (not aligned
+#: character by character: a value is short, a longer difference is a block of its own).
+MIDDLE_CHARS = 240
 #: Two differences closer than this (characters of equal text between them) are one place,
 #: and so are two within one word (equal text without white space, up to WORD_CHARS: a uuid
 #: whose random digits happen to agree in places).
@@ -42,12 +47,8 @@ class Text:
     """A token sequence as text: each token's text and the character where it starts."""
 
     def __init__(self, ids: Sequence[int], token_text) -> None:
-        pieces = [token_text(i) for i in ids]
-        self.starts = []
-        offset = 0
-        for piece in pieces:
-            self.starts.append(offset)
-            offset += len(piece)
+        pieces = list(map(token_text, ids))
+        self.starts = list(accumulate(map(len, pieces), initial=0))[:-1]
         self.text = "".join(pieces)
 
     def token_at(self, char: int) -> int:
@@ -76,12 +77,15 @@ def _lines(text: str, start: int) -> tuple[list[str], list[int]]:
 
 def _char_regions(a: str, a0: int, b: str, b0: int) -> Iterator[tuple[int, int, int, int]]:
     """Differences between two aligned lines, joined when fewer than JOIN_CHARS apart."""
-    matcher = SequenceMatcher(None, a, b, autojunk=False)
-    if matcher.ratio() < ALIKE_RATIO:
-        head = len(os.path.commonprefix([a, b]))
-        tail = len(os.path.commonprefix([a[head:][::-1], b[head:][::-1]]))
+    head = len(os.path.commonprefix([a, b]))
+    tail = len(os.path.commonprefix([a[head:][::-1], b[head:][::-1]]))
+    a_mid, b_mid = a[head: len(a) - tail], b[head: len(b) - tail]
+    matcher = SequenceMatcher(None, a_mid, b_mid, autojunk=False)
+    if max(len(a_mid), len(b_mid)) > MIDDLE_CHARS or not a_mid or not b_mid \
+            or (head + tail + sum(m.size for m in matcher.get_matching_blocks())) * 2 < ALIKE_RATIO * (len(a) + len(b)):
         yield a0 + head, a0 + len(a) - tail, b0 + head, b0 + len(b) - tail
         return
+    a, b, a0, b0 = a_mid, b_mid, a0 + head, b0 + head
     current = None
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
@@ -102,9 +106,13 @@ def _char_regions(a: str, a0: int, b: str, b0: int) -> Iterator[tuple[int, int, 
 def same_chars(a: str, b: str) -> bool:
     """The same characters in another order, whitespace and commas aside: reordered keys or
     items, or whitespace drift."""
-    def key(text: str) -> list[str]:
-        return sorted(c for c in text if not c.isspace() and c != ",")
-    return a != b and key(a) == key(b)
+    if a == b:
+        return False
+    ours, theirs = Counter(a), Counter(b)
+    for ignored in " \t\r\n\f\v,":
+        ours.pop(ignored, None)
+        theirs.pop(ignored, None)
+    return ours == theirs
 
 
 @dataclass(frozen=True)
@@ -124,9 +132,11 @@ def regions(text: str, other: str, start: int) -> Alignment:
     b, b_at = _lines(other, line_start)
     spans: list[tuple[int, int, int, int]] = []
     equal_lines = 0
+    content = [len(piece) if len(piece) >= 16 and not piece.startswith("<|") and len(piece.strip()) >= 16 else 0
+               for piece in a]
     for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":  # chat markup and short pieces (a role name, a blank line) are not content
-            equal_lines += sum(len(piece) for piece in a[i1:i2] if len(piece.strip()) >= 16 and not piece.startswith("<|"))
+            equal_lines += sum(content[i1:i2])
             continue
         if tag == "replace" and i2 - i1 == j2 - j1 and not same_chars("".join(a[i1:i2]), "".join(b[j1:j2])):
             for k in range(i2 - i1):

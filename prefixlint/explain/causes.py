@@ -86,6 +86,13 @@ def widen(line: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+@lru_cache(maxsize=4096)
+def _label_class(label: str) -> tuple[str | None, str, bool]:
+    """What the classifier says of a label used as a variable's name (by its name alone)."""
+    found = classify_variable(builtin_catalog(), label, None, ())
+    return found.cls, found.frequency, found.volatile
+
+
 def name_value(line: str, start: int, end: int, other: str = "") -> tuple[str | None, str]:
     """The cause a differing value on `line` ([start, end), `other` the cached side's value)
     is, as `check` names a template variable: strong sample shapes first (a date, a uuid, an
@@ -98,10 +105,10 @@ def name_value(line: str, start: int, end: int, other: str = "") -> tuple[str | 
         return CLASS_CAUSE.get(sample[0]), sample[1]
     label = label_of(line, start)
     if label:
-        found = classify_variable(builtin_catalog(), label, None, [value, other])
-        if found.volatile and found.cls in CLASS_CAUSE:
-            return CLASS_CAUSE[found.cls], value
-        if found.cls == "request-content" or found.frequency == "per_deployment":
+        cls, frequency, volatile = _label_class(label)
+        if volatile and cls in CLASS_CAUSE:
+            return CLASS_CAUSE[cls], value
+        if cls == "request-content" or frequency == "per_deployment":
             return None, value
     sample = _sample_class(line, start, end, strong=False)
     if sample is not None:

@@ -31,6 +31,9 @@ RECENT = 4
 TEXTS_KEPT = 64
 #: Equal text (characters) past the shared prefix that makes two prompts alike.
 ALIKE_CHARS = 100
+#: Tokens of history kept (4 bytes each); the oldest sequences are forgotten past it, so memory
+#: does not grow with the log (an engine's cache forgets them long before).
+HISTORY_TOKENS = 20_000_000
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,9 @@ class Explainer:
         self._token_text = token_text
         self._pieces: dict[int, str] = {}
         self.block = block
-        self.entries: list[Entry] = []
+        self.entries: dict[int, Entry] = {}
+        self._next = 0
+        self._kept_tokens = 0
         self._by_hash: dict[int, int] = {}
         self._by_group: dict[str, int] = {}
         self._texts: OrderedDict[int, Text] = OrderedDict()
@@ -58,10 +63,17 @@ class Explainer:
             text = self._pieces[token] = self._token_text(token)
         return text
 
+    def decoded(self, ids: Sequence[int]) -> Text:
+        """`ids` as text, each token's text looked up once per replay."""
+        known = self._pieces
+        for token in set(ids).difference(known):
+            known[token] = self._token_text(token)
+        return Text(ids, known.__getitem__)
+
     def _text(self, index: int) -> Text:
         text = self._texts.get(index)
         if text is None:
-            text = self._texts[index] = Text(self.entries[index].ids, self.piece)
+            text = self._texts[index] = self.decoded(self.entries[index].ids)
             if len(self._texts) > TEXTS_KEPT:
                 self._texts.popitem(last=False)
         else:
@@ -79,14 +91,14 @@ class Explainer:
         best = None
         for value in self._hashes(prompt):
             found = self._by_hash.get(value)
-            if found is None:
+            if found is None or found not in self.entries:
                 break
             best = found
         if best is not None:
             return [best]
         found = [self._by_group[group]] if group in self._by_group else []
-        found += range(len(self.entries) - 1, max(-1, len(self.entries) - 1 - RECENT), -1)
-        return list(dict.fromkeys(found))
+        found += range(self._next - 1, max(-1, self._next - 1 - RECENT), -1)
+        return [index for index in dict.fromkeys(found) if index in self.entries]
 
     def explain(self, prompt: Sequence[int], generated: Sequence[int] = (), context: Context | None = None,
                 group: str = "", miss: str | None = None, cached_tokens: int = 0) -> list[Cause]:
@@ -104,6 +116,7 @@ class Explainer:
         if not self.entries:
             return [Cause("cold", 0, shown(self._decoded(prompt, 0, 12)))]
         best, best_score, best_causes = None, -1, None
+        best_causes = [Cause("cold", 0, shown(self._decoded(prompt, 0, 12)))]
         for index in self._candidates(prompt, group):
             entry = self.entries[index]
             shared = shared_prefix(list(prompt), list(entry.ids))
@@ -122,7 +135,7 @@ class Explainer:
             return [Cause("full-hit", shared, "")], 1 << 40
         if shared >= len(entry.ids):
             return [Cause("new-content", shared, shown(self._decoded(prompt, shared, 12)))], shared + (1 << 30)
-        mine, theirs = Text(prompt, self.piece), self._text(index)
+        mine, theirs = self.decoded(prompt), self._text(index)
         at = mine.char_of(shared)
         common = shared_prefix(mine.text, theirs.text)
         sides = Sides(mine.text, theirs.text, context, entry.context, theirs.char_of(entry.prompt_tokens)
@@ -148,10 +161,16 @@ class Explainer:
         return [causes[0], *later], alike
 
     def _remember(self, prompt: Sequence[int], generated: Sequence[int], context: Context, group: str) -> None:
-        index = len(self.entries)
-        ids = array("l", prompt)
+        index = self._next
+        self._next += 1
+        ids = array("i", prompt)
         ids.extend(generated)
-        self.entries.append(Entry(ids, len(prompt), context))
+        self.entries[index] = Entry(ids, len(prompt), context)
+        self._kept_tokens += len(ids)
+        while self._kept_tokens > HISTORY_TOKENS and len(self.entries) > 1:
+            oldest = next(iter(self.entries))
+            self._kept_tokens -= len(self.entries.pop(oldest).ids)
+            self._texts.pop(oldest, None)
         for value in self._hashes(ids):
             self._by_hash[value] = index
         self._by_group[group] = index
