@@ -21,11 +21,11 @@ The interface (a router, `--replicas`, holds N simulators), stable for other pac
 - `Request` (prefixlint/engines/request.py) is engine-neutral and frozen: `line`, `group`,
   `prompt` (token ids; empty for a hashed-block trace), `generated` (the generated tokens
   whose KV was computed), `last_sampled` (the stop token, cached by SGLang's overlap
-  scheduler only), `salt`, `lora` (the adapter's name, vLLM's LoRA extra key of every block, or None),
+  scheduler only), `salt`, `lora` (the adapter's `(name, path)`, vLLM's extra key of every block and SGLang's `extra_key`, or None),
   `block_ids` (a trace's `hash_ids`, None for token requests), `input_length` and
   `output_length` (tokens), `timestamp` (seconds, None if the log has none),
   `skip_lookup` (prompt logprobs: the engine does not look the prompt up),
-  `reported_cached_tokens`.
+  `reported_cached_tokens`, `finish_reason` (`length`: SGLang's overlap scheduler caches no extra token).
 - A simulator is one engine instance with its own memory; it never reads the log. Requests
   are served one after another (`serve.serve`, the one loop every command uses); a router
   picks which instance serves each.

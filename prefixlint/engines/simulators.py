@@ -52,9 +52,10 @@ class RadixSimulator:
             raise PrefixlintError(f"a hashed-block trace replays on vLLM's block pool, not on {self.cache.profile.name}",
                                   line=request.line, hint="drop --engine (or use --engine vllm)")
         seq = [*request.prompt, *request.generated]
-        if self.overlap and request.last_sampled is not None:
+        if self.overlap and request.last_sampled is not None and request.finish_reason != "length":
             seq.append(request.last_sampled)
-        return self.cache.serve(request.prompt, seq, request.salt, request.timestamp,
+        extra = request.salt if request.lora is None else (request.salt, request.lora)
+        return self.cache.serve(request.prompt, seq, extra, request.timestamp,
                                 0 if request.skip_lookup else None)
 
     def block_hashes(self, request: Request) -> list[int]:

@@ -79,6 +79,22 @@ def _chat(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) ->
     return prompt, generated, last
 
 
+#: The stop token of a tokenizer whose configuration names no EOS: an id no text encodes to.
+UNKNOWN_STOP = -1
+
+
+def stop_token(tokenizer: Tokenizer) -> int:
+    """The id of the tokenizer's EOS (`eos_token` of its configuration), else UNKNOWN_STOP."""
+    from prefixlint.render.chat import special_tokens
+
+    try:
+        eos = special_tokens(tokenizer).get("eos_token")
+    except (AttributeError, TypeError):  # a tokenizer without a configuration (tiktoken)
+        return UNKNOWN_STOP
+    found = tokenizer.token_id(eos) if isinstance(eos, str) else None
+    return UNKNOWN_STOP if found is None else found
+
+
 def prepare(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) -> Request:
     """Raises PrefixlintError when the request cannot be rendered (a bad line)."""
     last = None
@@ -92,8 +108,10 @@ def prepare(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) 
         generated = tokenizer.encode(entry.response_text, add_special_tokens=False) if entry.response_text else []
     if entry.finish_reason == "length" and generated:
         last = generated.pop()  # no stop token: the last text token was the last sampled
+    elif last is None and entry.finish_reason == "stop" and entry.response_text is not None:
+        last = stop_token(tokenizer)  # a completion's text never shows the EOS it ended with
     group = entry.template if entry.template is not None else leading_group(_first_text(entry))
     return Request(entry.line, group, prompt, generated, last, entry.cache_salt,
                    timestamp=entry.timestamp.timestamp() if entry.timestamp is not None else None,
                    reported_cached_tokens=entry.reported_cached_tokens, session=entry.session,
-                   duration=entry.duration)
+                   duration=entry.duration, finish_reason=entry.finish_reason)
