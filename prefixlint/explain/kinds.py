@@ -174,6 +174,8 @@ def kind_of(region: Region, sides: Sides) -> str | tuple[str, int, str]:
             return "template", begin + s, " ".join(_MARKUP.sub(" ", line).split())
         if len(line) <= VALUE_CHARS * 4 or e - s <= VALUE_CHARS:
             cause, value = name_value(line, region.start - begin, region.end - begin, other_line[os_:oe])
+            if cause is not None and len(mine.strip()) > max(2 * len(value), len(value) + 24):
+                cause = None  # a value inside a longer differing text: the text is the place (a document)
             if cause is not None:
                 at = line.find(value, max(0, s - len(value))) if value else -1
                 return cause, begin + (at if at >= 0 else s), value

@@ -233,3 +233,16 @@ def test_regions_account_for_every_difference(a, b):
         at = region.end
     rebuilt.append(a[at:])
     assert "".join(rebuilt) == b
+
+
+def test_a_date_inside_a_retrieved_document_is_the_document(tmp_path):
+    """A value the classifier knows (a date), inside a longer differing text ahead of stable
+    instructions: the place is the document, not the date."""
+    docs = ["The Falcon launch on 2024-05-01 slipped two days because of high winds over the pad.",
+            "Our Mars depot reopened on 2024-06-11 after the dust storm; deliveries resume weekly.",
+            "Refund policy 7 changed on 2024-07-02: engines bought in bulk have sixty days."]
+    lines = [json.dumps({"messages": [{"role": "system", "content": f"Context: {doc}\n{explain_logs.INSTRUCTIONS}"},
+                                      {"role": "user", "content": "Hi?"}]}) for doc in docs]
+    _, rows, _ = replay(tmp_path, lines, "o200k_base")
+    assert [r["causes"][0]["cause"] for r in rows] == ["cold", "retrieved", "retrieved"]
+    assert rows[1]["causes"][0]["text"].startswith("Our Mars depot")
