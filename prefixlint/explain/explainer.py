@@ -25,8 +25,8 @@ from prefixlint.explain.kinds import Context, Sides, kinds
 from prefixlint.match.prefix import shared_prefix
 
 BLOCK = 16
-#: Earlier requests tried as the cached side when no block is shared.
-RECENT = 4
+#: The latest requests tried as the cached side (besides the engine's match and the group's).
+RECENT = 8
 #: Texts of earlier sequences kept decoded.
 TEXTS_KEPT = 64
 #: Equal text (characters) past the shared prefix that makes two prompts alike.
@@ -88,15 +88,16 @@ class Explainer:
         return hashes
 
     def _candidates(self, prompt: Sequence[int], group: str) -> list[int]:
+        """The engine's match (longest run of shared blocks), the latest of the group, the latest
+        few: the cached side is chosen among them."""
         best = None
         for value in self._hashes(prompt):
             found = self._by_hash.get(value)
             if found is None or found not in self.entries:
                 break
             best = found
-        if best is not None:
-            return [best]
-        found = [self._by_group[group]] if group in self._by_group else []
+        found = [best] if best is not None else []
+        found += [self._by_group[group]] if group in self._by_group else []
         found += range(self._next - 1, max(-1, self._next - 1 - RECENT), -1)
         return [index for index in dict.fromkeys(found) if index in self.entries]
 
@@ -113,17 +114,29 @@ class Explainer:
             self._remember(prompt, generated, context, group)
 
     def _explain(self, prompt: Sequence[int], context: Context, group: str) -> list[Cause]:
-        if not self.entries:
+        """Against the most alike of the candidates that share about as much as the best one (a
+        block): the reuse stops where the engine's does, and past it the places are counted
+        against the request that would match once they are fixed (the same tenant's last one,
+        not another tenant's whose clock happens to share more digits)."""
+        candidates = self._candidates(prompt, group)
+        if not candidates:
             return [Cause("cold", 0, shown(self._decoded(prompt, 0, 12)))]
-        best, best_score, best_causes = None, -1, None
-        best_causes = [Cause("cold", 0, shown(self._decoded(prompt, 0, 12)))]
-        for index in self._candidates(prompt, group):
-            entry = self.entries[index]
-            shared = shared_prefix(list(prompt), list(entry.ids))
-            causes, score = self._against(prompt, context, index, shared)
-            if score > best_score:
-                best, best_score, best_causes = index, score, causes
-        return best_causes
+        mine = list(prompt)
+        shared = {index: shared_prefix(mine, list(self.entries[index].ids)) for index in candidates}
+        top = max(candidates, key=lambda index: (shared[index], index))
+        entry = self.entries[top]
+        if shared[top] >= len(prompt) - 1 or shared[top] >= len(entry.ids) or len(candidates) == 1:
+            return self._against(prompt, context, top, shared[top])[0]
+        close = [index for index in candidates if shared[index] >= shared[top] - self.block]
+        if len(close) > 1:
+            lines = set(self.decoded(prompt).text.splitlines())
+            def likeness(index: int) -> tuple[int, int]:
+                return len(lines.intersection(self._text(index).text.splitlines())), shared[index]
+            close.sort(key=likeness, reverse=True)
+        causes, alike = self._against(prompt, context, close[0], shared[close[0]])
+        if causes[0].cause == "cold" and close[0] != top:
+            causes = self._against(prompt, context, top, shared[top])[0]
+        return causes
 
     def _decoded(self, ids: Sequence[int], start: int, count: int) -> str:
         return "".join(self.piece(i) for i in ids[start: start + count])

@@ -22,6 +22,9 @@ from prefixlint.explain.causes import _MARKUP, name_value, widen
 STABLE_CHARS = 40
 #: A single-line difference up to this long is a value, longer is a block.
 VALUE_CHARS = 120
+#: A single-line difference shorter than this is not a document (unless labelled as one).
+BLOCK_CHARS = 60
+_RETRIEVED = re.compile(r"(?i)\b(context|document|documents|retrieved|source|sources|passage|snippet|search results?)\b")
 _FEW_SHOT = re.compile(
     r"(?im)(\bexamples?\b|\bfew[- ]shot\b|\bdemonstrations?\b|^\s*(q|a|question|answer|input|output|human|ai|"
     r"user|assistant|sample)\s*\d*\s*[:：])")
@@ -183,7 +186,9 @@ def kind_of(region: Region, sides: Sides) -> str | tuple[str, int, str]:
         before = sides.text[max(0, sides.text.rfind("\n", 0, max(0, region.start - 1)) ): region.start]
         if _FEW_SHOT.search(before + mine) or _FEW_SHOT.search(theirs):
             return "few-shot"
-        return "retrieved"
+        if not single or max(len(mine), len(theirs)) > BLOCK_CHARS or _RETRIEVED.search(before):
+            return "retrieved"
+        return "other"  # a few words the classifier cannot name (another company's name)
     if sides.context.messages:
         return "new-content"
     return "new-content" if region.stable_after < STABLE_CHARS else "other"

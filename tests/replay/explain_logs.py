@@ -144,18 +144,25 @@ def mixed_log(n: int = 120, seed: int = 7, parts: tuple[str, ...] = ("timestamp"
     return lines, expected
 
 
-def triple_log(n: int = 40, seed: int = 3):
+def triple_log(n: int = 40, seed: int = 3, tenants: int = 1):
     """A timestamp, a request id and an e-mail on the first three lines of the system prompt,
-    all three new on every request: each is named, in order."""
+    all three new on every request: each is named, in order. With `tenants`, requests take
+    turns among that many companies, each with instructions of its own after the three lines
+    (the first request of each is cold: its instructions are new)."""
     rng = random.Random(seed)
     state = State(rng)
     parts = ("timestamp", "identifier", "user-data")
-    lines, expected = [json.dumps(state.request(parts, False))], [["cold"]]
-    for _ in range(1, n):
+    lines, expected = [], []
+    for index in range(n):
         for kind in parts:
             state.change(kind)
-        lines.append(json.dumps(state.request(parts, False)))
-        expected.append(list(parts))
+        body = state.request(parts, False)
+        tenant = index % tenants
+        if tenants > 1:
+            body["messages"][0]["content"] = body["messages"][0]["content"].replace(
+                "ACME Rockets", ("ACME Rockets", "Northwind Orbital", "Globex Launch", "Initech Space")[tenant])
+        lines.append(json.dumps(body))
+        expected.append(["cold"] if index == 0 else list(parts))
     return lines, expected
 
 

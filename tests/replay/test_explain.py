@@ -87,15 +87,21 @@ def test_every_kind_of_the_mixed_log_is_named(tmp_path, request, template):
     assert by_cause["tool-order"]["requests"] == sum(1 for e in expected if e == ["tool-order"])
 
 
-def test_timestamp_id_and_email_are_all_named_in_order(tmp_path, qwen25):
-    lines, expected = explain_logs.triple_log()
+@pytest.mark.parametrize("tenants", [1, 4])
+def test_timestamp_id_and_email_are_all_named_in_order(tmp_path, qwen25, tenants):
+    """With four tenants taking turns (instructions of their own after the three lines), the
+    places past the first are counted against the same tenant's last request."""
+    lines, expected = explain_logs.triple_log(tenants=tenants)
     data, rows, _ = replay(tmp_path, lines, qwen25)
     rates, wrong = first_causes_right(rows, expected)
     assert rates == {"cold": 1.0, "timestamp": 1.0}, wrong
     for row in rows[1:]:
-        assert [c["cause"] for c in row["causes"]] == ["timestamp", "identifier", "user-data"]
+        causes = [c["cause"] for c in row["causes"]]
+        assert causes[:3] == ["timestamp", "identifier", "user-data"]
+        # a tenant's first request also differs in the company's name, further down
+        assert causes[3:] == ([] if row["index"] >= tenants else ["other"])
         tokens = [c["token"] for c in row["causes"]]
-        assert tokens == sorted(tokens) and len(set(tokens)) == 3
+        assert tokens == sorted(tokens) and len(set(tokens)) == len(tokens)
         assert row["causes"][2]["text"].endswith("@example.com")
 
 
