@@ -252,3 +252,11 @@ def test_a_date_inside_a_retrieved_document_is_the_document(tmp_path):
     _, rows, _ = replay(tmp_path, lines, "o200k_base")
     assert [r["causes"][0]["cause"] for r in rows] == ["cold", "retrieved", "retrieved"]
     assert rows[1]["causes"][0]["text"].startswith("Our Mars depot")
+
+
+def test_workers_give_the_same_causes(tmp_path, qwen25):
+    """--workers renders elsewhere; what the messages hold travels with each record."""
+    lines, _ = explain_logs.mixed_log(n=40, seed=21)
+    alone, rows, _ = replay(tmp_path, lines, qwen25)
+    workers, worker_rows, _ = replay(tmp_path, lines, qwen25, "--workers", "2", name="again.jsonl")
+    assert worker_rows == rows and workers["causes"] == alone["causes"]
