@@ -46,7 +46,8 @@ def statements(tree: ast.Module):
     stack = list(reversed(tree.body))
     while stack:
         node = stack.pop()
-        yield node
+        if hasattr(node, "lineno"):  # a `match` statement's cases are no statements (no position)
+            yield node
         for name in _BODIES:
             children = getattr(node, name, None)
             if children:
