@@ -168,6 +168,7 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "exclude": ("exclude", _patterns),
     "chat-template": ("chat_template", _string),
     "system-prompts": ("system_prompts", _patterns),
+    "prompts": ("prompts", _patterns),
     "history-turns": ("history_turns", _integer(0)),
 }
 

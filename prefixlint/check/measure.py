@@ -23,7 +23,8 @@ from prefixlint.match.prefix import shared_prefix
 from prefixlint.match.profiles import EngineProfile
 from prefixlint.fix.source import placements
 from prefixlint.match.clause import lead_in
-from prefixlint.match.variants import CODE_FORMATS, NEW_ROLE, changed_placeholders, apply_plan, decide, first_difference, in_place_target, plan_moves, target_message
+from prefixlint.load.registry import loader_for
+from prefixlint.match.variants import NEW_ROLE, changed_placeholders, apply_plan, decide, first_difference, in_place_target, plan_moves, target_message
 from prefixlint.render.conversation import split_json, split_roles
 from prefixlint.render.framing import ApproximateFraming
 from prefixlint.check.served import history_region, serve, tokens_before
@@ -160,7 +161,7 @@ class Measurer:
     def _fixed(self, request: Request, modes: dict[int, str]) -> list[int]:
         if not modes:
             return request.ids
-        in_place = self.template.format in CODE_FORMATS
+        in_place = loader_for(self.template.format).program_source
         plan = plan_moves(request.messages, modes, in_place)
         if request.target is not None and not (in_place and in_place_target(request.messages, plan.cuts, plan.origins)
                                                is not None):

@@ -75,4 +75,4 @@ def load(path: str, text: str) -> Template:
     )
 
 
-LOADER = Loader(FORMAT, sniff, load)
+LOADER = Loader(FORMAT, sniff, load, declared=False)

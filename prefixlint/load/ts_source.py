@@ -209,4 +209,5 @@ def _has_blank(pieces) -> bool:
     return pieces is not None and any(isinstance(p, Text) and " " in p.chars for p in pieces)
 
 
-LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, many=load_all)
+LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, many=load_all, also=("javascript",),
+                program_source=True, declared=False)

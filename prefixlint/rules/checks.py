@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from prefixlint.match.profiles import EngineProfile
-from prefixlint.match.variants import CODE_FORMATS
+from prefixlint.load.registry import loader_for
 from prefixlint.numbers import percent
 from prefixlint.results import Finding
 from prefixlint.rules.catalog import Rule
@@ -54,7 +54,7 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
     request or per day breaks the reuse of the history on every turn, wherever it sits: the
     message says how many tokens of history that is."""
     where = "Moved into the last user message" if data.is_chat else "Moved after the instructions"
-    if data.template is not None and data.template.format in CODE_FORMATS:
+    if data.template is not None and loader_for(data.template.format).program_source:
         where = "Moved after the stable text"
     for item in data.volatiles:
         v = item.volatility
