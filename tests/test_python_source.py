@@ -232,7 +232,7 @@ def test_openai_and_anthropic_calls_and_other_template_styles():
 
 def test_agent_framework_system_prompt_keyword(tmp_path):
     module = tmp_path / "planner.py"
-    module.write_text('from datetime import date\nfrom pydantic_ai import Agent\n\nagent = Agent(\n    "openai:gpt-4o",\n'
+    module.write_text('from datetime import date\nfrom pydantic_ai import Agent\n\ndef planner():\n  return Agent(\n    "openai:gpt-4o",\n'
                       '    system_prompt=f"Today is {date.today():%A %d %B %Y}. You plan weekend trips: suggest two"\n'
                       '    " options with travel times, costs and one rainy-day alternative, and ask before booking.",\n)\n')
     (finding,) = findings(module)
@@ -257,3 +257,23 @@ def test_function_with_prompt_like_name_gives_its_last_return(tmp_path):
     assert template.messages[0].content.startswith("You are {name}. Current date: {formatted_date}.\nAnswer")
     codes = {(f["code"], f["line"], f["column"], f["variable"]) for f in findings(module)}
     assert ("PFX001", 8, 46, "formatted_date") in codes  # 4 + len("return f\"\"\"You are {name}. Current date: ") + 1
+
+
+def test_a_value_computed_at_import_is_per_process_and_a_call_per_request_states_its_evidence(tmp_path):
+    """Issue 19 item 5: what fills a placeholder decides, and the finding says it."""
+    rules = " ".join(f"Rule {i}: answer in full sentences and cite the source document." for i in range(20))
+    module = tmp_path / "bot.py"
+    module.write_text(
+        "from datetime import datetime\nfrom openai import OpenAI\n\nclient = OpenAI()\n"
+        f'RULES = "{rules}"\nSTARTED = datetime.now()\nBOOT = f"Started at {{STARTED}}. " + RULES\n\n\n'
+        "def answer(question):\n"
+        '    system = f"Today is {datetime.now():%Y-%m-%d}. " + RULES\n'
+        '    return client.chat.completions.create(model="gpt-4o", messages=[\n'
+        '        {"role": "system", "content": system}, {"role": "user", "content": question}])\n\n\n'
+        "def boot(question):\n"
+        '    return client.chat.completions.create(model="gpt-4o", messages=[\n'
+        '        {"role": "system", "content": BOOT}, {"role": "user", "content": question}])\n')
+    (finding,) = findings(module)  # STARTED runs once per process: the same on every request
+    assert (finding["code"], finding["line"], finding["frequency"]) == ("PFX001", 11, "per_day")
+    assert finding["evidence"] == "filled by datetime.now() (bot.py:11)"
+    assert finding["message"].endswith(" Evidence: filled by datetime.now() (bot.py:11).")

@@ -16,8 +16,9 @@ from bisect import bisect_left, bisect_right
 from typing import Any
 
 from prefixlint.load.source_literals import RawField, scan
-from prefixlint.load.template import line_starts
-from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, stable_variable, variable_name
+from prefixlint.load.template import Variable, line_starts
+from prefixlint.load.source_prompts import (CLOCK_CALLS, Field, Text, clock_variable, filled_by, stable_variable,
+                                            variable_name)
 from prefixlint.load.source_text import dedent_pieces, strip_pieces, template_fields
 
 _DEPTH = 8
@@ -82,6 +83,9 @@ class Resolver:
         #: `X.format(...)` calls by the lower-case last name of X (`prompts.SYSTEM_PROMPT.format`)
         self.format_calls: dict[str, ast.Call] = {}
         self.statements = list(statements(tree))
+        #: Lines of function bodies: an expression outside them runs once, at import.
+        self.function_lines = sorted((n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree)
+                                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
         self.calls = calls(text, tree)
         for node in self.calls:
             if (isinstance(node.func, ast.Attribute) and node.func.attr == "format"
@@ -217,12 +221,18 @@ class Resolver:
         if offset is None:
             offset, end = self.span(node)
             written = self.source[offset:end]
-        clock = self.clock(node, spec)
+        # inside an f-string (before 3.12) a node's own position is not the file's: the field's is
+        clock = self.clock(node, spec, (bisect_right(self._line_starts, offset), written or ""))
         if clock is None and isinstance(node, ast.Name) and self.bound(node) is not None:
             clock = self.clock(self.bound(node))
         segments, keyed = self.segments(node)
         if clock is not None:  # named by the code's own name for it (`today`), else by the call
             return Field(offset, written, variable_name(segments) if isinstance(node, ast.Name) else clock.name, clock)
+        bound = self.bound(node) if isinstance(node, ast.Name) else None
+        if bound is not None and not self.in_function(bound.lineno):  # computed once, at import
+            start, end = self.span(bound)
+            return Field(offset, written, variable_name(segments, keyed), filled_by(
+                Variable(node.id, "per_request", (self.source[start:end],)), self.source[start:end], bound.lineno, True))
         return Field(offset, written, variable_name(segments, keyed))
 
     def declared(self, node: ast.AST):
@@ -237,7 +247,7 @@ class Resolver:
             return stable_variable("value", "".join(p.chars for p in pieces))
         return None
 
-    def clock(self, node: ast.AST, spec: str = ""):
+    def clock(self, node: ast.AST, spec: str = "", where: tuple[int, str] | None = None):
         """The variable of an expression that calls the clock, a UUID or a random source."""
         for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
             path = dotted(call.func)
@@ -261,8 +271,16 @@ class Resolver:
                 from prefixlint.load.classify import strftime_frequency
 
                 frequency = strftime_frequency(strftime)
-            return clock_variable(name, frequency, generate, strftime)
+            if where is None:
+                start, end = self.span(call)
+                where = (call.lineno, self.source[start:end])
+            line, written = where
+            return filled_by(clock_variable(name, frequency, generate, strftime), written.strip("{}"), line,
+                             not self.in_function(line))
         return None
+
+    def in_function(self, line: int) -> bool:
+        return any(first <= line <= last for first, last in self.function_lines)
 
     def segments(self, node: ast.AST) -> tuple[list[str], bool]:
         """The names a value is reached by (`self.user.name`, `state['date']`, `state.get('date')`)."""

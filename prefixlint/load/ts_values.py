@@ -10,7 +10,7 @@ construction when it reads the clock (`new Date()`, `Date.now()`), `crypto.rando
 
 from __future__ import annotations
 
-from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, variable_name
+from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, variable_name
 from prefixlint.load.source_text import dedent_pieces, strip_pieces
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0", "\n": "", "\r\n": ""}
@@ -200,7 +200,8 @@ class Values:
             frequency, generate = "per_day", "iso_date"
         if YEAR_METHODS & set(names):
             frequency = "per_deployment"
-        return clock_variable(name, frequency, generate)
+        return filled_by(clock_variable(name, frequency, generate), self.written(node), node.start_point[0] + 1,
+                         not _in_function(node))
 
     def segments(self, node) -> tuple[list[str], bool]:
         if node is None:
@@ -244,3 +245,17 @@ def _hex(raw: str) -> str:
         return chr(int(digits, 16))
     except ValueError:
         return raw
+
+
+#: Node types whose body runs when called, not when the module is loaded.
+_FUNCTIONS = frozenset({"function_declaration", "function_expression", "arrow_function", "method_definition",
+                        "generator_function_declaration", "function"})
+
+
+def _in_function(node) -> bool:
+    """Whether `node` runs inside a function (else once, when the module is loaded)."""
+    while node is not None:
+        if node.type in _FUNCTIONS:
+            return True
+        node = node.parent
+    return False

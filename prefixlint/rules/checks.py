@@ -82,10 +82,28 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
                 f" {percent(now.shared_prefix_tokens, now.tokens, bare_ends=True)} reusable,"
                 f" {percent(now.reusable_tokens, now.tokens, bare_ends=True)} after {rounding(data.profile)}." + fixed
             )
+        evidence, shown = _evidence(data, v.name)
+        extra["evidence"] = evidence
+        message += f" Evidence: {evidence}." if shown else ""
         yield _finding(rule, data, item, message, _severity(rule, v.frequency), now.reusable_tokens,
                        now.fixed_reusable_tokens, stable_tokens_after=item.stable_tokens_after,
                        fixed_tokens=now.fixed_tokens, fixed_shared_prefix_tokens=now.fixed_shared_prefix_tokens,
                        **extra)
+
+
+def _evidence(data: Measured, name: str) -> tuple[str, bool]:
+    """Why the value is taken as volatile, and whether that is worth saying in the message: what
+    the program fills it with (`filled by datetime.now() (graph.py:42)`), else the file's own
+    declaration, else its name alone."""
+    from pathlib import PurePath
+
+    variable = data.template.variables.get(name) if data.template is not None else None
+    if variable is not None and variable.evidence:
+        where = f" ({PurePath(data.path).name}:{variable.line})" if variable.line else ""
+        return variable.evidence + where, True
+    if variable is not None and variable.kind is not None:
+        return f"declared {variable.kind} in the file", False
+    return f"its name ({name})", False
 
 
 def boundary_merge(rule: Rule, data: Measured) -> Iterator[Finding]:
