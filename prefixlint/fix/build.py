@@ -49,6 +49,10 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
         # text assembled from several fields (CrewAI's role/goal/backstory with its fixed text,
         # Semantic Kernel settings values): no single place in the file to move lines within
         raise NoFix("the prompt is assembled from several fields of the file: move the value by hand")
+    from prefixlint.load.compose import composes
+
+    if template.source and composes(template.source):  # text of other files is not this file's to edit
+        raise NoFix("the prompt brings in other templates (include, extends, a partial): move the value by hand")
     messages = source_messages(template, placeholders)
     found = {s.placeholder for m in messages for s in m.spans}
     if set(modes) - found:
