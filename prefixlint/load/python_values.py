@@ -17,8 +17,7 @@ from typing import Any
 
 from prefixlint.load.source_literals import RawField, scan
 from prefixlint.load.template import Variable, line_starts
-from prefixlint.load.source_prompts import (CLOCK_CALLS, Field, Text, clock_variable, filled_by, stable_variable,
-                                            variable_name)
+from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, stable_variable, variable_name
 from prefixlint.load.source_text import dedent_pieces, strip_pieces, template_fields
 
 _DEPTH = 8
@@ -230,9 +229,9 @@ class Resolver:
             return Field(offset, written, variable_name(segments) if isinstance(node, ast.Name) else clock.name, clock)
         bound = self.bound(node) if isinstance(node, ast.Name) else None
         if bound is not None and not self.in_function(bound.lineno):  # computed once, at import
-            start, end = self.span(bound)
-            return Field(offset, written, variable_name(segments, keyed), filled_by(
-                Variable(node.id, "per_request", (self.source[start:end],)), self.source[start:end], bound.lineno, True))
+            value = self.source[slice(*self.span(bound))]
+            variable = filled_by(Variable(node.id, "per_request", (value,)), value, bound.lineno, True)
+            return Field(offset, written, variable_name(segments, keyed), variable)
         return Field(offset, written, variable_name(segments, keyed))
 
     def declared(self, node: ast.AST):
@@ -271,10 +270,7 @@ class Resolver:
                 from prefixlint.load.classify import strftime_frequency
 
                 frequency = strftime_frequency(strftime)
-            if where is None:
-                start, end = self.span(call)
-                where = (call.lineno, self.source[start:end])
-            line, written = where
+            line, written = where or (call.lineno, self.source[slice(*self.span(call))])
             return filled_by(clock_variable(name, frequency, generate, strftime), written.strip("{}"), line,
                              not self.in_function(line))
         return None
