@@ -277,3 +277,27 @@ def test_a_value_computed_at_import_is_per_process_and_a_call_per_request_states
     assert (finding["code"], finding["line"], finding["frequency"]) == ("PFX001", 11, "per_day")
     assert finding["evidence"] == "filled by datetime.now() (bot.py:11)"
     assert finding["message"].endswith(" Evidence: filled by datetime.now() (bot.py:11).")
+
+
+def test_a_value_in_the_last_user_message_needs_a_long_tail_to_be_a_finding(tmp_path):
+    """Issue 19 item 8: the question sits where it belongs; a short closing line after it is no
+    reason to move it, a long text after it is (`min-tail-tokens`, default 64)."""
+    rules = " ".join(f"Rule {i}: answer in full sentences and cite the source document." for i in range(12))
+
+    def module(tail: str) -> str:
+        return ("from openai import OpenAI\nclient = OpenAI()\n\n\ndef answer(question):\n"
+                '    return client.chat.completions.create(model="gpt-4o", messages=[\n'
+                f'        {{"role": "system", "content": "{rules}"}},\n'
+                f'        {{"role": "user", "content": f"Question: {{question}}\\n{tail}"}}])\n')
+
+    short = tmp_path / "short.py"
+    short.write_text(module("Answer in the language of the question, in three sentences at most."))
+    assert findings(short) == []
+    long = tmp_path / "long.py"
+    long.write_text(module(rules))
+    (finding,) = findings(long)
+    assert (finding["code"], finding["variable"], finding["line"]) == ("PFX005", "question", 8)
+    assert finding["stable_tokens_after"] >= 64
+    (tmp_path / "pyproject.toml").write_text("[tool.prefixlint]\nmin-tail-tokens = 8\nmin-stable-tokens = 8\n")
+    configured = CliRunner().invoke(cli, ["check", "--format", "json", str(short)])
+    assert [f["line"] for entry in json.loads(configured.stdout)["files"] for f in entry["findings"]] == [8]

@@ -5,11 +5,9 @@ that value, tokenize both, and measure the exact shared prefix, the tokens the e
 after its rounding, the stable tokens after the value, and the same numbers for the fixed
 variant (the value's lines moved after the stable content). A system prompt on its own is
 served followed by the conversation history (`prefixlint.check.served`): a value there that
-changes per request or per day costs the history on every turn, and a per-user value costs
-only the stable text between it and the history. A chat file's messages become
-the request through its framing (`prefixlint.render.framing`): the model's chat template
-when the tokenizer has one, else a ChatML approximation. Renders and encodings are cached,
-so each distinct text is rendered and tokenized once.
+changes per request or per day costs the history on every turn, a per-user value only the
+stable text up to the history. Messages become the request through their framing
+(`prefixlint.render.framing`). Each distinct text is rendered and tokenized once (cached).
 """
 
 from __future__ import annotations
@@ -199,7 +197,8 @@ class Measurer:
                 unmerged = len(self.encode(base.text[: base.starts[message] + span.start]))
         return VolatileMeasurement(volatility, placeholder, frozenset(moved), measured, stable_after,
                                    merged_text, merged_token, unmerged, history_tokens,
-                                   base.messages[message].role == "system")
+                                   base.messages[message].role == "system", len(base.messages) > 1 and base.messages[message].role
+                                   == "user" and all(m.role != "user" for m in base.messages[message + 1:]))
 
     def history_tokens(self) -> int:
         """Tokens of the conversation history in the base render (0: none)."""

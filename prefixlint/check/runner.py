@@ -143,7 +143,8 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
                         history)
     try:
         measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
-        flagged = [m for m in measured if m.stable_tokens_after >= settings.min_stable_tokens and m.moved]
+        tail = Measured("", False, profile, catalog, settings.min_stable_tokens, [], min_tail_tokens=settings.min_tail_tokens)
+        flagged = [m for m in measured if tail.worth_reporting(m) and m.moved]
         moved = set().union(*(m.moved for m in flagged)) if flagged else set()
         # After the fixes, an undeclared conversation loop (`chat_history`) is the earlier turns,
         # the same in both requests, not per-request content (issue 11 item 8).
@@ -155,7 +156,8 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
         exc.located(path, template.position(template.messages[0].file_offset(0))[0])
         raise
     data = Measured(path, template.is_chat, profile, catalog, settings.min_stable_tokens, measured, overall,
-                    {m.volatility.name for m in flagged}, best, template, tokenizer, measurer)
+                    {m.volatility.name for m in flagged}, best, template, tokenizer, measurer,
+                    min_tail_tokens=settings.min_tail_tokens)
     findings = list(run_checks(data, settings.enabled))  # PFX000 comes from the suppressions
     enabled = settings.enabled or (lambda code: True)
     shown: list[Finding] = []

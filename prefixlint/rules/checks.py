@@ -58,7 +58,7 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
         where = "Moved after the stable text"
     for item in data.volatiles:
         v = item.volatility
-        if data.catalog.rule_for(v.cls) != rule.code or item.stable_tokens_after < data.min_stable_tokens:
+        if data.catalog.rule_for(v.cls) != rule.code or not data.worth_reporting(item):
             continue
         if not item.moved:  # only a branch on the value changed the text: no line to move
             continue
