@@ -54,7 +54,8 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
     request or per day breaks the reuse of the history on every turn, wherever it sits: the
     message says how many tokens of history that is."""
     where = "Moved into the last user message" if data.is_chat else "Moved after the instructions"
-    if data.template is not None and loader_for(data.template.format).program_source:
+    code = data.template is not None and loader_for(data.template.format).program_source
+    if code:
         where = "Moved after the stable text"
     for item in data.volatiles:
         v = item.volatility
@@ -85,10 +86,17 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
         evidence, shown = _evidence(data, v.name)
         extra["evidence"] = evidence
         message += f" Evidence: {evidence}." if shown else ""
-        yield _finding(rule, data, item, message, _severity(rule, v.frequency), now.reusable_tokens,
+        severity = _severity(rule, v.frequency)
+        if evidence.startswith("its name") and code:  # in program source the name alone is the weakest evidence
+            severity = _LOWER.get(severity, severity)
+        yield _finding(rule, data, item, message, severity, now.reusable_tokens,
                        now.fixed_reusable_tokens, stable_tokens_after=item.stable_tokens_after,
                        fixed_tokens=now.fixed_tokens, fixed_shared_prefix_tokens=now.fixed_shared_prefix_tokens,
                        **extra)
+
+
+#: One severity lower, for a finding whose only evidence is the value's name.
+_LOWER = {"error": "warning", "warning": "info"}
 
 
 def _evidence(data: Measured, name: str) -> tuple[str, bool]:
