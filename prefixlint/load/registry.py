@@ -48,9 +48,9 @@ class NotATemplate(PrefixlintError):
 
 # extension -> adapter modules under prefixlint.load, tried in order
 LOADERS: dict[str, tuple[str, ...]] = {
-    ".yaml": ("promptfoo", "langchain", "semantic_kernel", "crewai", "agent_yaml", "native_yaml"),
-    ".yml": ("promptfoo", "langchain", "semantic_kernel", "crewai", "agent_yaml", "native_yaml"),
-    ".json": ("langchain", "chat_template", "promptfoo", "semantic_kernel_json"),
+    ".yaml": ("promptfoo", "langchain", "semantic_kernel", "crewai", "agent_yaml", "native_yaml", "prompt_strings"),
+    ".yml": ("promptfoo", "langchain", "semantic_kernel", "crewai", "agent_yaml", "native_yaml", "prompt_strings"),
+    ".json": ("langchain", "chat_template", "promptfoo", "semantic_kernel_json", "prompt_strings"),
     ".md": ("plain_text",),
     ".txt": ("plain_text",),
     ".j2": ("chat_template", "plain_text"),
