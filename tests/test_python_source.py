@@ -307,3 +307,26 @@ def test_a_value_in_the_last_user_message_needs_a_long_tail_to_be_a_finding(tmp_
     (tmp_path / "pyproject.toml").write_text("[tool.prefixlint]\nmin-tail-tokens = 8\nmin-stable-tokens = 8\n")
     configured = CliRunner().invoke(cli, ["check", "--format", "json", str(short)])
     assert [f["line"] for entry in json.loads(configured.stdout)["files"] for f in entry["findings"]] == [8]
+
+
+def test_a_parameter_is_classified_by_what_its_callers_pass(tmp_path):
+    """Issue 19 item 5: every caller passes the environment: a deployment constant (stable);
+    a caller passing a request's value leaves the name as the only evidence."""
+    rules = " ".join(f"Rule {i}: answer in full sentences and cite the source document." for i in range(20))
+    module = tmp_path / "bot.py"
+    module.write_text(
+        "import os\nfrom openai import OpenAI\n\nclient = OpenAI()\n\n\n"
+        "def system_prompt(bot_name, user_name):\n"
+        f'    return f"You are {{bot_name}}, talking with {{user_name}}. {rules}"\n\n\n'
+        "def answer(question, user):\n"
+        '    system = system_prompt(os.getenv("BOT_NAME", "Ada"), user.name)\n'
+        '    return client.chat.completions.create(model="gpt-4o", messages=[\n'
+        '        {"role": "system", "content": system}, {"role": "user", "content": question}])\n')
+    (template,) = load_templates(str(module))
+    bot = template.variables["bot_name"]
+    assert (bot.kind, bot.line, bot.evidence) == (
+        "stable", 12, 'filled by os.getenv("BOT_NAME", "Ada"): the same on every request')
+    assert "user_name" not in template.variables  # user.name: known by its name only
+    (finding,) = findings(module)
+    assert (finding["variable"], finding["evidence"], finding["severity"]) == (
+        "user_name", "its name (user_name)", "info")

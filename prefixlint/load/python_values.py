@@ -4,8 +4,8 @@
 literals and f-strings (scanned by `source_literals` for exact positions), names bound in the
 module, `+`, `"\\n".join([...])`, `.format(...)`, `%`, `string.Template(...).substitute(...)`,
 `textwrap.dedent`, `.strip()`, pydantic `Field(default=...)`. `Resolver.field(node)` makes the
-placeholder a value becomes: named by its words, volatile by construction when it calls the
-clock (`datetime.now()`, `date.today()`, `time.time()`), `uuid4()` or `random`.
+placeholder a value becomes, by its fill site (a clock, `uuid4()`, `random` call; evaluated at
+import: per process; configuration and callers: `fill_sites`), else named by its words.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import Any
 
+from prefixlint.load.fill_sites import from_callers, function_lines, stable_fill
 from prefixlint.load.source_literals import RawField, scan
 from prefixlint.load.template import Variable, line_starts
 from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, stable_variable, variable_name
@@ -74,7 +75,7 @@ def calls(text: str, tree: ast.Module) -> list[ast.Call]:
 
 class Resolver:
     def __init__(self, text: str, tree: ast.Module) -> None:
-        self.source = text
+        self.source, self.tree = text, tree
         self._line_starts = line_starts(text)
         self.bindings: dict[str, ast.expr] = {}
         self.used: set[int] = set()  # ids of the string nodes already in a prompt
@@ -82,9 +83,7 @@ class Resolver:
         #: `X.format(...)` calls by the lower-case last name of X (`prompts.SYSTEM_PROMPT.format`)
         self.format_calls: dict[str, ast.Call] = {}
         self.statements = list(statements(tree))
-        #: Lines of function bodies: an expression outside them runs once, at import.
-        self.function_lines = sorted((n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree)
-                                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+        self.function_lines = function_lines(tree)  # an expression outside them runs once, at import
         self.calls = calls(text, tree)
         for node in self.calls:
             if (isinstance(node.func, ast.Attribute) and node.func.attr == "format"
@@ -230,9 +229,10 @@ class Resolver:
         bound = self.bound(node) if isinstance(node, ast.Name) else None
         if bound is not None and not self.in_function(bound.lineno):  # computed once, at import
             value = self.source[slice(*self.span(bound))]
-            variable = filled_by(Variable(node.id, "per_request", (value,)), value, bound.lineno, True)
-            return Field(offset, written, variable_name(segments, keyed), variable)
-        return Field(offset, written, variable_name(segments, keyed))
+            return Field(offset, written, variable_name(segments, keyed),
+                         filled_by(Variable(node.id, "per_request", (value,)), value, bound.lineno, True))
+        found = from_callers(self, node, bisect_right(self._line_starts, offset)) if isinstance(node, ast.Name) else None
+        return Field(offset, written, variable_name(segments, keyed), found)
 
     def declared(self, node: ast.AST):
         """The variable a `.format()` argument declares: clock or random values, stable texts."""
@@ -244,7 +244,7 @@ class Resolver:
         pieces = self.text(node, "plain") if isinstance(node, (ast.Constant, ast.Name, ast.Attribute)) else None
         if pieces and all(isinstance(p, Text) for p in pieces):
             return stable_variable("value", "".join(p.chars for p in pieces))
-        return None
+        return stable_fill(self, node)  # settings, the environment, CLI options, literals
 
     def clock(self, node: ast.AST, spec: str = "", where: tuple[int, str] | None = None):
         """The variable of an expression that calls the clock, a UUID or a random source."""
