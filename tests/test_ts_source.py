@@ -112,9 +112,9 @@ def test_no_prompt_and_non_ascii_columns(tmp_path):
     result = run(str(module))
     assert result.exit_code == 2 and "no prompt found in this Typescript module" in result.output
     accented = tmp_path / "prompt.ts"
-    accented.write_text("const PROMPT = `Café — «${user.email}» " + "Réponds poliment. " * 20 + "`;\n")
+    accented.write_text("const PROMPT = (user) => `Café — «${user.email}» " + "Réponds poliment. " * 20 + "`;\n")
     (finding,) = findings(accented)
-    assert (finding["code"], finding["line"], finding["column"]) == ("PFX003", 1, 25)
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX003", 1, 35)
 
 
 def test_checking_a_typescript_file_imports_tree_sitter_only_then():
@@ -128,11 +128,10 @@ def test_suppression_comments_in_source(tmp_path):
     module = tmp_path / "agent.ts"
     module.write_text(
         "// prefixlint: disable-file PFX002 -- the session id is what this prompt is about\n"
-        "declare const sessionId: string;\n"
-        "export const SYSTEM_PROMPT = `Session ${sessionId}.\\n" + "Follow the support policy closely. " * 12 + "`;\n")
+        "export const SYSTEM_PROMPT = (sessionId) => `Session ${sessionId}.\\n" + "Follow the support policy closely. " * 12 + "`;\n")
     assert findings(module) == []
     python = tmp_path / "agent.py"
-    python.write_text('import uuid\nAGENT_PROMPT = (f"Session {session_id}. "  # prefixlint: disable-line PFX002\n'
+    python.write_text('def agent_prompt(session_id):\n  return (f"Session {session_id}. "  # prefixlint: disable-line PFX002\n'
                       '    "' + "Follow the support policy closely. " * 12 + '")\n')
     assert findings(python) == []
 

@@ -67,6 +67,8 @@ NOT_TEMPLATES: tuple[str, ...] = (
     "requirements.txt", "requirements-*.txt", "constraints.txt", "constraints-*.txt", "cmakelists.txt", "robots.txt",
     "docker-compose*.y*ml", "compose.y*ml", "mkdocs.y*ml", "pnpm-lock.yaml", "pnpm-workspace.yaml",
     "codecov.y*ml", "pubspec.yaml", "environment.y*ml", "chart.yaml", "action.y*ml",
+    # notes for coding agents about the repository, not the application's prompts
+    "claude.md", "agents.md", "gemini.md", "copilot-instructions.md",
 )
 STDIN = "-"
 def discover(

@@ -24,7 +24,7 @@ EVIDENCE_SUFFIXES = (".md", ".txt", ".markdown", ".mdx")
 #: (a folder of prompts), as `samples/` keeps its `.md` beside its `.prompty` and `.j2` files.
 TEMPLATE_SUFFIXES = (".prompty", ".prompt", ".j2", ".jinja", ".jinja2")
 #: A folder or file named like a prompt's (`prompts/`, `system_prompt.md`, `instructions/`).
-PROMPT_PATH = re.compile(r"prompt|instruction|persona|^system(?:[_.-]|$)|^agents?(?:\.md)?$", re.IGNORECASE)
+PROMPT_PATH = re.compile(r"prompt|instruction|persona|^system(?:[_.-]|$)", re.IGNORECASE)
 #: A string in code that names a template file: `"prompts/x.md"`, `'./p.md?raw'`, `` `a.txt` ``.
 FILE_REFERENCE = re.compile(r"[\w./-]*?([\w-]+\.(?:md|txt|markdown|mdx|j2|jinja2?|prompt|prompty))(?:\?raw)?[\"'`]")
 #: Front matter keys of prompt formats (Prompty, Dotprompt, promptfoo), not of a site generator.

@@ -219,19 +219,19 @@ class Resolver:
         if offset is None:
             offset, end = self.span(node)
             written = self.source[offset:end]
-        # inside an f-string (before 3.12) a node's own position is not the file's: the field's is
-        clock = self.clock(node, spec, (bisect_right(self._line_starts, offset), written or ""))
+        clock = self.clock(node, spec, (bisect_right(self._line_starts, offset), written or ""))  # the field's place
         if clock is None and isinstance(node, ast.Name) and self.bound(node) is not None:
             clock = self.clock(self.bound(node))
         segments, keyed = self.segments(node)
         if clock is not None:  # named by the code's own name for it (`today`), else by the call
             return Field(offset, written, variable_name(segments) if isinstance(node, ast.Name) else clock.name, clock)
-        bound = self.bound(node) if isinstance(node, ast.Name) else None
-        if bound is not None and not self.in_function(bound.lineno):  # computed once, at import
-            value = self.source[slice(*self.span(bound))]
-            return Field(offset, written, variable_name(segments, keyed),
-                         filled_by(Variable(node.id, "per_request", (value,)), value, bound.lineno, True))
-        found = from_callers(self, node, bisect_right(self._line_starts, offset)) if isinstance(node, ast.Name) else None
+        line, bound = bisect_right(self._line_starts, offset), self.bound(node) if isinstance(node, ast.Name) else None
+        at_import = bound if bound is not None and not self.in_function(bound.lineno) else None
+        if at_import is not None or not self.in_function(line):  # evaluated once per process, at import
+            value = self.source[slice(*self.span(at_import))] if at_import is not None else written or ""
+            return Field(offset, written, variable_name(segments, keyed), filled_by(Variable(
+                "value", "per_request", (value,)), value, at_import.lineno if at_import else line, True))
+        found = from_callers(self, node, line) if isinstance(node, ast.Name) else None
         return Field(offset, written, variable_name(segments, keyed), found)
 
     def declared(self, node: ast.AST):

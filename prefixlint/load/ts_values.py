@@ -10,6 +10,7 @@ construction when it reads the clock (`new Date()`, `Date.now()`), `crypto.rando
 
 from __future__ import annotations
 
+from prefixlint.load.template import Variable
 from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, variable_name
 from prefixlint.load.source_text import dedent_pieces, strip_pieces
 
@@ -172,6 +173,10 @@ class Values:
             bound = self.bindings.get(expression.text.decode())
             clock = self.clock(bound) if bound is not None else None
         segments, keyed = self.segments(expression)
+        if clock is None and expression is not None and not _in_function(where):  # evaluated once, at load
+            value = self.written(expression)
+            return Field(offset, written, variable_name(segments, keyed), filled_by(
+                Variable("value", "per_request", (value,)), value, where.start_point[0] + 1, True))
         if clock is not None:  # named by the code's own name for it (`today`), else by the call
             name = variable_name(segments, keyed) if expression.type == "identifier" else clock.name
             return Field(offset, written, name, clock)
