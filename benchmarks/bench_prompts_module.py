@@ -25,7 +25,8 @@ LINE = "Rule {i}: answer questions about orders, refunds and shipping, and cite 
 def module(prompts: int) -> str:
     body = "\n".join(LINE.format(i=i) for i in range(26))
     head = "from datetime import date\n"
-    calls = "".join(f"\nSYSTEM_PROMPT_{n} = prompt_{n}(date.today())\n" for n in range(prompts))
+    # filled per request: inside a handler (a module-level call would run once per process)
+    calls = "\n\ndef handler():\n" + "".join(f"    prompt_{n}(date.today())\n" for n in range(prompts))
     return head + "".join(PROMPT.format(n=n, body=body) for n in range(prompts)) + calls
 
 

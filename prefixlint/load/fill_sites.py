@@ -36,15 +36,14 @@ def stable_fill(resolver, node: ast.AST) -> Variable | None:
 def from_callers(resolver, name: ast.Name, line: int) -> Variable | None:
     """The variable of the parameter `name` (used at `line`) by what the callers of its function
     pass; None when a caller passes anything else, or no caller is in the module."""
-    function = _function_with_parameter(resolver.tree, name.id, line)
+    functions, calls = _index(resolver)
+    function = _function_with_parameter(functions, name.id, line)
     if function is None:
         return None
     index = [a.arg for a in function.args.posonlyargs + function.args.args].index(name.id) \
         if name.id in [a.arg for a in function.args.posonlyargs + function.args.args] else None
     found: list[Variable] = []
-    for call in ast.walk(resolver.tree):
-        if not (isinstance(call, ast.Call) and _called_name(call.func) == function.name):
-            continue
+    for call in calls.get(function.name, ()):
         argument = next((k.value for k in call.keywords if k.arg == name.id), None)
         if argument is None and index is not None:
             shift = 1 if isinstance(call.func, ast.Attribute) and index > 0 and function.args.args[:1] and \
@@ -71,10 +70,24 @@ def _called_name(func: ast.AST) -> str | None:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
-def _function_with_parameter(tree: ast.Module, parameter: str, line: int):
+def _index(resolver):
+    """The module's functions and its calls by called name, built once per module (linear cost)."""
+    index = getattr(resolver, "_fill_index", None)
+    if index is None:
+        functions, calls = [], {}
+        for node in ast.walk(resolver.tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions.append(node)
+            elif isinstance(node, ast.Call):
+                calls.setdefault(_called_name(node.func), []).append(node)
+        index = resolver._fill_index = (functions, calls)
+    return index
+
+
+def _function_with_parameter(functions, parameter: str, line: int):
     best = None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or 0):
+    for node in functions:
+        if node.lineno <= line <= (node.end_lineno or 0):
             names = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
             if parameter in names and (best is None or node.lineno > best.lineno):
                 best = node
