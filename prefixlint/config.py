@@ -45,6 +45,8 @@ class Config:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: A volatile value followed by fewer stable tokens than this is not a finding.
     min_stable_tokens: int = DEFAULT_MIN_STABLE_TOKENS
+    #: A value in the last user message is a finding only with this many stable tokens after it.
+    min_tail_tokens: int = 64
     #: Extra volatile-value signals (mappings in the rule catalog's signal format).
     extend_volatile: list[dict[str, Any]] = field(default_factory=list, hash=False)
     #: gitignore-style patterns, relative to the directory of `source` (see `exclude_root`).
@@ -55,6 +57,10 @@ class Config:
     #: gitignore-style patterns (relative as `exclude`) of the templates that are system prompts,
     #: measured followed by the conversation history (`prefixlint.load.system_prompt`).
     system_prompts: tuple[str, ...] = ()
+    #: gitignore-style patterns (relative as `exclude`) of files that are prompts whatever the
+    #: evidence: a walk takes them (Markdown, text, files in documentation trees), and what cannot
+    #: be read in them is an error, as for a file named on the command line.
+    prompts: tuple[str, ...] = ()
     #: How many turns (a user message and the reply) the conversation history has.
     history_turns: int = DEFAULT_TURNS
     #: The file this configuration came from; None for the defaults.
@@ -101,6 +107,11 @@ class Config:
         if not self.exclude:
             return False
         return _exclude_spec(self.exclude).match_file(self._relative(Path(path)))
+
+    def is_configured_prompt(self, path: Path | str) -> bool:
+        """Whether `prompts` or `system-prompts` names `path`."""
+        patterns = self.prompts + self.system_prompts
+        return bool(patterns) and _exclude_spec(patterns).match_file(self._relative(Path(path)))
 
     def is_system_prompt(self, path: Path | str) -> bool:
         """Whether `system-prompts` lists `path` (patterns relative as `exclude`'s)."""

@@ -164,10 +164,12 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "ignore": ("ignore", selectors),
     "per-file-ignores": ("per_file_ignores", _per_file_ignores),
     "min-stable-tokens": ("min_stable_tokens", _integer(0)),
+    "min-tail-tokens": ("min_tail_tokens", _integer(0)),
     "extend-volatile": ("extend_volatile", _signals),
     "exclude": ("exclude", _patterns),
     "chat-template": ("chat_template", _string),
     "system-prompts": ("system_prompts", _patterns),
+    "prompts": ("prompts", _patterns),
     "history-turns": ("history_turns", _integer(0)),
 }
 

@@ -29,6 +29,8 @@ class Settings:
     #: Whether a rule code is reported (`Config.is_enabled`: select/ignore); None: every rule.
     enabled: Callable[[str], bool] | None = None
     min_stable_tokens: int = 16
+    #: `min-tail-tokens`: stable tokens after a value in the last user message that make a finding.
+    min_tail_tokens: int = 64
     extend_volatile: Any = None
     offline: bool = False
     #: `--chat-template` / `chat-template`: the file a chat file's messages are rendered with.
@@ -76,5 +78,5 @@ class SettingsBuilder:
             min_stable_tokens=config.min_stable_tokens, extend_volatile=config.extend_volatile, offline=self.offline,
             chat_template=config.chat_template, token_view=self.token_view,
             is_system_prompt=config.is_system_prompt if config.system_prompts else None,
-            history_turns=config.history_turns,
+            history_turns=config.history_turns, min_tail_tokens=config.min_tail_tokens,
         )

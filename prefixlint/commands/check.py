@@ -124,6 +124,8 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     if show_files:
         for path in inputs.files:
             click.echo(path)
+        for path, reason in inputs.skipped.items():  # what the walk left out, and why
+            click.echo(f"skipped: {path} ({reason})", err=True)
         for problem in inputs.problems:
             click.echo(f"prefixlint: error: {problem}", err=True)
         ctx.exit(EXIT_ERROR if inputs.problems else 0)
@@ -135,14 +137,14 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     with bar if bar is not None else _nothing():
         results = check_files(list(inputs.files), settings_for, walked, texts=texts,
                               progress=(lambda: bar.update(1)) if bar is not None else None)
+    results += [FileResult(path, skipped=reason) for path, reason in inputs.skipped.items()]
     problems = inputs.problems
-    checked = {result.path for result in results} | {result.config for result in results}
-    for directory, found in inputs.walks.items():
-        if found and not checked.intersection(found):
-            problems.append(PrefixlintError(
-                f"no prompt templates under {directory}: the {len(found)} matching"
-                f" file{'s are' if len(found) != 1 else ' is'} in no format prefixlint reads", path=directory,
-                hint="name a file on the command line to see why"))
+    checked = {r.path for r in results if r.skipped is None} | {r.config for r in results if r.skipped is None}
+    for directory, found in inputs.walks.items():  # a walk never fails on what is not a prompt
+        if found and not checked.intersection(found) and output_format == "text":
+            click.echo(f"note: no prompts under {directory}: the {len(found)} matching file{'s are' if len(found) != 1 else ' is'}"
+                       " no prompt prefixlint reads (--format json lists why; name a file to see its error)",
+                       err=True)
     results += [FileResult(problem.path or "", error=problem) for problem in problems]
     if diff:
         from prefixlint.commands.check_fix import show_diffs

@@ -26,14 +26,39 @@ class FixSource:
     moves: dict[tuple, dict[int, str]] = field(default_factory=dict)
 
 
+def _loaded(path: str, text: str) -> tuple:
+    """Every template of `path` as `text` holds it, loaded once per text: a module holding many
+    prompts is read once for the fixes of all of them, not once per prompt."""
+    return _LOADED(path, text)
+
+
+def _load_uncached(path: str, text: str) -> tuple:
+    from prefixlint.load.registry import load_templates
+
+    return tuple(load_templates(path, text))
+
+
+def _cache():
+    from functools import lru_cache
+
+    return lru_cache(maxsize=4)(_load_uncached)
+
+
+_LOADED = _cache()
+
+
 def reloader(template):
     """Load an edited text as the same template (the same prompt of a file holding several)."""
     from prefixlint.errors import PrefixlintError
     from prefixlint.load.registry import load_templates
 
+    before_all: list = []  # the file as checked, loaded once for all its prompts' fixes (issue 19 item 9)
+
     def reload(text: str):
         try:
-            before = [t for t in load_templates(template.path, template.source) if t.path == template.path]
+            if not before_all:
+                before_all.append(_loaded(template.path, template.source))
+            before = [t for t in before_all[0] if t.path == template.path]
             after = [t for t in load_templates(template.path, text) if t.path == template.path]
         except (PrefixlintError, RecursionError, ValueError):
             return None

@@ -20,7 +20,8 @@ from prefixlint.fix.edits import Edit, apply_edits
 from prefixlint.fix.new_message import CannotAdd, added_message
 from prefixlint.load.template import SLOT_ROLE
 from prefixlint.fix.source import SourceMessage, _doubled_brace, source_messages
-from prefixlint.match.variants import CODE_FORMATS, LINE, apply_plan, plan_moves
+from prefixlint.load.registry import loader_for
+from prefixlint.match.variants import LINE, apply_plan, plan_moves
 
 _ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|\r\n|.)", re.DOTALL)
 #: Block tags a moved line must not leave or enter (Jinja/Nunjucks, Handlebars sections).
@@ -40,22 +41,25 @@ class NoFix(Exception):
     """Why a value cannot be moved automatically in this file."""
 
 
-#: Formats whose prompt is assembled from several fields of the file, with text of their own.
-ASSEMBLED_FORMATS = frozenset({"crewai", "semantic-kernel-json"})
-
-
 def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix:
     """The edits that move every placeholder of `modes`; NoFix when it cannot be written.
     `reload(text)` loads an edited text as the same template (None: no check)."""
-    if template.format in ASSEMBLED_FORMATS:
+    traits = loader_for(template.format)
+    if traits.assembled:
         # text assembled from several fields (CrewAI's role/goal/backstory with its fixed text,
         # Semantic Kernel settings values): no single place in the file to move lines within
         raise NoFix("the prompt is assembled from several fields of the file: move the value by hand")
+    from prefixlint.load.compose import composes
+
+    if template.source and composes(template.source):  # text of other files is not this file's to edit
+        raise NoFix("the prompt brings in other templates (include, extends, a partial): move the value by hand")
     messages = source_messages(template, placeholders)
     found = {s.placeholder for m in messages for s in m.spans}
     if set(modes) - found:
         raise NoFix("the value is not written verbatim in a message of the file")
-    plan = plan_moves(messages, modes, template.format in CODE_FORMATS)
+    # In program source a moved line stays in its string literal: the user message is usually
+    # not a literal of the file.
+    plan = plan_moves(messages, modes, traits.program_source)
     if plan.target < len(messages) and messages[plan.target].role == SLOT_ROLE:
         raise NoFix("no user message to move it into (only the conversation follows)")
     source = template.source
@@ -113,7 +117,7 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
     # file) the move only reorders lines.
     unsafe = any(mode != LINE for mode in modes.values()) or any(
         not _one_literal(source, messages[number], start, target, number == plan.target)
-        for number, start, _ in plan.origins) if template.format in CODE_FORMATS else any(
+        for number, start, _ in plan.origins) if loader_for(template.format).program_source else any(
         mode != LINE for mode in modes.values())
     where = "the last user message" if target.role == "user" else "the end"
     what = "value as its own sentence" if any(lead for lead, _ in plan.wraps) else "sentence" if unsafe else "line"

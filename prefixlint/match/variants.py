@@ -30,9 +30,6 @@ MAX_CARRIED_CHARS = 48
 LINE, SENTENCE = "line", "sentence"
 #: The role of the message a fix adds after the conversation when there is no user message.
 NEW_ROLE = "system"
-#: Prompts in program source: a moved line stays in its string literal (`in_place`), since the
-#: user message is usually not a literal of the file.
-CODE_FORMATS = frozenset({"python", "typescript", "javascript"})
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)[ \t]*")
 
 

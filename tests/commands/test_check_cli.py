@@ -87,12 +87,12 @@ def test_engine_and_block_size_change_the_numbers():
 
 def test_tokenizer_flag_and_file_override(tmp_path):
     text = "Hello {{ user_name }}, you are talking to the assistant of Northwind Bank. " * 3 + "\n"
-    (tmp_path / "a.md").write_text(text)
+    (tmp_path / "a_prompt.md").write_text(text)
     (tmp_path / "b.yaml").write_text(
         "tokenizer: o200k_base\nvariables:\n  user_name: {}\nprompt: |\n  " + text)
     data = json.loads(run("--isolated", "--format", "json", "--tokenizer", "cl100k_base", str(tmp_path)).stdout)
     by_name = {Path(f["path"]).name: f for f in data["files"]}
-    assert (by_name["a.md"]["tokenizer"], by_name["b.yaml"]["tokenizer"]) == ("cl100k_base", "o200k_base")
+    assert (by_name["a_prompt.md"]["tokenizer"], by_name["b.yaml"]["tokenizer"]) == ("cl100k_base", "o200k_base")
 
 
 def test_configuration_file_closest_wins_and_flags_win(tmp_path):
@@ -243,7 +243,7 @@ def test_formatter_registry_and_the_public_result_shape():
         "format", "model", "tokenizer", "engine", "chat_format", "chat_template", "block_size",
         "shared_prefix_tokens", "fixed_tokens", "fixed_shared_prefix_tokens", "volatile", "prompts", "config",
         "token_view", "fix_sources",
-        "history_tokens"]
+        "history_tokens", "skipped"]
     assert set(CHECK_FORMATS) >= {"text", "json"}
     finding = Finding(path="p.md", line=2, column=3, code="PFX001", name="timestamp-before-stable",
                       severity="error", message="m", variable="now", tokens=100, shared_prefix_tokens=5,

@@ -128,13 +128,18 @@ def test_show_settings_says_where_each_value_comes_from(tmp_path, monkeypatch):
 
 
 def test_show_files_lists_what_would_be_checked(tmp_path, monkeypatch):
-    for name in ("a.yaml", "b.md", "README.md", "node_modules/c.md", "skip/d.md"):
+    for name in ("a.yaml", "b.md", "prompts/e.md", "README.md", "node_modules/c.md", "skip/d.md"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x\n")
     (tmp_path / ".prefixlint.yaml").write_text("exclude: [skip/]\n")
     monkeypatch.chdir(tmp_path)
     result = check("--show-files", ".")
-    assert (result.exit_code, result.stdout.splitlines()) == (0, ["a.yaml", "b.md"])
+    assert (result.exit_code, result.stdout.splitlines()) == (0, ["a.yaml", "prompts/e.md"])
+    # what the walk left out for what it is, with the reason (stderr: stdout stays a file list)
+    assert result.stderr.splitlines() == [
+        "skipped: README.md (a project file (README, LICENSE, a manifest), not a prompt)",
+        "skipped: b.md (Markdown or text with no evidence that it is a prompt (not named in code, not in a prompt"
+        " folder; the `prompts` setting takes it))"]
 
 
 def test_color_is_accepted_on_every_subcommand():
@@ -154,7 +159,7 @@ def test_a_progress_bar_on_a_terminal_for_many_files(tmp_path):
     import pty
 
     for n in range(30):
-        (tmp_path / f"p{n:02}.md").write_text(f"Prompt {n}: answer briefly.\n")
+        (tmp_path / f"p{n:02}_prompt.md").write_text(f"Prompt {n}: answer briefly.\n")
     master, slave = pty.openpty()
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80"}
     env.pop("GITHUB_ACTIONS", None)
