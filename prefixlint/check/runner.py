@@ -156,7 +156,20 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     tags = finding_tags(template)  # "source" (python, typescript, a format name) and "prompt"
     findings = [replace(f, extra={**tags, **f.extra}) for f in kept if f.path == path] + unused
     findings.sort(key=Finding.sort_key)
-    findings, fix_source = attach(findings, template, compiled.placeholders, measurer, measured)
+    def remeasure(fixed_template):  # the fixed text, measured with this file's settings
+        return Measurer(fixed_template, compile_template(fixed_template), tokenizer, profile, catalog,
+                        settings.min_stable_tokens, framing, measurer.history)
+
+    vary = frozenset(v.name for v in measurer.volatiles if v.name not in history)
+    findings, fix_source, after = attach(findings, template, compiled.placeholders, measurer, measured, remeasure,
+                                         vary)
+    if after is not None:  # one number: the file's figure is the measurement of its fixed text
+        overall = replace(overall, fixed_tokens=after.fixed_tokens,
+                          fixed_shared_prefix_tokens=after.fixed_shared_prefix_tokens,
+                          fixed_reusable_tokens=after.fixed_reusable_tokens)
+    elif any(f.extra.get("fix", False) is None for f in findings):  # nothing suggested: as it is now
+        overall = replace(overall, fixed_tokens=overall.tokens, fixed_shared_prefix_tokens=overall.shared_prefix_tokens,
+                          fixed_reusable_tokens=overall.reusable_tokens)
     view = None
     if settings.token_view:  # check --format html
         from prefixlint.check.token_view import token_view

@@ -1,0 +1,285 @@
+"""The unit a volatile value moves with, read from the text's structure (issue 24 item 1).
+
+A fix moves the value together with the words that only label it (`Current time: {{ now }}`,
+`Session: {{ session_id }}`) and leaves the persona and the instructions where they are. The
+unit is found from the structure around the value, innermost container first:
+
+- a fenced code block, a JSON example (brackets opened on an earlier line) or an XML-like
+  element (`<context>…</context>`) holding the value: the whole container moves, or nothing;
+- a list item (with its continuation lines) or a line;
+- a Markdown section (or a `LABEL:` line) whose whole body is that unit: the header goes too,
+  so no header is left without its body.
+
+The decision is a mode string, made once from the template as written and applied alike to
+every render and to the file (`prefixlint.match.variants.plan_moves`): LINE and BLOCK move whole
+lines that hold only the value and its label (safe); a trailing "!" marks a whole-line move of
+more than a label (unsafe); SENTENCE and a clause (`prefixlint.match.clause`) cut a line (unsafe).
+`NoUnit` says why a value cannot be cut out cleanly.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+LINE, SENTENCE, BLOCK = "line", "sentence", "block"
+UNSAFE_MARK = "!"
+#: A label is at most this many words besides the values (`Current local time:`).
+LABEL_WORDS = 5
+#: Words that address the model: a unit holding one is an instruction or the persona.
+ADDRESSED = frozenset({"you", "your", "you're", "yours", "always", "never", "must", "should", "please",
+                       "don't", "do", "not", "act", "respond", "answer", "reply", "use", "ensure"})
+WORD = re.compile(r"[^\W_](?:[\w'’-]*[^\W_])?")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
+_HEADER = re.compile(r"^[ \t]*(#{1,6})[ \t]+\S")
+_LABEL_HEADER = re.compile(r"^[ \t]*[^\s:#<>{}][^:{}<>]{0,60}:[ \t]*$")
+_ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+\S", re.MULTILINE)
+_TAG = re.compile(r"<(/?)([A-Za-z][\w.:-]{0,40})(?:[ \t][^<>\n]{0,200})?(/?)>")
+SENTENCE_END = re.compile(r"[.!?](?=\s|$)[ \t]*")
+_ROLE = re.compile(r"^[ \t]*#?[ \t]*(system|user|assistant|developer|tool|human|ai)[ \t]*:", re.IGNORECASE)
+
+
+class NoUnit(Exception):
+    """Why the value cannot be cut out of its text cleanly (no fix)."""
+
+
+def applicability(mode: str) -> str:
+    """"safe" for a whole-line unit that holds only the value and its label, else "unsafe"."""
+    return "safe" if mode in (LINE, BLOCK) else "unsafe"
+
+
+def is_block(mode: str) -> bool:
+    return mode.rstrip(UNSAFE_MARK) == BLOCK
+
+
+def masked(text: str, spans: Sequence) -> str:
+    """`text` with every placeholder's value blanked (structure read from the stable text only)."""
+    chars = list(text)
+    for span in spans:
+        for i in range(span.start, min(span.end, len(chars))):
+            if chars[i] != "\n":
+                chars[i] = " "
+    return "".join(chars)
+
+
+def words(text: str) -> list[str]:
+    return [w.lower().replace("’", "'") for w in WORD.findall(text)]
+
+
+def label_only(text: str) -> bool:
+    """Does `text` (values blanked) hold only a short label: few words, none addressing the model?"""
+    found = words(_TAG.sub(" ", text))
+    return len(found) <= LABEL_WORDS and not ADDRESSED.intersection(found)
+
+
+def addressed(text: str) -> bool:
+    return bool(ADDRESSED.intersection(words(text)))
+
+
+def _line_bounds(text: str, at: int) -> tuple[int, int]:
+    start = text.rfind("\n", 0, at) + 1
+    newline = text.find("\n", at)
+    return start, (len(text) if newline < 0 else newline + 1)
+
+
+def _lines(text: str) -> list[tuple[int, int]]:
+    out, at = [], 0
+    while at < len(text):
+        newline = text.find("\n", at)
+        end = len(text) if newline < 0 else newline + 1
+        out.append((at, end))
+        at = end
+    return out
+
+
+def _fence(plain: str, start: int, end: int) -> tuple[int, int] | None:
+    """The lines of the fenced code block holding [start, end), if any."""
+    opened = None
+    for line_start, line_end in _lines(plain):
+        if _FENCE.match(plain, line_start):
+            if opened is None:
+                opened = line_start
+            else:
+                if opened <= start and end <= line_end:
+                    return opened, line_end
+                opened = None
+        elif line_start > end and opened is None:
+            return None
+    return None
+
+
+def _brackets(plain: str, start: int, end: int) -> tuple[int, int] | None:
+    """The lines of a JSON-like example (a bracket opened on an earlier line) holding the value."""
+    stack: list[int] = []
+    stripped = re.sub(r"\{%.*?%\}|\{#.*?#\}|\{\{|\}\}", lambda m: " " * len(m.group()), plain, flags=re.DOTALL)
+    outer = None
+    for i, char in enumerate(stripped):
+        if i == start:
+            multi = [o for o in stack if "\n" in plain[o:start]]
+            if not multi:
+                return None
+            outer = multi[0]
+            depth = stack.index(outer)
+        if char in "{[":
+            stack.append(i)
+        elif char in "}]" and stack:
+            stack.pop()
+            if outer is not None and i >= end and len(stack) == depth:
+                return _line_bounds(plain, outer)[0], _line_bounds(plain, i)[1]
+    return None
+
+
+def _element(plain: str, start: int, end: int) -> tuple[int, int] | None:
+    """The XML-like element (`<name …>…</name>`) innermost around the value, tags included."""
+    stack: list[tuple[str, int]] = []
+    best = None
+    for tag in _TAG.finditer(plain):
+        closing, name, empty = tag.group(1), tag.group(2), tag.group(3)
+        if empty:
+            continue
+        if not closing:
+            stack.append((name, tag.start()))
+            continue
+        for k in range(len(stack) - 1, -1, -1):
+            if stack[k][0] == name:
+                open_at = stack[k][1]
+                del stack[k:]
+                if open_at <= start and end <= tag.end() and (best is None or open_at > best[0]):
+                    best = (open_at, tag.end())
+                break
+    return best
+
+
+def _item(plain: str, start: int) -> tuple[int, int] | None:
+    """The list item holding the value: its line and the more-indented lines after it."""
+    lines = _lines(plain)
+    index = next(k for k, (a, b) in enumerate(lines) if a <= start < b or b == len(plain) and start == b)
+    for k in range(index, -1, -1):
+        found = _ITEM.match(plain, lines[k][0])
+        if found:
+            indent = len(found.group(1))
+            if k < index and any(len(plain[a:b]) - len(plain[a:b].lstrip(" \t")) <= indent
+                                 for a, b in lines[k + 1 : index + 1] if plain[a:b].strip()):
+                return None
+            stop = index + 1
+            while stop < len(lines):
+                a, b = lines[stop]
+                body = plain[a:b]
+                if not body.strip() or len(body) - len(body.lstrip(" \t")) <= indent:
+                    break
+                stop += 1
+            return lines[k][0], lines[stop - 1][1]
+        if k < index and not plain[lines[k][0]:lines[k][1]].strip():
+            return None
+        if k == index and not plain[lines[k][0]:lines[k][1]].startswith((" ", "\t")):
+            return None
+    return None
+
+
+def _with_header(plain: str, start: int, end: int, container: bool = False) -> int:
+    """`start`, or the start of the header line above when [start, end) is that header's whole
+    body (a Markdown section, or a `LABEL:` line introducing it): no header without its body."""
+    above = start
+    while above > 0:  # blank lines between a Markdown header and its body
+        line_start = plain.rfind("\n", 0, above - 1) + 1
+        if plain[line_start:above].strip():
+            break
+        above = line_start
+    if above == 0:
+        return start
+    header_start = plain.rfind("\n", 0, above - 1) + 1
+    header = plain[header_start:above]
+    markdown = _HEADER.match(header)
+    if not markdown and (above != start or not _LABEL_HEADER.match(header) or _ROLE.match(header)):
+        return start
+    rest = plain[end:].split("\n")
+    following = next((line for line in rest if line.strip()), None)
+    if markdown:
+        next_header = _HEADER.match(following) if following is not None else None
+        ends = following is None or (next_header is not None and len(next_header.group(1)) <= len(markdown.group(1)))
+    else:  # a `LABEL:` line's body is the container under it, or runs to the next blank line
+        ends = container or plain[end:] == "" or not rest[0].strip() or bool(_HEADER.match(rest[0]))
+    return header_start if ends else start
+
+
+def block_region(text: str, spans: Sequence, start: int, end: int) -> tuple[int, int]:
+    """The [start, end) of `text` a BLOCK mode moves for the value at text[start:end]."""
+    plain = masked(text, spans)
+    container = _container(plain, start, end)
+    whole = container is not None
+    if container is None:
+        container = _item(plain, start) or _line_bounds(text, start)
+        if container[1] < len(text) and end > container[1]:
+            container = (container[0], _line_bounds(text, end - 1)[1])
+    a, b = container
+    if b < len(text) and text[b - 1] != "\n":
+        b = _line_bounds(text, b)[1]
+    a = _line_bounds(text, a)[0]
+    return _with_header(plain, a, b, whole), b
+
+
+def _container(plain: str, start: int, end: int) -> tuple[int, int] | None:
+    found = [c for c in (_fence(plain, start, end), _brackets(plain, start, end), _element(plain, start, end)) if c]
+    return max(found, key=lambda c: c[0]) if found else None
+
+
+def decide(text: str, spans: Sequence, start: int, end: int) -> str | None:
+    """The mode of the value at text[start:end] when its unit is whole lines (LINE, BLOCK, with
+    UNSAFE_MARK for more than a label); None when only part of its line can move (the caller
+    picks a sentence or a clause); NoUnit when nothing can move cleanly."""
+    plain = masked(text, spans)
+    container = _container(plain, start, end)
+    if container is not None:
+        a, b = container
+        whole_lines = not plain[_line_bounds(plain, a)[0]:a].strip() and not plain[b:_line_bounds(plain, b - 1)[1]].strip()
+        if not label_only(plain[a:b]):
+            raise NoUnit("the value sits inside a container (a tag, a code block or a JSON example) with other"
+                         " content: move the container by hand")
+        if not whole_lines:
+            raise NoUnit("the value's container shares its line with other text: move it by hand")
+        return BLOCK
+    item = _item(plain, start)
+    a, b = item or _line_bounds(plain, start)
+    if end > b:
+        raise NoUnit("the value spans several lines of the text")
+    unit = plain[a:b]
+    header_start = _with_header(plain, a, b)
+    if label_only(unit):
+        return BLOCK if item or header_start != a else LINE
+    return None
+
+
+def sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """The sentence of its line holding text[start:end] (without the blanks around it)."""
+    line_start, line_end = _line_bounds(text, start)
+    line_end = line_end - 1 if text[line_start:line_end].endswith("\n") else line_end
+    before = [m.end() for m in SENTENCE_END.finditer(text, line_start, start)]
+    cut_start = before[-1] if before else line_start
+    after = SENTENCE_END.search(text, end, line_end)
+    return cut_start, (after.end() if after else line_end)
+
+
+def choose(text: str, spans: Sequence, start: int, end: int, lead: str | None) -> str:
+    """The mode of the value at text[start:end]: its whole-line unit (`decide`), else the
+    sentence when it is only the value and its label, else the clause that connects the value
+    to its sentence (a mode of `prefixlint.match.clause`); a sentence of more than a label is
+    moved whole only when it is its line and addresses nobody (unsafe). NoUnit otherwise."""
+    from prefixlint.match.clause import clause, value_mode
+
+    mode = decide(text, spans, start, end)
+    if mode is not None:
+        return mode
+    plain = masked(text, spans)
+    line_start, line_end = _line_bounds(plain, start)
+    a, b = sentence_bounds(plain, start, end)
+    whole_line = not plain[line_start:a].strip() and not plain[b:line_end].strip()
+    if label_only(plain[a:b]) and not whole_line:
+        return SENTENCE
+    if lead and clause(text, start, end, a, b):
+        return value_mode(lead)
+    if addressed(plain[a:b]):
+        raise NoUnit("the value is part of a sentence addressed to the model (the persona or an instruction),"
+                     " and no label of its own can be cut out: move it by hand")
+    if whole_line:
+        return LINE + UNSAFE_MARK
+    raise NoUnit("the value's sentence holds more than the value and its label: move it by hand")
