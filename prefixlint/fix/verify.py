@@ -14,7 +14,7 @@ from prefixlint.match.units import masked, words
 #: Words a clause loses when it becomes a sentence of its own (`, and today's date is {d}`).
 CONNECTORS = frozenset({"and", "but", "where", "with", "on", "at", "as", "of", "since", "until", "for"})
 #: At most this many words a fix may add (the lead-in of a value moved as its own sentence).
-ADDED_WORDS = 3
+ADDED_WORDS = 4
 _EMPTY_ELEMENT = re.compile(r"<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?>\s*</\1>")
 _EMPTY_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n[ \t\n]*\1[ \t]*$", re.MULTILINE)
 _HEADER = re.compile(r"^[ \t]*(#{1,6})[ \t]+\S.*$|^[ \t]*[A-Z][A-Z0-9 _/&-]{2,60}:[ \t]*$", re.MULTILINE)
