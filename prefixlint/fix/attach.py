@@ -48,13 +48,20 @@ class Checker:
     a Measurer of another template with this file's settings)."""
 
     def __init__(self, template, measurer, remeasure) -> None:
-        self.remeasure = remeasure
+        self.remeasure, self.template = remeasure, template
         self.messages = source_messages(template, measurer.compiled.placeholders)
         self.names = placeholder_names(measurer.compiled)
 
     def __call__(self, fixed):
         if fixed is None:
             raise Rejected("the fixed file no longer loads")
+        if self.template.format == "python":  # only the prompts' literals changed (libcst)
+            from prefixlint.fix.python_cst import CodeChanged, same_code
+
+            try:
+                same_code(self.template.source, fixed.source)
+            except CodeChanged as exc:
+                raise Rejected(str(exc)) from None
         try:
             measurer = self.remeasure(fixed)
         except Exception as exc:  # noqa: BLE001 - a fixed text that does not render is not offered
