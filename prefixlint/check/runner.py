@@ -96,7 +96,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
            text: str | None = None) -> FileResult:
     from prefixlint.check.chat_template_runs import let_through
     from prefixlint.check.measure import Measurer
-    from prefixlint.fix.attach import attach
+    from prefixlint.fix.attach import after_fixes, attach
     from prefixlint.load.registry import load_template
     from prefixlint.load.template import SLOT_NAMES
     from prefixlint.load.source_prompts import finding_tags
@@ -163,13 +163,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     vary = frozenset(v.name for v in measurer.volatiles if v.name not in history)
     findings, fix_source, after = attach(findings, template, compiled.placeholders, measurer, measured, remeasure,
                                          vary)
-    if after is not None:  # one number: the file's figure is the measurement of its fixed text
-        overall = replace(overall, fixed_tokens=after.fixed_tokens,
-                          fixed_shared_prefix_tokens=after.fixed_shared_prefix_tokens,
-                          fixed_reusable_tokens=after.fixed_reusable_tokens)
-    elif any(f.extra.get("fix", False) is None for f in findings):  # nothing suggested: as it is now
-        overall = replace(overall, fixed_tokens=overall.tokens, fixed_shared_prefix_tokens=overall.shared_prefix_tokens,
-                          fixed_reusable_tokens=overall.reusable_tokens)
+    overall = after_fixes(overall, after, findings)  # one number: the measurement of the fixed text
     view = None
     if settings.token_view:  # check --format html
         from prefixlint.check.token_view import token_view

@@ -80,6 +80,7 @@ def attach(findings, template, placeholders, measurer, measured, remeasure=None,
     reload = reloader(template)
     out, fixes = list(findings), {}
     base = measurer.render()
+    before = flagged(measurer, measured)
     for k, finding in enumerate(findings):
         item = by_name.get(finding.variable) if finding.code in MOVING_CODES else None
         if item is None or not item.moved or finding.path != template.path:
@@ -91,7 +92,7 @@ def attach(findings, template, placeholders, measurer, measured, remeasure=None,
                 raise NoFix(reason)
             fix = build_fix(template, placeholders, modes, reload)
             if checker is not None:
-                _grows(checker(reload(apply_edits(template.source, fix.edits))), item)
+                _grows(checker(reload(apply_edits(template.source, fix.edits))), item, before)
         except (NoFix, Rejected) as exc:
             out[k] = _unfixed(finding, str(exc))
             continue
@@ -109,12 +110,34 @@ def attach(findings, template, placeholders, measurer, measured, remeasure=None,
     return out, source, after
 
 
-def _grows(fixed_measurer, item) -> None:
-    """Rejected unless the value's own measured reuse is larger in the fixed file."""
+def after_fixes(overall, after, findings):
+    """The file's measurement with its "after the suggested fixes" figures those of its fixed
+    text (`after`); as it is now when its moving findings offer no fix."""
+    if after is not None:
+        return replace(overall, fixed_tokens=after.fixed_tokens, fixed_reusable_tokens=after.fixed_reusable_tokens,
+                       fixed_shared_prefix_tokens=after.fixed_shared_prefix_tokens)
+    if any(f.extra.get("fix", False) is None for f in findings):
+        return replace(overall, fixed_tokens=overall.tokens, fixed_reusable_tokens=overall.reusable_tokens,
+                       fixed_shared_prefix_tokens=overall.shared_prefix_tokens)
+    return overall
+
+
+def flagged(measurer, measured=None) -> int:
+    """How many volatile values the moving rules flag (stable text after them, a line to move)."""
+    if measured is None:
+        measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
+    return sum(m.stable_tokens_after >= measurer.min_stable_tokens and bool(m.moved) for m in measured)
+
+
+def _grows(fixed_measurer, item, before: int) -> None:
+    """Rejected unless the value's own measured reuse is larger in the fixed file and the fixed
+    file has fewer flagged values (a move that only hands the problem to the next value is none)."""
     volatility = fixed_measurer.volatility.get(item.volatility.name)
     again = fixed_measurer.measure(volatility) if volatility is not None else None
     if again is not None and again.now.reusable_tokens <= item.now.reusable_tokens:
         raise Rejected("moving it does not increase the measured reuse")
+    if flagged(fixed_measurer) >= before:
+        raise Rejected("moving it leaves as many flagged values as before (the next value would be flagged)")
 
 
 def _unfixed(finding, reason: str):

@@ -190,7 +190,7 @@ def _with_header(plain: str, start: int, end: int, container: bool = False) -> i
     header_start = plain.rfind("\n", 0, above - 1) + 1
     header = plain[header_start:above]
     markdown = _HEADER.match(header)
-    if not markdown and (above != start or not _LABEL_HEADER.match(header) or _ROLE.match(header)):
+    if not markdown and (not _LABEL_HEADER.match(header) or _ROLE.match(header)):
         return start
     rest = plain[end:].split("\n")
     following = next((line for line in rest if line.strip()), None)
