@@ -156,13 +156,10 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     tags = finding_tags(template)  # "source" (python, typescript, a format name) and "prompt"
     findings = [replace(f, extra={**tags, **f.extra}) for f in kept if f.path == path] + unused
     findings.sort(key=Finding.sort_key)
-    def remeasure(fixed_template):  # the fixed text, measured with this file's settings
-        return Measurer(fixed_template, compile_template(fixed_template), tokenizer, profile, catalog,
-                        settings.min_stable_tokens, framing, measurer.history)
-
+    remeasure = lambda t: Measurer(t, compile_template(t), tokenizer, profile, catalog,  # noqa: E731 (a fixed text)
+                                   settings.min_stable_tokens, framing, measurer.history)
     vary = frozenset(v.name for v in measurer.volatiles if v.name not in history)
-    findings, fix_source, after = attach(findings, template, compiled.placeholders, measurer, measured, remeasure,
-                                         vary)
+    findings, fix_source, after = attach(findings, template, compiled.placeholders, measurer, measured, remeasure, vary)
     overall = after_fixes(overall, after, findings)  # one number: the measurement of the fixed text
     view = None
     if settings.token_view:  # check --format html
