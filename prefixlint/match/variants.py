@@ -193,7 +193,7 @@ def _value_cut(text: str, span, mode: str):
     cut = clause(text, span.start, span.end, *sentence)
     if not cut:
         return None
-    own = _CONNECTOR.sub("", text[cut[0] : span.start]).strip()
+    own = _CONNECTOR.sub("", text[cut[0] : span.start].lstrip(" \t(")).strip()
     if own:
         lead = own[0].upper() + own[1:]
     return (lead + " ", span.start, span.end, *cut)
