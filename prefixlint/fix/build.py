@@ -85,6 +85,8 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
     if all(m.role == "system" for m in messages):  # served with the conversation after it
         raise NoFix("a system prompt on its own: the value belongs in the user's message, which the application writes")
     _check_blocks(target.text, len(target.text), len(target.text))
+    if target.text.rstrip().endswith(":"):  # `Return the JSON array:` introduces what the model writes
+        raise NoFix("the prompt ends with a line that introduces what follows it: nothing can go after it")
     newline = _newline(source, target, template)
     indent = _indent(source, target) if newline != "\\n" else ""
     moved = []

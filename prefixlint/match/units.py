@@ -29,6 +29,12 @@ LABEL_WORDS = 5
 #: Words that address the model: a unit holding one is an instruction or the persona.
 ADDRESSED = frozenset({"you", "your", "you're", "yours", "always", "never", "must", "should", "please",
                        "don't", "do", "not", "act", "respond", "answer", "reply", "use", "ensure"})
+#: A sentence opening with one of these is an instruction (`Write 3 queries about {task}`).
+IMPERATIVE = frozenset({"write", "assume", "generate", "create", "summarize", "summarise", "translate", "return",
+                        "provide", "give", "list", "explain", "describe", "analyze", "analyse", "review", "follow",
+                        "read", "keep", "make", "include", "focus", "avoid", "consider", "find", "identify",
+                        "classify", "extract", "rewrite", "be", "think", "select", "choose", "check", "output",
+                        "format", "cite", "greet", "address", "call", "remember", "note", "compare", "answer"})
 WORD = re.compile(r"[^\W_](?:[\w'’-]*[^\W_])?")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
 _HEADER = re.compile(r"^[ \t]*(#{1,6})[ \t]+\S")
@@ -68,12 +74,13 @@ def words(text: str) -> list[str]:
 
 def label_only(text: str) -> bool:
     """Does `text` (values blanked) hold only a short label: few words, none addressing the model?"""
-    found = words(_TAG.sub(" ", text))
-    return len(found) <= LABEL_WORDS and not ADDRESSED.intersection(found)
+    return len(words(_TAG.sub(" ", text))) <= LABEL_WORDS and not addressed(text)
 
 
 def addressed(text: str) -> bool:
-    return bool(ADDRESSED.intersection(words(text)))
+    """Does `text` speak to the model: a second-person word, or a sentence in the imperative?"""
+    found = words(_TAG.sub(" ", text))
+    return bool(ADDRESSED.intersection(found)) or bool(found) and found[0] in IMPERATIVE
 
 
 def _line_bounds(text: str, at: int) -> tuple[int, int]:
@@ -218,6 +225,14 @@ def block_region(text: str, spans: Sequence, start: int, end: int) -> tuple[int,
     return _with_header(plain, a, b, whole), b
 
 
+def _not_mid_sentence(plain: str, start: int, end: int) -> None:
+    """NoUnit when the unit is part of a sentence running on below it (`… topic:\n{task}\n\nand
+    research data: …`): its text does not end a sentence and the next text goes on in lower case."""
+    following = next((line.strip() for line in plain[end:].split("\n") if line.strip()), "")
+    if following[:1].islower() and not plain[start:end].rstrip().endswith((".", "!", "?")):
+        raise NoUnit("the value is part of a sentence that runs on over the following lines: move it by hand")
+
+
 def _container(plain: str, start: int, end: int) -> tuple[int, int] | None:
     found = [c for c in (_fence(plain, start, end), _brackets(plain, start, end), _element(plain, start, end)) if c]
     return max(found, key=lambda c: c[0]) if found else None
@@ -243,6 +258,7 @@ def decide(text: str, spans: Sequence, start: int, end: int) -> str | None:
     if end > b:
         raise NoUnit("the value spans several lines of the text")
     unit = plain[a:b]
+    _not_mid_sentence(plain, a, b)
     header_start = _with_header(plain, a, b)
     if label_only(unit):
         return BLOCK if item or header_start != a else LINE

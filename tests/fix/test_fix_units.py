@@ -63,3 +63,23 @@ def test_the_reason_for_no_fix_is_in_the_text_output():
     (result,) = check(FIXTURES.parent.parent.parent / "samples" / "contoso_chat.jinja2")
     (finding,) = result.findings
     assert "No automatic fix: the value is part of a sentence addressed to the model" in finding.message
+
+
+@pytest.mark.parametrize("text,value,reason", [
+    ("Provided the main topic:\n\n{task}\n\nand research data:\n\n{data}\n", "{task}", "runs on"),
+    ("Intro.\nAssume the date is {d}.\nMore rules here.\n", "{d}", "addressed to the model"),
+    ("Intro.\nWrite 3 queries about \"{task}\"\nMore rules here.\n", "{task}", "addressed to the model"),
+])
+def test_instructions_and_running_sentences_stay(text, value, reason):
+    with pytest.raises(NoUnit, match=reason):
+        unit(text, value, lead=None)
+
+
+def test_nothing_goes_after_a_closing_line_that_introduces_the_answer():
+    """`Return … as a JSON array:` ends the prompt: what follows it is the model's; no fix."""
+    (result,) = check(FIXTURES / "ends_with_colon.txt")
+    (finding,) = result.findings
+    assert finding.extra["fix"] is None
+    assert finding.extra["fix_unavailable"] == (
+        "the prompt ends with a line that introduces what follows it: nothing can go after it")
+    assert (finding.line, finding.column) == (2, 17)
