@@ -34,7 +34,8 @@ IMPERATIVE = frozenset({"write", "assume", "generate", "create", "summarize", "s
                         "provide", "give", "list", "explain", "describe", "analyze", "analyse", "review", "follow",
                         "read", "keep", "make", "include", "focus", "avoid", "consider", "find", "identify",
                         "classify", "extract", "rewrite", "be", "think", "select", "choose", "check", "output",
-                        "format", "cite", "greet", "address", "call", "remember", "note", "compare", "answer"})
+                        "cite", "greet", "remember", "compare", "answer"})
+_LABEL_START = re.compile(r"\W*[^\W_][\w'’-]*(?:[ \t]+[^\W_][\w'’-]*)?[ \t]*:")
 WORD = re.compile(r"[^\W_](?:[\w'’-]*[^\W_])?")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
 _HEADER = re.compile(r"^[ \t]*(#{1,6})[ \t]+\S")
@@ -79,8 +80,12 @@ def label_only(text: str) -> bool:
 
 def addressed(text: str) -> bool:
     """Does `text` speak to the model: a second-person word, or a sentence in the imperative?"""
-    found = words(_TAG.sub(" ", text))
-    return bool(ADDRESSED.intersection(found)) or bool(found) and found[0] in IMPERATIVE
+    plain = _TAG.sub(" ", text)
+    found = words(plain)
+    if ADDRESSED.intersection(found):
+        return True
+    # `Write 3 queries about {task}`, not a label (`Review id: {id}`, `Review request {id}.`)
+    return len(found) >= 3 and found[0] in IMPERATIVE and not _LABEL_START.match(plain)
 
 
 def _line_bounds(text: str, at: int) -> tuple[int, int]:
