@@ -165,7 +165,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     if settings.token_view:  # check --format html
         from prefixlint.check.token_view import token_view
 
-        view = token_view(measurer, measured, moved, overall)
+        view = token_view(measurer, measured, moved, overall, fix_source.fixed_ids)
     return FileResult(
         path, overall.tokens, overall.reusable_tokens, overall.fixed_reusable_tokens, tuple(findings),
         format=template.format, model=template.model or None, tokenizer=tokenizer.name, engine=profile.name,

@@ -102,7 +102,9 @@ def attach(findings, template, placeholders, measurer, measured, remeasure=None,
     if fixes and checker is not None:
         _, count, fixed = combine(template, placeholders, source.offered, reload, checker)
         if fixed is not None:
-            after = checker(fixed).measure_all(set(), vary)
+            fixed_measurer = checker(fixed)
+            after = fixed_measurer.measure_all(set(), vary)
+            source = replace(source, fixed_ids=tuple(fixed_measurer.render().ids))
     for k, fix in fixes.items():
         data = {"applicability": fix.applicability, "message": fix.message,
                 "edits": edits_json(template.source, fix.edits)}

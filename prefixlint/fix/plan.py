@@ -35,6 +35,8 @@ class FixSource:
     offered: list[Offered] = field(default_factory=list)
     #: `check(fixed_template)`: raises Rejected for a fixed text that must not be written.
     check: Callable[[Any], Any] | None = None
+    #: The token ids of the fixed text's first request (the HTML page's "after" side), () for none.
+    fixed_ids: tuple[int, ...] = ()
 
 
 def combine(template, placeholders, offered, reload, check: Callable[[Any], None] | None = None

@@ -149,3 +149,17 @@ def test_a_labelled_unit_moves_whole_and_safely(tmp_path_factory, case):
     out = path.with_name("fixed.txt")
     out.write_text(after, encoding="utf-8")
     assert_merged_review(path, out, fixed)
+
+
+def test_the_html_page_shows_the_fixed_text_it_measured():
+    """The HTML page's "after" side is the fixed file's request, with the file's one figure."""
+    from prefixlint.check.runner import check_path
+    from prefixlint.check.settings import Settings
+
+    (result,) = check_path(str(ROOT / "samples" / "support_bot.yaml"), Settings(offline=True, token_view=True))
+    (finding,) = result.findings
+    fixed = result.token_view["fixed"]
+    assert fixed["reusable_tokens"] == result.fixed_reusable_tokens == finding.fixed_reusable_tokens
+    assert len(fixed["tokens"]) == result.fixed_tokens
+    text = "".join(fixed["tokens"])
+    assert text.index("Current time: ") > text.index("<|im_start|>user")  # the line as the fix moved it
