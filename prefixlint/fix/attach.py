@@ -19,8 +19,7 @@ from prefixlint.fix.plan import FixSource, Offered, combine
 from prefixlint.fix.source import source_messages
 from prefixlint.fix.verify import Rejected, placeholder_names, verify
 from prefixlint.numbers import percent
-
-MOVING_CODES = frozenset({"PFX001", "PFX002", "PFX003", "PFX004", "PFX005"})
+from prefixlint.rules.registry import MOVING_CODES  # derived from the catalog
 
 
 def reloader(template):
