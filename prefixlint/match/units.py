@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from prefixlint.match.structure import TAG, enclosing, list_item, line_bounds, with_header
+
 LINE, SENTENCE, BLOCK = "line", "sentence", "block"
 UNSAFE_MARK = "!"
 #: A label is at most this many words besides the values (`Current local time:`).
@@ -37,13 +39,7 @@ IMPERATIVE = frozenset({"write", "assume", "generate", "create", "summarize", "s
                         "cite", "greet", "remember", "compare", "answer"})
 _LABEL_START = re.compile(r"\W*[^\W_][\w'’-]*(?:[ \t]+[^\W_][\w'’-]*)?[ \t]*:")
 WORD = re.compile(r"[^\W_](?:[\w'’-]*[^\W_])?")
-_FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
-_HEADER = re.compile(r"^[ \t]*(#{1,6})[ \t]+\S")
-_LABEL_HEADER = re.compile(r"^[ \t]*[^\s:#<>{}][^:{}<>]{0,60}:[ \t]*$")
-_ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+\S", re.MULTILINE)
-_TAG = re.compile(r"<(/?)([A-Za-z][\w.:-]{0,40})(?:[ \t][^<>\n]{0,200})?(/?)>")
 SENTENCE_END = re.compile(r"[.!?](?=\s|$)[ \t]*")
-_ROLE = re.compile(r"^[ \t]*#?[ \t]*(system|user|assistant|developer|tool|human|ai)[ \t]*:", re.IGNORECASE)
 
 
 class NoUnit(Exception):
@@ -75,12 +71,12 @@ def words(text: str) -> list[str]:
 
 def label_only(text: str) -> bool:
     """Does `text` (values blanked) hold only a short label: few words, none addressing the model?"""
-    return len(words(_TAG.sub(" ", text))) <= LABEL_WORDS and not addressed(text)
+    return len(words(TAG.sub(" ", text))) <= LABEL_WORDS and not addressed(text)
 
 
 def addressed(text: str) -> bool:
     """Does `text` speak to the model: a second-person word, or a sentence in the imperative?"""
-    plain = _TAG.sub(" ", text)
+    plain = TAG.sub(" ", text)
     found = words(plain)
     if ADDRESSED.intersection(found):
         return True
@@ -88,146 +84,20 @@ def addressed(text: str) -> bool:
     return len(found) >= 3 and found[0] in IMPERATIVE and not _LABEL_START.match(plain)
 
 
-def _line_bounds(text: str, at: int) -> tuple[int, int]:
-    start = text.rfind("\n", 0, at) + 1
-    newline = text.find("\n", at)
-    return start, (len(text) if newline < 0 else newline + 1)
-
-
-def _lines(text: str) -> list[tuple[int, int]]:
-    out, at = [], 0
-    while at < len(text):
-        newline = text.find("\n", at)
-        end = len(text) if newline < 0 else newline + 1
-        out.append((at, end))
-        at = end
-    return out
-
-
-def _fence(plain: str, start: int, end: int) -> tuple[int, int] | None:
-    """The lines of the fenced code block holding [start, end), if any."""
-    opened = None
-    for line_start, line_end in _lines(plain):
-        if _FENCE.match(plain, line_start):
-            if opened is None:
-                opened = line_start
-            else:
-                if opened <= start and end <= line_end:
-                    return opened, line_end
-                opened = None
-        elif line_start > end and opened is None:
-            return None
-    return None
-
-
-def _brackets(plain: str, start: int, end: int) -> tuple[int, int] | None:
-    """The lines of a JSON-like example (a bracket opened on an earlier line) holding the value."""
-    stack: list[int] = []
-    stripped = re.sub(r"\{%.*?%\}|\{#.*?#\}|\{\{|\}\}", lambda m: " " * len(m.group()), plain, flags=re.DOTALL)
-    outer = None
-    for i, char in enumerate(stripped):
-        if i == start:
-            multi = [o for o in stack if "\n" in plain[o:start]]
-            if not multi:
-                return None
-            outer = multi[0]
-            depth = stack.index(outer)
-        if char in "{[":
-            stack.append(i)
-        elif char in "}]" and stack:
-            stack.pop()
-            if outer is not None and i >= end and len(stack) == depth:
-                return _line_bounds(plain, outer)[0], _line_bounds(plain, i)[1]
-    return None
-
-
-def _element(plain: str, start: int, end: int) -> tuple[int, int] | None:
-    """The XML-like element (`<name …>…</name>`) innermost around the value, tags included."""
-    stack: list[tuple[str, int]] = []
-    best = None
-    for tag in _TAG.finditer(plain):
-        closing, name, empty = tag.group(1), tag.group(2), tag.group(3)
-        if empty:
-            continue
-        if not closing:
-            stack.append((name, tag.start()))
-            continue
-        for k in range(len(stack) - 1, -1, -1):
-            if stack[k][0] == name:
-                open_at = stack[k][1]
-                del stack[k:]
-                if open_at <= start and end <= tag.end() and (best is None or open_at > best[0]):
-                    best = (open_at, tag.end())
-                break
-    return best
-
-
-def _item(plain: str, start: int) -> tuple[int, int] | None:
-    """The list item holding the value: its line and the more-indented lines after it."""
-    lines = _lines(plain)
-    index = next(k for k, (a, b) in enumerate(lines) if a <= start < b or b == len(plain) and start == b)
-    for k in range(index, -1, -1):
-        found = _ITEM.match(plain, lines[k][0])
-        if found:
-            indent = len(found.group(1))
-            if k < index and any(len(plain[a:b]) - len(plain[a:b].lstrip(" \t")) <= indent
-                                 for a, b in lines[k + 1 : index + 1] if plain[a:b].strip()):
-                return None
-            stop = index + 1
-            while stop < len(lines):
-                a, b = lines[stop]
-                body = plain[a:b]
-                if not body.strip() or len(body) - len(body.lstrip(" \t")) <= indent:
-                    break
-                stop += 1
-            return lines[k][0], lines[stop - 1][1]
-        if k < index and not plain[lines[k][0]:lines[k][1]].strip():
-            return None
-        if k == index and not plain[lines[k][0]:lines[k][1]].startswith((" ", "\t")):
-            return None
-    return None
-
-
-def _with_header(plain: str, start: int, end: int, container: bool = False) -> int:
-    """`start`, or the start of the header line above when [start, end) is that header's whole
-    body (a Markdown section, or a `LABEL:` line introducing it): no header without its body."""
-    above = start
-    while above > 0:  # blank lines between a Markdown header and its body
-        line_start = plain.rfind("\n", 0, above - 1) + 1
-        if plain[line_start:above].strip():
-            break
-        above = line_start
-    if above == 0:
-        return start
-    header_start = plain.rfind("\n", 0, above - 1) + 1
-    header = plain[header_start:above]
-    markdown = _HEADER.match(header)
-    if not markdown and (not _LABEL_HEADER.match(header) or _ROLE.match(header)):
-        return start
-    rest = plain[end:].split("\n")
-    following = next((line for line in rest if line.strip()), None)
-    if markdown:
-        next_header = _HEADER.match(following) if following is not None else None
-        ends = following is None or (next_header is not None and len(next_header.group(1)) <= len(markdown.group(1)))
-    else:  # a `LABEL:` line's body is the container under it, or runs to the next blank line
-        ends = container or plain[end:] == "" or not rest[0].strip() or bool(_HEADER.match(rest[0]))
-    return header_start if ends else start
-
-
 def block_region(text: str, spans: Sequence, start: int, end: int) -> tuple[int, int]:
     """The [start, end) of `text` a BLOCK mode moves for the value at text[start:end]."""
     plain = masked(text, spans)
-    container = _container(plain, start, end)
+    container = enclosing(plain, start, end)
     whole = container is not None
     if container is None:
-        container = _item(plain, start) or _line_bounds(text, start)
+        container = list_item(plain, start) or line_bounds(text, start)
         if container[1] < len(text) and end > container[1]:
-            container = (container[0], _line_bounds(text, end - 1)[1])
+            container = (container[0], line_bounds(text, end - 1)[1])
     a, b = container
     if b < len(text) and text[b - 1] != "\n":
-        b = _line_bounds(text, b)[1]
-    a = _line_bounds(text, a)[0]
-    return _with_header(plain, a, b, whole), b
+        b = line_bounds(text, b)[1]
+    a = line_bounds(text, a)[0]
+    return with_header(plain, a, b, whole), b
 
 
 def _not_mid_sentence(plain: str, start: int, end: int) -> None:
@@ -238,33 +108,28 @@ def _not_mid_sentence(plain: str, start: int, end: int) -> None:
         raise NoUnit("the value is part of a sentence that runs on over the following lines: move it by hand")
 
 
-def _container(plain: str, start: int, end: int) -> tuple[int, int] | None:
-    found = [c for c in (_fence(plain, start, end), _brackets(plain, start, end), _element(plain, start, end)) if c]
-    return max(found, key=lambda c: c[0]) if found else None
-
-
 def decide(text: str, spans: Sequence, start: int, end: int) -> str | None:
     """The mode of the value at text[start:end] when its unit is whole lines (LINE, BLOCK, with
     UNSAFE_MARK for more than a label); None when only part of its line can move (the caller
     picks a sentence or a clause); NoUnit when nothing can move cleanly."""
     plain = masked(text, spans)
-    container = _container(plain, start, end)
+    container = enclosing(plain, start, end)
     if container is not None:
         a, b = container
-        whole_lines = not plain[_line_bounds(plain, a)[0]:a].strip() and not plain[b:_line_bounds(plain, b - 1)[1]].strip()
+        whole_lines = not plain[line_bounds(plain, a)[0]:a].strip() and not plain[b:line_bounds(plain, b - 1)[1]].strip()
         if not label_only(plain[a:b]):
             raise NoUnit("the value sits inside a container (a tag, a code block or a JSON example) with other"
                          " content: move the container by hand")
         if not whole_lines:
             raise NoUnit("the value's container shares its line with other text: move it by hand")
         return BLOCK
-    item = _item(plain, start)
-    a, b = item or _line_bounds(plain, start)
+    item = list_item(plain, start)
+    a, b = item or line_bounds(plain, start)
     if end > b:
         raise NoUnit("the value spans several lines of the text")
     unit = plain[a:b]
     _not_mid_sentence(plain, a, b)
-    header_start = _with_header(plain, a, b)
+    header_start = with_header(plain, a, b)
     if label_only(unit):
         return BLOCK if item or header_start != a else LINE
     return None
@@ -272,7 +137,7 @@ def decide(text: str, spans: Sequence, start: int, end: int) -> str | None:
 
 def sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     """The sentence of its line holding text[start:end] (without the blanks around it)."""
-    line_start, line_end = _line_bounds(text, start)
+    line_start, line_end = line_bounds(text, start)
     line_end = line_end - 1 if text[line_start:line_end].endswith("\n") else line_end
     before = [m.end() for m in SENTENCE_END.finditer(text, line_start, start)]
     cut_start = before[-1] if before else line_start
@@ -291,7 +156,7 @@ def choose(text: str, spans: Sequence, start: int, end: int, lead: str | None) -
     if mode is not None:
         return mode
     plain = masked(text, spans)
-    line_start, line_end = _line_bounds(plain, start)
+    line_start, line_end = line_bounds(plain, start)
     a, b = sentence_bounds(plain, start, end)
     whole_line = not plain[line_start:a].strip() and not plain[b:line_end].strip()
     if label_only(plain[a:b]) and not whole_line:
