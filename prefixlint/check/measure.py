@@ -72,7 +72,7 @@ class Measurer:
         self._lines: dict[str, list[int]] = {}  # line runs -> ids, for `encode_lines`
         #: How each placeholder's value moves in the fixed variant (its line, or its sentence),
         #: decided once from the template as written: both renders and the file's fix agree.
-        self.placements = placements(template, compiled.placeholders, self._leads())
+        self.placements, self.no_unit = placements(template, compiled.placeholders, self._leads())
 
     def _leads(self) -> dict[int, str]:
         """The lead-in of each placeholder whose value would move as its own sentence."""

@@ -107,7 +107,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
            text: str | None = None) -> FileResult:
     from prefixlint.check.chat_template_runs import let_through
     from prefixlint.check.measure import Measurer
-    from prefixlint.fix.attach import attach
+    from prefixlint.fix.attach import after_fixes, attach
     from prefixlint.load.registry import load_template, loader_for
     from prefixlint.load.template import SLOT_NAMES
     from prefixlint.load.source_prompts import finding_tags
@@ -171,12 +171,16 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     tags = finding_tags(template)  # "source" (python, typescript, a format name) and "prompt"
     findings = [replace(f, extra={**tags, **f.extra}) for f in kept if f.path == path] + unused
     findings.sort(key=Finding.sort_key)
-    findings, fix_source = attach(findings, template, compiled.placeholders, measurer, measured)
+    remeasure = lambda t: Measurer(t, compile_template(t), tokenizer, profile, catalog,  # noqa: E731 (a fixed text)
+                                   settings.min_stable_tokens, framing, measurer.history)
+    vary = frozenset(v.name for v in measurer.volatiles if v.name not in history)
+    findings, fix_source, after = attach(findings, template, compiled.placeholders, measurer, measured, remeasure, vary)
+    overall = after_fixes(overall, after, findings)  # one number: the measurement of the fixed text
     view = None
     if settings.token_view:  # check --format html
         from prefixlint.check.token_view import token_view
 
-        view = token_view(measurer, measured, moved, overall)
+        view = token_view(measurer, measured, moved, overall, fix_source.fixed_ids)
     return FileResult(
         path, overall.tokens, overall.reusable_tokens, overall.fixed_reusable_tokens, tuple(findings),
         format=template.format, model=template.model or None, tokenizer=tokenizer.name, engine=profile.name,

@@ -9,9 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 
-def token_view(measurer, measured, moved: set[int], overall) -> dict[str, Any]:
+def token_view(measurer, measured, moved: set[int], overall, fixed_ids=()) -> dict[str, Any]:
     """{"block_size", "now": side, "fixed": side, "moved": [placeholder texts]}; a side is
-    {"tokens": [text of each token], "shared_prefix_tokens", "reusable_tokens", "stop": ...}."""
+    {"tokens": [text of each token], "shared_prefix_tokens", "reusable_tokens", "stop": ...}.
+    `fixed_ids`: the fixed file's request, as its figures were measured (`prefixlint.fix.attach`);
+    without a fix, the fixed variant of the measurement."""
     base = measurer.render()
     texts = measurer.tokenizer.token_text
     first = min(measured, key=lambda m: m.now.shared_prefix_tokens, default=None)
@@ -21,7 +23,7 @@ def token_view(measurer, measured, moved: set[int], overall) -> dict[str, Any]:
         stop = {"token": overall.shared_prefix_tokens, "placeholder": placeholder.text,
                 "line": placeholder.line, "column": placeholder.column, "variable": first.volatility.name}
     moved_texts = sorted({measurer.compiled.placeholders[i].text for i in moved})
-    fixed_ids = measurer.fixed_ids(base, moved)
+    fixed_ids = list(fixed_ids) or measurer.fixed_ids(base, moved)
     fixed_stop = None
     if overall.fixed_shared_prefix_tokens < overall.fixed_tokens:
         fixed_stop = {"token": overall.fixed_shared_prefix_tokens,

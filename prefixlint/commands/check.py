@@ -158,7 +158,8 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     if fix:
         from prefixlint.commands.check_fix import apply_fixes
 
-        results, fixed = apply_fixes(results, unsafe_fixes, lambda written: check_files(written, settings_for))
+        results, fixed = apply_fixes(results, unsafe_fixes, lambda written: check_files(written, settings_for),
+                                     stdin=texts)
     if output_format == "text":  # diagnostics on stderr, as the other commands print them
         for result in results:
             if result.error is not None:
@@ -168,8 +169,8 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
                           unsafe_fixes=unsafe_fixes)
     if output_file:
         Path(output_file).write_text(body + "\n", encoding="utf-8")
-    else:
-        click.echo(body, color=ctx.color)
+    else:  # with --fix on standard input, standard output holds the fixed text
+        click.echo(body, color=ctx.color, err=bool(fix and texts))
     if output_format == "text" and any(r.chat_format == "chatml-approximation" for r in results):
         from prefixlint.render.templates import CHATML_NOTE  # as transcript says it
 

@@ -21,7 +21,8 @@ from prefixlint.fix.new_message import CannotAdd, added_message
 from prefixlint.load.template import SLOT_ROLE
 from prefixlint.fix.source import SourceMessage, _doubled_brace, source_messages
 from prefixlint.load.registry import loader_for
-from prefixlint.match.variants import LINE, apply_plan, plan_moves
+from prefixlint.match.units import BLOCK, SENTENCE, UNSAFE_MARK, applicability
+from prefixlint.match.variants import apply_plan, plan_moves
 
 _ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|\r\n|.)", re.DOTALL)
 #: Block tags a moved line must not leave or enter (Jinja/Nunjucks, Handlebars sections).
@@ -33,7 +34,10 @@ _BLOCK_CLOSE = re.compile(r"\{%-?\s*end\w*|\{\{/")
 @dataclass(frozen=True)
 class Fix:
     edits: tuple[Edit, ...]
-    applicability: str  # safe | unsafe
+    #: "safe" (whole units holding only the value and its label, moved where the format puts
+    #: late content) or "unsafe" (a cut sentence, changed wording, another literal): decided
+    #: here once, read by `[*]`, the JSON `fix`, `--fix`, `--unsafe-fixes` and the hook.
+    applicability: str
     message: str
 
 
@@ -85,6 +89,8 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
     if all(m.role == "system" for m in messages):  # served with the conversation after it
         raise NoFix("a system prompt on its own: the value belongs in the user's message, which the application writes")
     _check_blocks(target.text, len(target.text), len(target.text))
+    if target.text.rstrip().endswith(":"):  # `Return the JSON array:` introduces what the model writes
+        raise NoFix("the prompt ends with a line that introduces what follows it: nothing can go after it")
     newline = _newline(source, target, template)
     indent = _indent(source, target) if newline != "\\n" else ""
     moved = []
@@ -114,14 +120,19 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
         _verify(template, placeholders, reload(apply_edits(source, edits)), apply_plan([m.text for m in messages], plan))
     # In program source a move from one string literal into another changes every prompt that
     # uses the other literal too: unsafe. Within one literal (or between messages of a prompt
-    # file) the move only reorders lines.
-    unsafe = any(mode != LINE for mode in modes.values()) or any(
-        not _one_literal(source, messages[number], start, target, number == plan.target)
-        for number, start, _ in plan.origins) if loader_for(template.format).program_source else any(
-        mode != LINE for mode in modes.values())
+    # file) the move only reorders whole units.
+    unsafe = any(applicability(mode) == "unsafe" for mode in modes.values()) or (
+        loader_for(template.format).program_source and any(
+            not _one_literal(source, messages[number], start, target, number == plan.target)
+            for number, start, _ in plan.origins))
     where = "the last user message" if target.role == "user" else "the end"
-    what = "value as its own sentence" if any(lead for lead, _ in plan.wraps) else "sentence" if unsafe else "line"
+    what = "value as its own sentence" if any(lead for lead, _ in plan.wraps) else _what(modes.values())
     return Fix(tuple(edits), "unsafe" if unsafe else "safe", f"Move the {what} to {where}")
+
+
+def _what(modes) -> str:
+    kinds = {mode.rstrip(UNSAFE_MARK) for mode in modes}
+    return "sentence" if SENTENCE in kinds else "lines" if BLOCK in kinds else "line"
 
 
 def _quoted(source: str, target: SourceMessage, template, text: str, newline: str) -> str:
