@@ -10,7 +10,7 @@ Two groups are timed, each against its own floor:
 - all: `prefixlint check PATHS` (default: the sample folder), as a user runs it;
 - no chat template: the same files without the Hugging Face chat templates (`*.jinja` files
   holding a model's chat template), named on the command line. Checking a chat template
-  renders it through transformers' chat-template code, and importing transformers alone
+  renders it in the chat-template environment (prefixlint.render.chat_env); with transformers
   (`transformers/__init__`, which builds the lazy import table of every model and checks
   dependency versions) costs more than the whole floor; the floor never imports it.
 
@@ -71,7 +71,7 @@ def rendered(path: Path) -> tuple[list[str], bool]:
     from prefixlint.load.registry import load_templates
     from prefixlint.match.profiles import get_profile
     from prefixlint.render.compile import compile_template
-    from prefixlint.rules.classify import builtin_catalog
+    from prefixlint.load.classify import builtin_catalog
     from prefixlint.check.measure import Measurer
     from prefixlint.tokenize import load_tokenizer
 

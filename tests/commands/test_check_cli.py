@@ -309,3 +309,16 @@ def test_a_reader_that_goes_away_is_not_an_internal_error():
     _, err = proc.communicate(timeout=60)
     assert b"internal error" not in err and b"Traceback" not in err
     assert proc.returncode in (0, 1)
+
+
+def test_checking_a_chat_template_imports_neither_transformers_nor_numpy():
+    """The light core: a chat template renders in prefixlint's own copy of transformers'
+    environment (render/chat_env.py), so transformers (and numpy with it) stays out."""
+    sample = Path(__file__).resolve().parents[2] / "samples" / "chat_template_dated.jinja"
+    code = ("import sys; from click.testing import CliRunner; from prefixlint.cli import cli;"
+            f"r = CliRunner().invoke(cli, ['check', {str(sample)!r}]); assert r.exit_code == 1, r.output;"
+            "assert 'PFX101' in r.output, r.output;"
+            "print(sorted(m for m in ('transformers', 'numpy', 'torch') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
