@@ -169,6 +169,7 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "chat-template": ("chat_template", _string),
     "system-prompts": ("system_prompts", _patterns),
     "history-turns": ("history_turns", _integer(0)),
+    "extend": ("extend", _string),
 }
 
 
@@ -183,4 +184,8 @@ def check_value(key: str, value: Any) -> tuple[str, Any]:
 
 
 def unknown_key_message(key: str) -> str:
-    return f"unknown configuration key {key!r} (known keys: {', '.join(KEYS)})"
+    import difflib
+
+    close = difflib.get_close_matches(normalize_key(key), KEYS, n=1)
+    guess = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown configuration key {key!r} ({guess}known keys: {', '.join(KEYS)})"

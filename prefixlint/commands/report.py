@@ -51,7 +51,7 @@ def parse_fail_on(value: str) -> tuple[bool, float | None]:
               help="Repository to post to (default: GITHUB_REPOSITORY).")
 @click.option("--pr", "pr_number", type=int, metavar="NUMBER", default=None,
               help="Pull request to post to (default: from the event payload).")
-@click.option("--format", "output_format", type=click.Choice(["markdown", "json"]), default="markdown",
+@click.option("--output-format", "--format", "output_format", type=click.Choice(["markdown", "json"]), default="markdown",
               show_default=True, help="Markdown for the comment, or JSON for bots (the comment is Markdown).")
 @click.option("--page-url", metavar="URL", default=None,
               help="Link the HTML page of the reuse (`check --format html`, e.g. an artifact's URL) from the comment.")
