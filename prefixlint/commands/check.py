@@ -142,8 +142,15 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
         ctx.exit(EXIT_ERROR if inputs.problems else 0)
     bar = check_inputs.progress(len(inputs.files))
     with bar if bar is not None else _nothing():
-        results = check_files(list(inputs.files), settings_for, walked, texts=texts,
-                              progress=(lambda: bar.update(1)) if bar is not None else None)
+        tick = (lambda: bar.update(1)) if bar is not None else None
+        from prefixlint.check import cache
+
+        if no_cache or not cache.enabled() or fix or diff or texts or output_format == "html":
+            results = check_files(list(inputs.files), settings_for, walked, texts=texts, progress=tick)
+        else:  # the result cache (.prefixlint_cache), keyed by content, configuration and version
+            from prefixlint.check.cache import ResultCache, check_cached
+
+            results = check_cached(list(inputs.files), settings_for, walked, ResultCache(), progress=tick)
     problems = inputs.problems
     checked = {result.path for result in results} | {result.config for result in results}
     for directory, found in inputs.walks.items():
