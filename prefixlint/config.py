@@ -57,6 +57,8 @@ class Config:
     system_prompts: tuple[str, ...] = ()
     #: How many turns (a user message and the reply) the conversation history has.
     history_turns: int = DEFAULT_TURNS
+    #: `price`: dollars per million input tokens computed and reused (`report`'s cost column).
+    price: tuple[float, float] | None = None
     #: `extend`: the configuration file this one builds on (its keys, overridden by this file's).
     extend: str | None = None
     #: `--per-file-ignores` given on the command line: patterns relative to the working directory.

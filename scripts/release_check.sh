@@ -6,6 +6,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$(mktemp -d)}"
+mkdir -p "$out"
 python3 -m build --outdir "$out/dist" "$root" >"$out/build.log" 2>&1 || { tail -20 "$out/build.log"; exit 1; }
 python3 -m twine check --strict "$out"/dist/*
 for artifact in "$out"/dist/*.whl "$out"/dist/*.tar.gz; do

@@ -27,7 +27,8 @@ def test_the_header_names_both_sides_and_the_rounding(repo, tmp_path, monkeypatc
                                                   "head": {"ref": "add-clock", "sha": "f" * 40}}}))
     monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
     result = invoke("--base", base, "--fail-on", "none")
-    assert f"`main` (`{base[:7]}`) → `add-clock` (this branch)" in result.output
+    assert f"`main` (`{base[:7]}`) → `add-clock` (`fffffff`)" in result.output
+    assert "`main` → `add-clock`: █ reused" in result.output  # the bars use the same label
     assert "Tokenizer `o200k_base` · engine `vllm`, 16-token blocks" in result.output
     assert "| Template | Tokens | Exact shared prefix | Reused by vllm (16-token blocks) | Change |" in result.output
     monkeypatch.delenv("GITHUB_EVENT_PATH")
@@ -42,9 +43,9 @@ def test_a_picture_per_changed_template(repo, tokenizer):  # noqa: F811
     picture = result.output.split("```text\n", 1)[1].split("```", 1)[0]
     lines = picture.splitlines()
     at = lines.index("prompts/support.yaml")
-    assert lines[at + 1] == f"  main         {bar(100 * br / bt)} {100 * br / bt:5.1f}%"
-    assert lines[at + 2] == f"  this branch  {bar(100 * nr / nt)} {100 * nr / nt:5.1f}%"
-    assert "Reused by vllm (16-token blocks), `main` → this branch: █ reused, ░ computed again" in result.output
+    assert lines[at + 1] == f"  main          {bar(100 * br / bt)} {100 * br / bt:5.1f}%"
+    assert lines[at + 2] == f"  working tree  {bar(100 * nr / nt)} {100 * nr / nt:5.1f}%"
+    assert "Reused by vllm (16-token blocks), `main` → `working tree`: █ reused, ░ computed again" in result.output
 
 
 def test_findings_the_change_fixes_are_credited(repo):  # noqa: F811
@@ -64,7 +65,8 @@ def test_report_json_for_bots(repo, tokenizer):  # noqa: F811
     assert result.exit_code == 1  # the verdict is the same whatever the format
     data = json.loads(result.stdout)
     assert data["base"] == {"ref": "main", "commit": base}
-    assert data["head"] == {"ref": None, "commit": None, "working_tree": True}
+    assert data["head"] == {"ref": None, "commit": None, "working_tree": True, "label": "working tree"}
+    assert data["price"] is None and data["templates"][0]["cost_per_1000_requests"] is None
     assert data["engine"] == {"name": "vllm", "block_size": 16, "tokenizer": "o200k_base",
                               "rounding": "Reused by vllm (16-token blocks)"}
     by_path = {t["path"]: t for t in data["templates"]}
