@@ -75,8 +75,8 @@ def test_an_extend_cycle_or_missing_base_is_an_error_at_the_extend_line(repo):
 
 
 @pytest.mark.parametrize("key, value, message", [
-    ("engine", "vlm", "engine: unknown engine 'vlm'"),
-    ("tokenizer", "o200k_bas", "tokenizer: unknown tokenizer 'o200k_bas'"),
+    ("engine", "vlm", "engine: unknown engine 'vlm' (did you mean 'vllm'?)"),
+    ("tokenizer", "o200k_bas", "tokenizer: unknown tokenizer 'o200k_bas' (did you mean 'o200k_base'?)"),
 ])
 def test_an_engine_or_tokenizer_typo_is_reported_at_the_configuration_line(repo, key, value, message):
     (repo / "pyproject.toml").write_text(f'[project]\nname = "x"\n\n[tool.prefixlint]\nselect = ["PFX0"]\n{key} = "{value}"\n')
