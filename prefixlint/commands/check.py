@@ -133,6 +133,10 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     # named on the command line is reported, unless --skip-non-templates (pre-commit names every
     # staged file that matches the hook's extensions).
     walked = frozenset(inputs.files) - (set() if skip_non_templates else inputs.named)
+    if skip_non_templates:  # the hook: a named file is taken as the walk would take it
+        from prefixlint.load.discover import walk_takes
+
+        inputs.files = {p: v for p, v in inputs.files.items() if p not in inputs.named or p in texts or walk_takes(p)}
     if show_files:  # only what check would check: the walk's files that some loader reads
         for path in inputs.files:
             if path not in walked or check_inputs.is_template(path, texts.get(path)):

@@ -100,3 +100,17 @@ def test_no_paths_checks_the_working_directory(repo):
     result = CliRunner().invoke(cli, ["check", "--no-cache", "--output-format", "json"])
     assert result.exit_code == 1
     assert [f["path"] for f in json.loads(result.stdout)["files"]] == ["prompts/a.md"]
+
+
+def test_the_hook_checks_a_named_file_only_when_the_walk_would(repo):
+    """pre-commit names files one by one (`--skip-non-templates`): a bare message list, which
+    a walk does not take, is skipped; the same file named without the flag is checked."""
+    listed = '[{"role": "system", "content": "Today is {{ today }}. ' + STABLE + '"}]\n'
+    (repo / "prompts" / "messages.json").write_text(listed)
+    (repo / "prompts" / "README.md").write_text(PROMPT)
+    walked = CliRunner().invoke(cli, ["check", "--no-cache", "--show-files", "prompts"]).stdout.split()
+    hook = CliRunner().invoke(cli, ["check", "--no-cache", "--show-files", "--skip-non-templates",
+                                    "prompts/a.md", "prompts/messages.json", "prompts/README.md"]).stdout.split()
+    assert walked == hook == ["prompts/a.md"]
+    named = CliRunner().invoke(cli, ["check", "--no-cache", "--show-files", "prompts/messages.json"]).stdout.split()
+    assert named == ["prompts/messages.json"]
