@@ -253,7 +253,7 @@ YAML_ERRORS = [
     ("engine: vllm\nblocksize: 16\n", 2, 1,
      "unknown configuration key 'blocksize' (did you mean 'block-size'? known keys: tokenizer, engine, block-size,"
      " select, extend-select, ignore, per-file-ignores, min-stable-tokens, extend-volatile, exclude, chat-template,"
-     " system-prompts, history-turns, extend)"),
+     " system-prompts, history-turns, extend, price)"),
     ("block-size: sixteen\n", 1, 13, "block-size: must be an integer, not a string"),
     ("block-size: true\n", 1, 13, "block-size: must be an integer, not a boolean"),
     ("block-size: 0\n", 1, 13, "block-size: must be at least 1, not 0"),
@@ -306,7 +306,7 @@ TOML_ERRORS = [
     ('engine = "vllm"\nblocksize = 16\n', 6,
      "tool.prefixlint: unknown configuration key 'blocksize' (did you mean 'block-size'? known keys: tokenizer,"
      " engine, block-size, select, extend-select, ignore, per-file-ignores, min-stable-tokens, extend-volatile,"
-     " exclude, chat-template, system-prompts, history-turns, extend)"),
+     " exclude, chat-template, system-prompts, history-turns, extend, price)"),
     ('engine = "vllm"\n"block-size" = "16"\n', 6, "tool.prefixlint.block-size: must be an integer, not a string"),
     ('select = ["PFX001", "pfx0x2"]\n', 5,
      "tool.prefixlint.select: 'pfx0x2' is not a rule code or code prefix (like PFX001 or PFX0)"),
