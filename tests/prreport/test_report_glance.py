@@ -86,3 +86,23 @@ def test_report_json_for_bots(repo, tokenizer):  # noqa: F811
 @pytest.mark.parametrize("fmt", ["markdown", "json"])
 def test_report_format_choices(repo, fmt):  # noqa: F811
     assert invoke("--base", "main", "--fail-on", "none", "--format", fmt).exit_code == 0
+
+
+def test_price_from_the_flag_or_the_configuration_adds_the_cost(repo, tokenizer):  # noqa: F811
+    bt, _, br = numbers(render(CLEAN, A), render(CLEAN, B), tokenizer)
+    nt, _, nr = numbers(render(BAD, A), render(BAD, B), tokenizer)
+    base, now = 1000 * ((bt - br) * 3 + br * 0.3) / 1e6, 1000 * ((nt - nr) * 3 + nr * 0.3) / 1e6
+    flagged = invoke("--base", "main", "--fail-on", "none", "--price", "3/0.3")
+    assert f"| ${base:.2f} → ${now:.2f} (+${now - base:.2f}) |" in flagged.output
+    data = json.loads(invoke("--base", "main", "--fail-on", "none", "--price", "3/0.3", "--format", "json").stdout)
+    support = next(t for t in data["templates"] if t["path"] == "prompts/support.yaml")
+    assert support["cost_per_1000_requests"] == [round(base, 6), round(now, 6)]
+    (repo / ".prefixlint.yaml").write_text('price: "3/0.3"\n')
+    from prefixlint.config import clear_cache
+
+    clear_cache()
+    configured = invoke("--base", "main", "--fail-on", "none")
+    assert f"| ${base:.2f} → ${now:.2f} (+${now - base:.2f}) |" in configured.output
+    bad = invoke("--base", "main", "--price", "cheap")
+    assert bad.exit_code == 2 and "--price: 'cheap' is not a price" in bad.output
+    clear_cache()
