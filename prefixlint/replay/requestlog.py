@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import IO, Any, Callable, Hashable, Iterator, Mapping
 
+from prefixlint.engines.request import Request
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.json_source import load_json
 from prefixlint.load.tool_calls import tool_call_problem
 from prefixlint.replay import logtext
 from prefixlint.replay.logtext import SURROGATE, bounded_lines, duration_of, has_lone_surrogate, parse_timestamp
 from prefixlint.replay.media import MEDIA_PARTS, media_content
-from prefixlint.engines.request import Request
 from prefixlint.replay.trace import TRACE_KEY, TraceError, parse_trace
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
@@ -127,8 +127,8 @@ def _check_tool_calls(number: int, calls: Any) -> None:
 def _check_prompt(prompt: Any) -> None:
     if isinstance(prompt, str):
         return
-    if isinstance(prompt, list) and prompt and all(type(t) is int and 0 <= t < 1 << 31 for t in prompt):
-        return  # token ids, as the completions endpoint accepts them
+    if isinstance(prompt, list) and prompt and set(map(type, prompt)) == {int} and 0 <= min(prompt) and max(prompt) < 1 << 31:
+        return  # token ids, as the completions endpoint accepts them (checked in C: three passes)
     if isinstance(prompt, list):
         raise LogError("`prompt` is a list that is not token ids (non-negative integers);"
                        " batched prompts: one per line, please")

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import IO, Any, Callable, Hashable, Iterable, Iterator, NamedTuple
 
+from prefixlint.engines.request import Request
 from prefixlint.engines.serve import serve
 from prefixlint.errors import PrefixlintError
 from prefixlint.replay.driver import Replay
-from prefixlint.engines.request import Request
 from prefixlint.replay.requestlog import BadLine, LoggedRequest, open_log, read_log
 
 
