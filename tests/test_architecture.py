@@ -70,7 +70,7 @@ LAYERS = [
     {"load"},
     {"render"},
     {"match"},
-    {"engines"},
+    {"engines", "explain"},
     {"rules"},
     {"fix"},
     {"config_keys"},

@@ -48,6 +48,9 @@ class LoggedRequest:
     #: Seconds the request was in flight: the wrapper's `duration` (seconds), `duration_ms`,
     #: or `end_timestamp` less `timestamp`.
     duration: float | None = None
+    #: The request's id as the log gives it (`request_id`, `id`, `metadata.request_id`, the
+    #: wrapper's or the response's `id`), for `--per-request`.
+    request_id: str | None = None
 
     @property
     def is_chat(self) -> bool:
@@ -205,7 +208,19 @@ def parse_request(data: dict, line: int) -> LoggedRequest:
     text, finish, reported, message = _response(response)
     start = parse_timestamp(outer.get("timestamp"))
     return LoggedRequest(line, data, _template(data, outer), text, message, start, finish, reported,
-                         duration_of(outer, start))
+                         duration_of(outer, start), _request_id(data, outer, response))
+
+
+def _request_id(*sources: Any) -> str | None:
+    for source in sources:
+        if not isinstance(source, Mapping):
+            continue
+        metadata = source.get("metadata")
+        for value in (source.get("request_id"), source.get("id"),
+                      metadata.get("request_id") if isinstance(metadata, Mapping) else None):
+            if isinstance(value, (str, int)) and not isinstance(value, bool):
+                return str(value)
+    return None
 
 
 def read_log(stream: IO[bytes], source: str, block_size: int = 512,
@@ -213,6 +228,11 @@ def read_log(stream: IO[bytes], source: str, block_size: int = 512,
     """Every non-blank line of `stream`, parsed: a request (`LoggedRequest`), a hashed-block
     trace line (`Request`, recognised by `hash_ids`) or a `BadLine`. A log is one or the
     other: a line of the other kind is fatal. Bytes read so far via `stream.tell()`."""
+    from prefixlint.replay import sharegpt
+
+    if sharegpt.starts_array(stream):
+        yield from sharegpt.read_array(stream, source)
+        return
     kind = None
     for number, raw in enumerate(bounded_lines(stream), 1):
         if raw is None:
@@ -238,6 +258,8 @@ def read_log(stream: IO[bytes], source: str, block_size: int = 512,
             kind = is_trace
             if is_trace:
                 yield parse_trace(data, number, block_size, lora_of or _no_lora)
+            elif sharegpt.is_conversation(data):
+                yield from sharegpt.expand(data, number)
             else:
                 yield parse_request(data, number)
         except (LogError, TraceError) as exc:
