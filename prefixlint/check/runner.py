@@ -119,13 +119,13 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     from prefixlint.load.classify import builtin_catalog, load_catalog_extension
     from prefixlint.rules.measured import Measured
     from prefixlint.rules.registry import CHAT_TEMPLATE_CODES, run_checks
-    from prefixlint.rules.suppress import Suppressions
+    from prefixlint.rules.suppress import Suppressions, literal_ranges
     from prefixlint.tokenize import load_tokenizer
 
     template = template if template is not None else load_template(path, text)
     listed = settings.is_system_prompt is not None and settings.is_system_prompt(path)
     template = as_system_prompt(template, listed)  # a system prompt is served followed by the history
-    suppressions = Suppressions.parse(template.source, path)
+    suppressions = Suppressions.parse(template.source, path).spanning(literal_ranges(template))
     profile = get_profile(template.engine or settings.engine, settings.block_size)
     if loader_for(template.format).chat_template:
         return _check_chat_template(path, template, settings, profile, suppressions)

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from prefixlint.config import Config, load_config
-from prefixlint.engines.profiles import DEFAULT_ENGINE
+from prefixlint.engines.profiles import DEFAULT_ENGINE, get_profile
 from prefixlint.render.history import DEFAULT_TURNS
-from prefixlint.tokenize import DEFAULT_TOKENIZER
+from prefixlint.tokenize import DEFAULT_TOKENIZER, load_tokenizer
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,8 @@ class Settings:
 
 
 #: The flags that override a configuration key, as `Config.merge_cli` takes them.
-FLAG_NAMES = ("tokenizer", "engine", "block_size", "select", "ignore", "chat_template")
+FLAG_NAMES = ("tokenizer", "engine", "block_size", "select", "ignore", "chat_template", "extend_select",
+              "cli_per_file_ignores")
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,10 @@ class SettingsBuilder:
 
     def __call__(self, path: str | Path) -> Settings:
         config = self.config(path)
+        if config.engine and self.flags.get("engine") is None and "engine" in config.given:
+            _at_config(config, "engine", lambda: get_profile(config.engine))
+        if config.tokenizer and self.flags.get("tokenizer") is None and "tokenizer" in config.given:
+            _at_config(config, "tokenizer", lambda: load_tokenizer(config.tokenizer, offline=self.offline))
         return Settings(
             tokenizer=config.tokenizer or DEFAULT_TOKENIZER, engine=config.engine or DEFAULT_ENGINE,
             block_size=config.block_size, enabled=partial(config.is_enabled, path=str(path)),
@@ -80,3 +85,17 @@ class SettingsBuilder:
             is_system_prompt=config.is_system_prompt if config.system_prompts else None,
             history_turns=config.history_turns, min_tail_tokens=config.min_tail_tokens,
         )
+
+
+def _at_config(config: Config, name: str, load: Callable[[], Any]) -> None:
+    """An engine or tokenizer the configuration names that does not load is an error of the
+    configuration file, at the key's line (not of each template it applies to)."""
+    from prefixlint.errors import PrefixlintError
+
+    try:
+        load()
+    except PrefixlintError as exc:
+        file, line = config.where(name)
+        exc.message = f"{name}: {exc.message}"
+        exc.path, exc.line, exc.column = file, line, None
+        raise

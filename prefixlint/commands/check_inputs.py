@@ -83,3 +83,17 @@ def progress(total: int):
 
 #: From this many files on, `check` shows a progress bar on a terminal.
 PROGRESS_FILES = 20
+
+
+def is_template(path: str, text: str | None = None) -> bool:
+    """Whether some loader reads `path` (what `check` skips on a walk is not): a file that
+    fails to load for another reason is still one check would report."""
+    from prefixlint.load.registry import NotATemplate, load_templates
+
+    try:
+        load_templates(path, text)
+    except NotATemplate:
+        return False
+    except Exception:
+        return True
+    return True

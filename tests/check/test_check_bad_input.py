@@ -25,7 +25,8 @@ BAD = [
     ("malformed.yaml", "prompt: |\n  Hello {{ name }}\nvariables: [a, b\n", "malformed YAML", 4),
     ("tabs.yaml", "prompt: x\n\tvariables: {}\n", "malformed YAML", 2),
     ("syntax.j2", "Hello\nThe {{ name }} and {{ broken(\n", "Jinja syntax error", 2),
-    ("unclosed.yaml", "variables: {}\nprompt: |\n  Line one\n  {% for x in y %}\n  {{ x }}\n", "Jinja syntax error", 5),
+    # an unclosed block is reported at the line that opens it (issue 25), not at the end
+    ("unclosed.yaml", "variables: {}\nprompt: |\n  Line one\n  {% for x in y %}\n  {{ x }}\n", "Jinja syntax error", 4),
     ("undefined.yaml", "variables:\n  name: {}\nprompt: |\n  Hello {{ name }} and {{ nmae }}\n", "undefined variable 'nmae'", 4),
     ("escape.md", "Line one\nLine two {{ ''.__class__.__mro__ }}\n", "Python internals", 2),
     ("escape2.j2", "{{ cycler.__init__.__globals__ }}\n", "Python internals", 1),
