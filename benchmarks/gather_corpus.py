@@ -6,7 +6,9 @@
 
 Each (repo, commit) has its own folder, so the two halves of a before/after pair keep their own
 text. An entry's `also:` paths (files it reads, such as a promptfoo config's prompt file or a
-Prompty sample) are copied beside it at the same commit. `--repos-out` writes each repository
+Prompty sample) are copied beside it at the same commit. An entry marked `source: read_file`
+comes from a repository too large to fetch: save its text, read with the read_file tool at
+that commit, under `--saved` (<repo>/<commit>/<path>) and it is copied from there. `--repos-out` writes each repository
 of tests/corpus/real_repos.yaml at its pinned commit under <dir>/<owner>+<name> (`git archive`).
 
 `--mirrors` holds one git directory per repository, as the `fetch` tool leaves them
@@ -69,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--out", type=Path, default=Path("/tmp/realcorpus"))
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--saved", type=Path, default=Path("/tmp/saved"),
+                        help="files saved from the read_file tool, laid out <repo>/<commit>/<path>")
     parser.add_argument("--repos-out", type=Path, default=None,
                         help="also check out real_repos.yaml's repositories under this folder")
     args = parser.parse_args(argv)
@@ -77,6 +81,13 @@ def main(argv: list[str] | None = None) -> int:
     written = 0
     for entry in entries:
         gdir = git_dir(args.mirrors, entry["repo"])
+        saved = args.saved / entry["repo"] / entry["commit"] / entry["path"]
+        if gdir is None and saved.is_file():  # read with the read_file tool (`source: read_file`)
+            target = args.out / entry["repo"] / entry["commit"] / entry["path"]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(saved, target)
+            written += 1
+            continue
         if gdir is None:
             missing.append(f"{entry['repo']}@{entry['commit']}:{entry['path']}  "
                            f"(no snapshot: fetch github:{entry['repo']})")
