@@ -8,7 +8,9 @@ right), the files reported as errors and the internal errors among them, and eac
 
 - a FIRE place (a true finding, or a miss the tool should not make) is right when a finding of a
   volatile-value rule at warning or error severity is reported in that file on a line of the
-  place (`line`, or `lines: [first, last]`, give or take `slack` lines, default 2);
+  place (`line`, or `lines: [first, last]`, give or take `slack` lines, default 2) and, when the
+  place names a `variable`, for that value (compared without case, `_` or punctuation, so
+  `currentDate` is `current_date`); a finding for another value nearby does not count;
 - a CLEAN place (a false alarm to avoid) is right when no such finding is reported there (the
   whole file when the place names no line) and the file is not reported as an error.
 """
@@ -76,12 +78,24 @@ def place_lines(place: dict) -> tuple[int, int] | None:
     return first - slack, last + slack
 
 
+def squash(name: object) -> str:
+    return "".join(ch for ch in str(name or "").lower() if ch.isalnum())
+
+
+def names_value(finding: dict, variable: str) -> bool:
+    wanted = squash(variable)
+    return any(wanted and (wanted in squash(got) or squash(got) and squash(got) in wanted)
+               for got in (finding.get("variable"), finding.get("placeholder")))
+
+
 def judge_place(place: dict, run: RepoRun) -> tuple[bool, str]:
     span = place_lines(place)
     found = [f for f in run.findings.get(place["path"], [])
              if span is None or span[0] <= f.get("line", 0) <= span[1]]
     seen = ", ".join(f"{f['code']} {f.get('variable')} l.{f.get('line')}" for f in found)[:90]
     if place["verdict"] == "FIRE":
+        if place.get("variable"):
+            found = [f for f in found if names_value(f, place["variable"])]
         return bool(found), seen or "no finding there"
     if place["path"] in run.errors:
         return False, f"error: {run.errors[place['path']][:80]}"
