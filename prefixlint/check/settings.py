@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from prefixlint.config import Config, load_config
-from prefixlint.match.profiles import DEFAULT_ENGINE
+from prefixlint.engines.profiles import DEFAULT_ENGINE
 from prefixlint.render.history import DEFAULT_TURNS
 from prefixlint.tokenize import DEFAULT_TOKENIZER
 
