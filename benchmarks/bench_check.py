@@ -68,11 +68,11 @@ class Group:
 def rendered(path: Path) -> tuple[list[str], bool]:
     """One render of every template in `path` as `check` produces it (first variant, ChatML
     framing), and whether the file is a chat template (rendered through transformers)."""
-    from prefixlint.load.registry import load_templates
-    from prefixlint.engines.profiles import get_profile
-    from prefixlint.render.compile import compile_template
-    from prefixlint.rules.classify import builtin_catalog
     from prefixlint.check.measure import Measurer
+    from prefixlint.engines.profiles import get_profile
+    from prefixlint.load.classify import builtin_catalog
+    from prefixlint.load.registry import load_templates
+    from prefixlint.render.compile import compile_template
     from prefixlint.tokenize import load_tokenizer
 
     tokenizer = load_tokenizer("o200k_base")
@@ -145,7 +145,7 @@ def report(group: Group, times: dict[str, list[tuple[float, float]]], runs: int)
               f"  CPU median {ms(statistics.median(cpu))}")
     check = times["prefixlint check"]
     for name, floor in list(times.items())[1:]:
-        def ratio(index: int, pick) -> float:
+        def ratio(index: int, pick, floor=floor) -> float:
             return pick([t[index] for t in check]) / pick([t[index] for t in floor])
 
         print(f"  ratio to {name + ':':<24} wall {ratio(0, statistics.median):.2f}x median,"
