@@ -213,9 +213,9 @@ class Suppressions:
 def literal_ranges(template) -> list[tuple[int, int]]:
     """(first line, closing line) of each prompt literal in program source, where a comment
     after the closing quote covers the whole string (ruff's rule for noqa)."""
-    from prefixlint.load.system_prompt import PROGRAM_SOURCE
+    from prefixlint.load.registry import loader_for
 
-    if template.format not in PROGRAM_SOURCE:
+    if not loader_for(template.format).program_source:
         return []
     return [(template.position(m.file_offset(0))[0], template.position(m.file_offset(len(m.content)))[0])
             for m in template.messages if m.content]
