@@ -134,7 +134,7 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     # staged file that matches the hook's extensions).
     walked = frozenset(inputs.files) - (set() if skip_non_templates else inputs.named)
     if skip_non_templates:  # the hook: a named file is taken as the walk would take it
-        from prefixlint.load.discover import walk_takes
+        from prefixlint.load.hook_files import walk_takes
 
         inputs.files = {p: v for p, v in inputs.files.items() if p not in inputs.named or p in texts or walk_takes(p)}
     if show_files:  # only what check would check: the walk's files that some loader reads

@@ -282,19 +282,6 @@ class _Walk:
         return False
 
 
-def walk_takes(path: str | Path) -> bool:
-    """Whether a directory walk would take the file `path` (its name, and for sniffed types
-    its content): the pre-commit hook (`check --skip-non-templates`) names files one by one
-    and applies this, so it checks what `check .` checks, no more."""
-    path = Path(path)
-    name = path.name.lower()
-    if name.startswith(".") or _name_matcher(NOT_TEMPLATES)(name):
-        return False
-    if _name_matcher(DEFAULT_PATTERNS)(name):
-        return True
-    return _name_matcher(SNIFFED_PATTERNS)(name) is not None and _recognised(path)
-
-
 def _is_file(entry: os.DirEntry) -> bool:
     try:
         return entry.is_file()

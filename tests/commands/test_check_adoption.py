@@ -114,3 +114,16 @@ def test_the_hook_checks_a_named_file_only_when_the_walk_would(repo):
     assert walked == hook == ["prompts/a.md"]
     named = CliRunner().invoke(cli, ["check", "--no-cache", "--show-files", "prompts/messages.json"]).stdout.split()
     assert named == ["prompts/messages.json"]
+
+
+def test_the_hook_passes_a_docs_page_and_fails_a_prompt(repo):
+    """The same evidence as a walk (issue 25 item 2): a dated documentation page is not a
+    prompt, so a commit of it passes; the prompt with the same text fails at its first line."""
+    (repo / "docs").mkdir()
+    (repo / "docs" / "guide.md").write_text(PROMPT)
+    (repo / "mkdocs.yml").write_text("site_name: demo\n")
+    docs = CliRunner().invoke(cli, ["check", "--no-cache", "--skip-non-templates", "docs/guide.md"])
+    assert (docs.exit_code, docs.stdout.count("PFX")) == (0, 0)
+    prompt = CliRunner().invoke(cli, ["check", "--no-cache", "--skip-non-templates", "docs/guide.md", "prompts/a.md"])
+    assert prompt.exit_code == 1
+    assert prompt.stdout.splitlines()[0].startswith("prompts/a.md:1:10: PFX001")
