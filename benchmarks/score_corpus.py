@@ -2,14 +2,21 @@
 
     # the fixtures (tests/corpus/fixtures, verdicts in tests/corpus/expected.yaml)
     python benchmarks/score_corpus.py --fixtures
-    # the real files, gathered into a folder laid out <repo>/<path> (benchmarks/gather_corpus.md)
+    # the real files, gathered into a folder laid out <repo>/<commit>/<path> (gather_corpus.md)
     python benchmarks/score_corpus.py --real /tmp/realcorpus
+    # whole repositories at pinned commits (tests/corpus/real_repos.yaml), checked out under DIR
+    python benchmarks/score_corpus.py --repos /tmp/realrepos
 
 Each listed file is checked on its own by the installed command, as a user runs it
 (`prefixlint check --format json --isolated FILE`, a subprocess), and its result compared with
 the verdict: FIRE when at least one finding of a volatile-value rule (PFX001-PFX005, PFX101,
-PFX102) is reported for the file or for a file it references (a promptfoo config's prompt
-files), CLEAN when none is, REFUSED when the command exits 2 or reports an error for it.
+PFX102) at warning or error severity is reported for the file or for a file it references (a
+promptfoo config's prompt files), CLEAN when none is (an `info` finding, such as a value fixed
+once per process, is printed but is not a FIRE), REFUSED when the command exits 2 or reports an
+error for it. Each (repo, commit, path) has its own folder, so the two halves of a before/after
+pair are each scored on their own text; a file not gathered is listed and left out of the score.
+An entry marked `prompt: false` (a documentation page, code that calls no model) is right when
+nothing is reported for it; named alone it may be refused, but not with an internal error.
 A refusal is never right: a FIRE file refused is a missed finding, a CLEAN file refused a wrong
 verdict. Prints every file's verdict and result, precision and recall of FIRE, the share of
 verdicts right, the expected codes found, and the refusals per source kind. Not run in CI: it
@@ -42,6 +49,8 @@ class Case:
     codes: list[str]
     variable: str | None
     reason: str = ""
+    gathered: bool = True
+    prompt: bool = True  # False: not a prompt (docs, non-LLM code); named alone it may be refused
 
 
 @dataclass
@@ -56,8 +65,9 @@ def load_cases(args: argparse.Namespace) -> list[Case]:
     if args.real is not None:
         entries = yaml.safe_load((HERE / "real_corpus.yaml").read_text(encoding="utf-8"))["files"]
         return [
-            Case(e["id"], args.real / e["repo"] / e["path"], e["kind"], e["verdict"],
-                 e.get("codes") or [], e.get("variable"), e.get("reason", ""))
+            Case(e["id"], real_path(args.real, e), e["kind"], e["verdict"],
+                 e.get("codes") or [], e.get("variable"), e.get("reason", ""),
+                 real_path(args.real, e).is_file(), e.get("prompt", True))
             for e in entries
         ]
     root = args.root or HERE / "fixtures"
@@ -67,6 +77,27 @@ def load_cases(args: argparse.Namespace) -> list[Case]:
              e.get("variable"), e.get("reason", ""))
         for e in entries
     ]
+
+
+def real_path(root: Path, entry: dict) -> Path:
+    """Where gather_corpus.py writes an entry: its own folder per (repo, commit)."""
+    return root / entry["repo"] / entry["commit"] / entry["path"]
+
+
+def volatile_findings(report: dict) -> tuple[list[str], list[str], list[str]]:
+    """Codes and variables of the volatile-value findings at warning or above, and the info ones."""
+    codes, variables, info = [], [], []
+    for entry in report.get("files", []):
+        for finding in entry.get("findings", []):
+            if finding.get("code") not in VOLATILE_CODES:
+                continue
+            name = str(finding.get("variable") or finding.get("name") or "")
+            if finding.get("severity") == "info":
+                info.append(f"{finding['code']} {name}")
+            else:
+                codes.append(finding["code"])
+                variables.append(name)
+    return codes, variables, info
 
 
 def run_check(command: list[str], case: Case, timeout: float) -> Outcome:
@@ -84,12 +115,7 @@ def run_check(command: list[str], case: Case, timeout: float) -> Outcome:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
         return Outcome("REFUSED", error=f"exit {done.returncode}: {tail[:120]}")
     errors = report.get("errors") or []
-    codes, variables = [], []
-    for entry in report.get("files", []):
-        for finding in entry.get("findings", []):
-            if finding.get("code") in VOLATILE_CODES:
-                codes.append(finding["code"])
-                variables.append(str(finding.get("variable") or finding.get("name") or ""))
+    codes, variables, _info = volatile_findings(report)
     if done.returncode == 2 or errors:
         message = errors[0].get("message", "") if errors else "exit 2"
         return Outcome("REFUSED", codes, variables, error=message[:120])
@@ -97,6 +123,10 @@ def run_check(command: list[str], case: Case, timeout: float) -> Outcome:
 
 
 def is_right(case: Case, outcome: Outcome) -> bool:
+    """A file that is not a prompt is right when nothing is reported for it: named alone on
+    the command line it may be refused ("no prompt found"), but never with an internal error."""
+    if not case.prompt and outcome.result == "REFUSED":
+        return case.verdict == "CLEAN" and not outcome.error.startswith("internal error")
     return outcome.result == case.verdict
 
 
@@ -169,7 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--fixtures", action="store_true", help="score tests/corpus/fixtures")
     group.add_argument("--real", type=Path, metavar="DIR",
-                       help="score the real files gathered into DIR/<repo>/<path>")
+                       help="score the real files gathered into DIR/<repo>/<commit>/<path>")
+    group.add_argument("--repos", type=Path, metavar="DIR",
+                       help="score whole repositories checked out under DIR/<owner>+<name>")
     parser.add_argument("--root", type=Path, help="fixtures folder (default tests/corpus/fixtures)")
     parser.add_argument("--command", default=None,
                         help="the prefixlint command (default: the one beside this Python)")
@@ -178,7 +210,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the per-file results and summary here")
     args = parser.parse_args(argv)
     command = args.command.split() if args.command else [default_command()]
+    if args.repos is not None:
+        from corpus_repos import score_repos
+
+        return score_repos(command, args.repos, HERE / "real_repos.yaml", args.timeout, args.json)
     cases = [c for c in load_cases(args) if not args.kind or c.kind in args.kind]
+    missing = [c for c in cases if not c.gathered]
+    cases = [c for c in cases if c.gathered]
+    for case in missing:
+        print(f"not gathered (left out): {case.ident}  {case.file}")
     outcomes = [run_check(command, case, args.timeout) for case in cases]
     print_table(cases, outcomes)
     summary = summarize(cases, outcomes)

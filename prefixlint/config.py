@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from prefixlint.config_files import read_toml, read_yaml
+from prefixlint.config_files import key_line, read_toml, read_yaml
 from prefixlint.config_keys import CODE_HINT, ConfigValueError, selectors
 from prefixlint.errors import PrefixlintError
 from prefixlint.render.history import DEFAULT_TURNS
@@ -45,6 +45,8 @@ class Config:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: A volatile value followed by fewer stable tokens than this is not a finding.
     min_stable_tokens: int = DEFAULT_MIN_STABLE_TOKENS
+    #: A value in the last user message is a finding only with this many stable tokens after it.
+    min_tail_tokens: int = 64
     #: Extra volatile-value signals (mappings in the rule catalog's signal format).
     extend_volatile: list[dict[str, Any]] = field(default_factory=list, hash=False)
     #: gitignore-style patterns, relative to the directory of `source` (see `exclude_root`).
@@ -55,10 +57,22 @@ class Config:
     #: gitignore-style patterns (relative as `exclude`) of the templates that are system prompts,
     #: measured followed by the conversation history (`prefixlint.load.system_prompt`).
     system_prompts: tuple[str, ...] = ()
+    #: gitignore-style patterns (relative as `exclude`) of files that are prompts whatever the
+    #: evidence: a walk takes them (Markdown, text, files in documentation trees), and what cannot
+    #: be read in them is an error, as for a file named on the command line.
+    prompts: tuple[str, ...] = ()
     #: How many turns (a user message and the reply) the conversation history has.
     history_turns: int = DEFAULT_TURNS
+    #: `price`: dollars per million input tokens computed and reused (`report`'s cost column).
+    price: tuple[float, float] | None = None
+    #: `extend`: the configuration file this one builds on (its keys, overridden by this file's).
+    extend: str | None = None
+    #: `--per-file-ignores` given on the command line: patterns relative to the working directory.
+    cli_per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: The file this configuration came from; None for the defaults.
     source: Path | None = None
+    #: The line each field given in that file (or a file it extends) is written on: field -> (file, line).
+    key_lines: dict[str, tuple[str, int | None]] = field(default_factory=dict, compare=False, hash=False)
     #: The fields that file sets (for `check --show-settings`).
     given: frozenset[str] = field(default=frozenset(), compare=False)
 
@@ -80,9 +94,17 @@ class Config:
             raise TypeError(f"Config.merge_cli got unknown flags: {', '.join(unknown)}")
         changes: dict[str, Any] = {}
         for name, value in flags.items():
-            if value is None or (name in ("select", "ignore", "exclude") and not value):
+            if value is None or (name in ("select", "ignore", "exclude", "extend_select", "cli_per_file_ignores")
+                                 and not value):
                 continue
-            if name in ("select", "ignore"):
+            if name == "extend_select":  # added to the file's, as ruff's --extend-select
+                try:
+                    value = self.extend_select + selectors(value)
+                except ConfigValueError as exc:
+                    raise PrefixlintError(f"--extend-select: {exc.message}", hint=CODE_HINT) from None
+            elif name == "cli_per_file_ignores":
+                value = tuple(_cli_per_file_ignore(item) for item in value)
+            elif name in ("select", "ignore"):
                 try:
                     value = selectors(value)
                 except ConfigValueError as exc:
@@ -102,6 +124,11 @@ class Config:
             return False
         return _exclude_spec(self.exclude).match_file(self._relative(Path(path)))
 
+    def is_configured_prompt(self, path: Path | str) -> bool:
+        """Whether `prompts` or `system-prompts` names `path`."""
+        patterns = self.prompts + self.system_prompts
+        return bool(patterns) and _exclude_spec(patterns).match_file(self._relative(Path(path)))
+
     def is_system_prompt(self, path: Path | str) -> bool:
         """Whether `system-prompts` lists `path` (patterns relative as `exclude`'s)."""
         if not self.system_prompts:
@@ -109,12 +136,22 @@ class Config:
         return _exclude_spec(self.system_prompts).match_file(self._relative(Path(path)))
 
     def ignored_in(self, path: Path | str) -> tuple[str, ...]:
-        """The codes `per-file-ignores` turns off in `path`."""
-        if not self.per_file_ignores:
-            return ()
-        relative = self._relative(Path(path))
-        return tuple(code for pattern, codes in self.per_file_ignores
-                     if _exclude_spec((pattern,)).match_file(relative) for code in codes)
+        """The codes `per-file-ignores` (and `--per-file-ignores`) turns off in `path`."""
+        found: tuple[str, ...] = ()
+        if self.per_file_ignores:
+            relative = self._relative(Path(path))
+            found += tuple(code for pattern, codes in self.per_file_ignores
+                           if _exclude_spec((pattern,)).match_file(relative) for code in codes)
+        if self.cli_per_file_ignores:
+            absolute = Path(os.path.abspath(path))
+            relative = (absolute.relative_to(Path.cwd()) if absolute.is_relative_to(Path.cwd()) else Path(path))
+            found += tuple(code for pattern, codes in self.cli_per_file_ignores
+                           if _exclude_spec((pattern,)).match_file(relative.as_posix()) for code in codes)
+        return found
+
+    def where(self, name: str) -> tuple[str | None, int | None]:
+        """(configuration file, line) where field `name` is set; (None, None) when not in a file."""
+        return self.key_lines.get(name, (_shown(self.source) if self.source else None, None))
 
     def _relative(self, path: Path) -> str:
         root = self.exclude_root or Path.cwd()
@@ -135,6 +172,18 @@ class Config:
         selected = _specificity(code, (self.select if self.select is not None else ("PFX",)) + self.extend_select)
         ignored = _specificity(code, self.ignore)
         return selected >= 0 and selected > ignored
+
+
+def _cli_per_file_ignore(item: str) -> tuple[str, tuple[str, ...]]:
+    """`--per-file-ignores "PATTERN:CODES"` (ruff's form) -> (pattern, codes)."""
+    pattern, colon, codes = str(item).rpartition(":")
+    if not colon or not pattern.strip():
+        raise PrefixlintError(f"--per-file-ignores: {item!r} is not PATTERN:CODES",
+                              hint='for example --per-file-ignores "legacy/*.yaml:PFX001,PFX004"')
+    try:
+        return pattern, selectors(codes)
+    except ConfigValueError as exc:
+        raise PrefixlintError(f"--per-file-ignores: {pattern!r}: {exc.message}", hint=CODE_HINT) from None
 
 
 @lru_cache(maxsize=64)
@@ -193,7 +242,7 @@ def _read_config_file(path: Path) -> Config | None:
 
 
 @lru_cache(maxsize=None)
-def _read_config_file_cached(path: Path) -> Config | None | PrefixlintError:
+def _read_config_file_cached(path: Path, chain: tuple[Path, ...] = ()) -> Config | None | PrefixlintError:
     # A broken file is read once: every checked file below it gets the same error.
     shown = _shown(path)
     try:
@@ -219,11 +268,37 @@ def _read_config_file_cached(path: Path) -> Config | None | PrefixlintError:
                 "unsupported configuration file type", path=shown,
                 hint="use pyproject.toml ([tool.prefixlint]) or .prefixlint.yaml",
             )
-        if values and values.get("chat_template"):
+        if values is None:
+            return None
+        if values.get("chat_template"):
             values["chat_template"] = _shown(path.parent / values["chat_template"])
-        return None if values is None else Config(**values, source=path, given=frozenset(values))
+        lines = {name: (shown, key_line(text, path.suffix, name)) for name in values}
+        base = _extended(path, values, lines, chain) if values.get("extend") else None
+        if base is not None:
+            values = {**{name: getattr(base, name) for name in base.given}, **values}
+            lines = {**base.key_lines, **lines}
+        return Config(**values, source=path, given=frozenset(values), key_lines=lines)
     except PrefixlintError as exc:
         return exc
+
+
+def _extended(path: Path, values: dict, lines: dict, chain: tuple[Path, ...]) -> Config:
+    """The configuration `extend = "../base.toml"` names, relative to `path`'s directory (as
+    ruff's `extend`). Its keys apply unless this file sets them; its `chat-template` is
+    relative to its own directory, its patterns to the directory of the file that uses them."""
+    file, line = lines["extend"]
+    target = Path(os.path.abspath(path.parent / values["extend"]))
+    if target in chain or target == path:
+        raise PrefixlintError(f"extend: {values['extend']!r} extends this file again (a cycle)", path=file, line=line)
+    if not target.is_file():
+        raise PrefixlintError(f"extend: no configuration file {values['extend']!r}", path=file, line=line,
+                              hint="the path is relative to this configuration file's directory")
+    result = _read_config_file_cached(target, chain + (path,))
+    if isinstance(result, PrefixlintError):
+        raise result
+    if result is None:
+        raise PrefixlintError(f"extend: {values['extend']!r} has no [tool.prefixlint] table", path=file, line=line)
+    return result
 
 
 def _shown(path: Path) -> str:

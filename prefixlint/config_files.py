@@ -100,6 +100,18 @@ def _toml_key_line(text: str, key: str | None) -> int | None:
     return header_line
 
 
+def key_line(text: str, suffix: str, field: str) -> int | None:
+    """The line a Config field's key is written on in a configuration file's text."""
+    spellings = (field.replace("_", "-"), field)
+    if suffix == ".toml":
+        return next((line for key in spellings if (line := _toml_key_line(text, key)) is not None
+                     and re.search(rf"\b{re.escape(key)}\b", text.splitlines()[line - 1])), None)
+    for number, line in enumerate(text.splitlines(), start=1):
+        if any(re.match(rf"[\"']?{re.escape(key)}[\"']?\s*:", line) for key in spellings):
+            return number
+    return None
+
+
 def read_yaml(text: str, source: str) -> dict[str, Any]:
     """A `.prefixlint.yaml` file (a mapping at the top) as Config fields; {} when it is empty."""
     import yaml

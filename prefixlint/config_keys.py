@@ -154,6 +154,27 @@ def _describe(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
+def price(value: Any) -> tuple[float, float]:
+    """`"2.50/0.25"` (or a number, or {computed, cached}): dollars per million input tokens the
+    engine computes, and per million it reuses from the cache (default 0: not computed again)."""
+    if isinstance(value, dict):
+        parts = [value.get("computed"), value.get("cached", 0)]
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        parts = [value, 0]
+    elif isinstance(value, str):
+        parts = value.split("/")
+    else:
+        raise ConfigValueError(f"must be a price like \"2.50/0.25\", not {_describe(value)}")
+    try:
+        computed, cached = (float(part) for part in (parts + [0])[:2])
+    except (TypeError, ValueError):
+        raise ConfigValueError(f"{value!r} is not a price like \"2.50/0.25\" (dollars per million tokens:"
+                               " computed/cached)") from None
+    if not (0 <= computed < 1e6 and 0 <= cached < 1e6) or len(parts) > 2:
+        raise ConfigValueError(f"{value!r}: two prices from 0 to 1,000,000 dollars per million tokens")
+    return computed, cached
+
+
 #: Config key (as written in files, dashed) -> (Config field, validator).
 KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "tokenizer": ("tokenizer", _string),
@@ -164,11 +185,15 @@ KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "ignore": ("ignore", selectors),
     "per-file-ignores": ("per_file_ignores", _per_file_ignores),
     "min-stable-tokens": ("min_stable_tokens", _integer(0)),
+    "min-tail-tokens": ("min_tail_tokens", _integer(0)),
     "extend-volatile": ("extend_volatile", _signals),
     "exclude": ("exclude", _patterns),
     "chat-template": ("chat_template", _string),
     "system-prompts": ("system_prompts", _patterns),
+    "prompts": ("prompts", _patterns),
     "history-turns": ("history_turns", _integer(0)),
+    "extend": ("extend", _string),
+    "price": ("price", price),
 }
 
 
@@ -183,4 +208,8 @@ def check_value(key: str, value: Any) -> tuple[str, Any]:
 
 
 def unknown_key_message(key: str) -> str:
-    return f"unknown configuration key {key!r} (known keys: {', '.join(KEYS)})"
+    import difflib
+
+    close = difflib.get_close_matches(normalize_key(key), KEYS, n=1)
+    guess = f"did you mean {close[0]!r}? " if close else ""
+    return f"unknown configuration key {key!r} ({guess}known keys: {', '.join(KEYS)})"

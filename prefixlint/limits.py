@@ -48,6 +48,11 @@ MAX_INT_DIGITS = 100
 REGEX_SECONDS = _setting("REGEX_SECONDS", 1.0, float)
 
 
+#: When a list: every file `read_bytes` opens is appended to it (the result cache's dependencies,
+#: `prefixlint.check.cache.tracked_reads`).
+READ_LOG: list[str] | None = None
+
+
 def read_bytes(source: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of the regular file `source`, read at most `max_bytes` + 1 at a time.
 
@@ -55,6 +60,8 @@ def read_bytes(source: str, max_bytes: int = MAX_FILE_BYTES) -> bytes:
     a FIFO, a socket or a device (`/dev/zero`) is refused instead of blocking or being read
     until memory runs out, and a file that grows while it is read stops at the limit.
     """
+    if READ_LOG is not None:
+        READ_LOG.append(os.path.abspath(source))
     try:
         fd = os.open(source, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError as exc:

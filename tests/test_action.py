@@ -35,6 +35,18 @@ def test_inputs_and_composite_steps(action):
     assert '"$GITHUB_ACTION_PATH"' in install["run"]  # installs the action's own checkout
     assert report["env"]["PREFIXLINT_BASE"] == "${{ inputs.base || github.event.pull_request.base.sha }}"
     assert "${{" not in report["run"]  # inputs reach the script through env only
+    # PATH is left as it was: no GITHUB_PATH, setup-python without update-environment, and the
+    # steps call the venv's prefixlint by its path.
+    text = (CHECKOUT / "action.yml").read_text(encoding="utf-8")
+    assert "GITHUB_PATH" not in text and "GITHUB_ENV" not in text
+    (python,) = [s for s in action["runs"]["steps"] if s.get("uses", "").startswith("actions/setup-python")]
+    assert python["with"]["update-environment"] is False
+    assert page["env"]["PREFIXLINT_BIN"] == report["env"]["PREFIXLINT_BIN"] == \
+        "${{ runner.temp }}/prefixlint-venv/bin/prefixlint"
+    (cache,) = [s for s in action["runs"]["steps"] if s.get("uses", "").startswith("actions/cache")]
+    assert cache["with"]["path"] == "~/.cache/pip"
+    (upload,) = [s for s in action["runs"]["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
+    assert upload["with"]["archive"] is False  # the link opens the HTML page, not a zip
 
 
 def run_report_step(action, repo: Path, env: dict) -> subprocess.CompletedProcess:
@@ -64,8 +76,10 @@ def test_the_report_step_posts_one_comment_and_updates_it(tmp_path, action):
         assert first.returncode == 1, first.stderr  # a new finding fails the job
         assert [m for m, _ in fake.requests if m != "GET"] == ["POST"]
         (comment,) = fake.comments
-        markdown, annotations = first.stdout.split("\n::", 1)
-        assert comment["body"] == markdown + "\n"
+        markdown = first.stdout
+        assert "::" not in markdown.replace("::warning", "").split("<!--", 1)[1]  # no workflow command
+        annotations = first.stderr.split("\n::", 1)[1] if "\n::" in first.stderr else first.stderr.split("::", 1)[1]
+        assert comment["body"] == markdown
         assert expected_rows()["support"] in comment["body"]
         assert "https://github.com/octo/prompts/blob/feedface/prompts/support.yaml#L4" in comment["body"]
         assert annotations.startswith("error file=prompts/support.yaml,line=4,col=17,title=PFX001 timestamp-before-stable::")

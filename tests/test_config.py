@@ -251,8 +251,9 @@ def test_underscore_keys_and_comma_separated_codes_are_accepted(repo):
 YAML_ERRORS = [
     # (file text, line, column, message)
     ("engine: vllm\nblocksize: 16\n", 2, 1,
-     "unknown configuration key 'blocksize' (known keys: tokenizer, engine, block-size, select,"
-     " extend-select, ignore, per-file-ignores, min-stable-tokens, extend-volatile, exclude, chat-template, system-prompts, history-turns)"),
+     "unknown configuration key 'blocksize' (did you mean 'block-size'? known keys: tokenizer, engine, block-size,"
+     " select, extend-select, ignore, per-file-ignores, min-stable-tokens, min-tail-tokens, extend-volatile, exclude,"
+     " chat-template, system-prompts, prompts, history-turns, extend, price)"),
     ("block-size: sixteen\n", 1, 13, "block-size: must be an integer, not a string"),
     ("block-size: true\n", 1, 13, "block-size: must be an integer, not a boolean"),
     ("block-size: 0\n", 1, 13, "block-size: must be at least 1, not 0"),
@@ -303,9 +304,9 @@ TOML_HEAD = '[project]\nname = "demo"\n\n[tool.prefixlint]\n'
 TOML_ERRORS = [
     # (text after the [tool.prefixlint] header on line 4, line, message)
     ('engine = "vllm"\nblocksize = 16\n', 6,
-     "tool.prefixlint: unknown configuration key 'blocksize' (known keys: tokenizer, engine,"
-     " block-size, select, extend-select, ignore, per-file-ignores, min-stable-tokens, extend-volatile, exclude,"
-     " chat-template, system-prompts, history-turns)"),
+     "tool.prefixlint: unknown configuration key 'blocksize' (did you mean 'block-size'? known keys: tokenizer,"
+     " engine, block-size, select, extend-select, ignore, per-file-ignores, min-stable-tokens, min-tail-tokens,"
+     " extend-volatile, exclude, chat-template, system-prompts, prompts, history-turns, extend, price)"),
     ('engine = "vllm"\n"block-size" = "16"\n', 6, "tool.prefixlint.block-size: must be an integer, not a string"),
     ('select = ["PFX001", "pfx0x2"]\n', 5,
      "tool.prefixlint.select: 'pfx0x2' is not a rule code or code prefix (like PFX001 or PFX0)"),

@@ -96,11 +96,11 @@ def test_clean_bot_name_constant_and_question_last():
 def test_javascript_and_tsx_grammars(tmp_path, suffix):
     module = tmp_path / f"agent{suffix}"
     module.write_text(
-        "const sessionId = crypto.randomUUID();\n"
-        "export const messages = [\n"
+        "export function chat(question) { const sessionId = crypto.randomUUID();\n"  # per call
+        "  const messages = [\n"
         "  { role: 'system', content: `Session ${sessionId}.\\n" + "Follow the support policy closely. " * 12 + "` },\n"
         "  { role: 'user', content: question },\n"
-        "];\n")
+        "]; return messages; }\n")
     (finding,) = findings(module)
     assert (finding["code"], finding["line"], finding["column"]) == ("PFX002", 3, 39)
     assert finding["source"] == ("typescript" if suffix == ".tsx" else "javascript")
@@ -112,9 +112,9 @@ def test_no_prompt_and_non_ascii_columns(tmp_path):
     result = run(str(module))
     assert result.exit_code == 2 and "no prompt found in this Typescript module" in result.output
     accented = tmp_path / "prompt.ts"
-    accented.write_text("const PROMPT = `Café — «${new Date().toISOString()}» " + "Réponds poliment. " * 20 + "`;\n")
+    accented.write_text("const PROMPT = (user) => `Café — «${user.email}» " + "Réponds poliment. " * 20 + "`;\n")
     (finding,) = findings(accented)
-    assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", 1, 25)
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX003", 1, 35)
 
 
 def test_checking_a_typescript_file_imports_tree_sitter_only_then():
@@ -128,21 +128,20 @@ def test_suppression_comments_in_source(tmp_path):
     module = tmp_path / "agent.ts"
     module.write_text(
         "// prefixlint: disable-file PFX002 -- the session id is what this prompt is about\n"
-        "const sessionId = crypto.randomUUID();\n"
-        "export const SYSTEM_PROMPT = `Session ${sessionId}.\\n" + "Follow the support policy closely. " * 12 + "`;\n")
+        "export const SYSTEM_PROMPT = (sessionId) => `Session ${sessionId}.\\n" + "Follow the support policy closely. " * 12 + "`;\n")
     assert findings(module) == []
     python = tmp_path / "agent.py"
-    python.write_text('import uuid\nAGENT_PROMPT = (f"Session {uuid.uuid4()}. "  # prefixlint: disable-line PFX002\n'
+    python.write_text('def agent_prompt(session_id):\n  return (f"Session {session_id}. "  # prefixlint: disable-line PFX002\n'
                       '    "' + "Follow the support policy closely. " * 12 + '")\n')
     assert findings(python) == []
 
 
 def test_tagged_dedent_template(tmp_path):
     module = tmp_path / "planner.ts"
-    module.write_text('import dedent from "dedent";\nexport const SYSTEM_PROMPT = dedent`\n'
+    module.write_text('import dedent from "dedent";\nexport function systemPrompt() { return dedent`\n'
                       "    You are a planner. The current time is ${new Date().toLocaleTimeString()}.\n"
                       "    Plan the user's trip step by step, and list the bookings to make in order.\n"
-                      "    Prefer trains to flights under 600 km, and hotels near the station.\n`;\n")
+                      "    Prefer trains to flights under 600 km, and hotels near the station.\n`; }\n")
     (template,) = load_templates(str(module))
     assert template.messages[0].content.startswith("\nYou are a planner. The current time is {now}.\nPlan")
     (finding,) = findings(module)

@@ -5,11 +5,9 @@ that value, tokenize both, and measure the exact shared prefix, the tokens the e
 after its rounding, the stable tokens after the value, and the same numbers for the fixed
 variant (the value's lines moved after the stable content). A system prompt on its own is
 served followed by the conversation history (`prefixlint.check.served`): a value there that
-changes per request or per day costs the history on every turn, and a per-user value costs
-only the stable text between it and the history. A chat file's messages become
-the request through its framing (`prefixlint.render.framing`): the model's chat template
-when the tokenizer has one, else a ChatML approximation. Renders and encodings are cached,
-so each distinct text is rendered and tokenized once.
+changes per request or per day costs the history on every turn, a per-user value only the
+stable text up to the history. Messages become the request through their framing
+(`prefixlint.render.framing`). Each distinct text is rendered and tokenized once (cached).
 """
 
 from __future__ import annotations
@@ -24,7 +22,8 @@ from prefixlint.engines.profiles import EngineProfile
 from prefixlint.engines.serve import reuse_after
 from prefixlint.fix.source import placements
 from prefixlint.match.clause import lead_in
-from prefixlint.match.variants import CODE_FORMATS, NEW_ROLE, changed_placeholders, apply_plan, decide, first_difference, in_place_target, plan_moves, target_message
+from prefixlint.load.registry import loader_for
+from prefixlint.match.variants import NEW_ROLE, changed_placeholders, apply_plan, decide, first_difference, in_place_target, plan_moves, target_message
 from prefixlint.render.conversation import split_json, split_roles
 from prefixlint.render.framing import ApproximateFraming
 from prefixlint.check.served import history_region, serve, tokens_before
@@ -73,7 +72,7 @@ class Measurer:
         self._lines: dict[str, list[int]] = {}  # line runs -> ids, for `encode_lines`
         #: How each placeholder's value moves in the fixed variant (its line, or its sentence),
         #: decided once from the template as written: both renders and the file's fix agree.
-        self.placements = placements(template, compiled.placeholders, self._leads())
+        self.placements, self.no_unit = placements(template, compiled.placeholders, self._leads())
 
     def _leads(self) -> dict[int, str]:
         """The lead-in of each placeholder whose value would move as its own sentence."""
@@ -161,7 +160,7 @@ class Measurer:
     def _fixed(self, request: Request, modes: dict[int, str]) -> list[int]:
         if not modes:
             return request.ids
-        in_place = self.template.format in CODE_FORMATS
+        in_place = loader_for(self.template.format).program_source
         plan = plan_moves(request.messages, modes, in_place)
         if request.target is not None and not (in_place and in_place_target(request.messages, plan.cuts, plan.origins)
                                                is not None):
@@ -199,7 +198,8 @@ class Measurer:
                 unmerged = len(self.encode(base.text[: base.starts[message] + span.start]))
         return VolatileMeasurement(volatility, placeholder, frozenset(moved), measured, stable_after,
                                    merged_text, merged_token, unmerged, history_tokens,
-                                   base.messages[message].role == "system")
+                                   base.messages[message].role == "system", len(base.messages) > 1 and base.messages[message].role
+                                   == "user" and all(m.role != "user" for m in base.messages[message + 1:]))
 
     def history_tokens(self) -> int:
         """Tokens of the conversation history in the base render (0: none)."""

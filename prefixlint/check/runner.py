@@ -7,7 +7,6 @@ result's `error`, so the command reports it and goes on with the other files.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import replace
 from typing import Callable, Iterable
 
@@ -31,19 +30,28 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
         return check_path(path, settings, skip_non_templates=skip_non_templates, chat_templates=runs,
                           text=text) + runs.results()
 
+    from prefixlint.check.skips import skipped, walked_result
+    from prefixlint.load.files import EmptyFile
+
     try:
         templates = load_templates(path, text)
+    except EmptyFile:  # an empty template (a `.j2` placeholder file) has nothing to measure
+        return [FileResult(path, skipped="empty: nothing to measure")]
     except NotATemplate as exc:
-        return [] if skip_non_templates else [FileResult(path, error=exc.located(path))]
+        return [skipped(path, exc)] if skip_non_templates else [FileResult(path, error=exc.located(path))]
     except PrefixlintError as exc:
-        return [FileResult(path, error=exc.located(path))]
+        return [walked_result(FileResult(path, error=exc.located(path)), path, text, None, skip_non_templates)]
     except RecursionError:
-        return [FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))]
+        return [walked_result(FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path)),
+                        path, text, None, skip_non_templates)]
     if len(templates) == 1 and templates[0].path == path:
-        return [check_file(path, settings, templates[0], chat_templates=chat_templates)]
-    results = merge_by_path([check_file(t.path, settings, t, chat_templates=chat_templates) for t in templates])
+        result = check_file(path, settings, templates[0], chat_templates=chat_templates)
+        return [walked_result(result, path, text, templates[0], skip_non_templates)]
+    results = merge_by_path([walked_result(check_file(t.path, settings, t, chat_templates=chat_templates), t.path, None, t,
+                                     skip_non_templates) for t in templates])
     # Measured through this config: `check_files` measures such a file once, this way.
-    return [replace(result, config=path) if result.error is None else result for result in results]
+    return [replace(result, config=path) if result.error is None and result.skipped is None else result
+            for result in results]
 
 
 def merge_by_path(results: list[FileResult]) -> list[FileResult]:
@@ -53,7 +61,10 @@ def merge_by_path(results: list[FileResult]) -> list[FileResult]:
     out = []
     for path, group in merged.items():
         out += [r for r in group if r.error is not None]
-        good = [r for r in group if r.error is None]
+        good = [r for r in group if r.error is None and r.skipped is None]
+        if not good and not any(r.error is not None for r in group):
+            out.append(group[0])  # every prompt of the file skipped: the file is, once
+            continue
         if good:
             findings = tuple(sorted(dict.fromkeys(f for r in good for f in r.findings), key=Finding.sort_key))
             out.append(replace(good[0], tokens=sum(r.tokens for r in good),
@@ -96,8 +107,8 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
            text: str | None = None) -> FileResult:
     from prefixlint.check.chat_template_runs import let_through
     from prefixlint.check.measure import Measurer
-    from prefixlint.fix.attach import attach
-    from prefixlint.load.registry import load_template
+    from prefixlint.fix.attach import after_fixes, attach
+    from prefixlint.load.registry import load_template, loader_for
     from prefixlint.load.template import SLOT_NAMES
     from prefixlint.load.source_prompts import finding_tags
     from prefixlint.load.system_prompt import as_system_prompt
@@ -108,19 +119,21 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     from prefixlint.load.classify import builtin_catalog, load_catalog_extension
     from prefixlint.rules.measured import Measured
     from prefixlint.rules.registry import CHAT_TEMPLATE_CODES, run_checks
-    from prefixlint.rules.suppress import Suppressions
+    from prefixlint.rules.suppress import Suppressions, literal_ranges
     from prefixlint.tokenize import load_tokenizer
 
     template = template if template is not None else load_template(path, text)
     listed = settings.is_system_prompt is not None and settings.is_system_prompt(path)
     template = as_system_prompt(template, listed)  # a system prompt is served followed by the history
-    suppressions = Suppressions.parse(template.source, path)
+    suppressions = Suppressions.parse(template.source, path).spanning(literal_ranges(template))
     profile = get_profile(template.engine or settings.engine, settings.block_size)
-    if template.format == "hf-chat-template":
+    if loader_for(template.format).chat_template:
         return _check_chat_template(path, template, settings, profile, suppressions)
     compiled = compile_template(template)
     if template.declares_variables:
-        _check_declared(template, compiled)
+        from prefixlint.check.declared import check_declared
+
+        check_declared(template, compiled)
     tokenizer_spec = template.tokenizer or settings.tokenizer
     tokenizer = load_tokenizer(tokenizer_spec, offline=_offline_for(template, settings))
     catalog = builtin_catalog().extended(load_catalog_extension(settings.extend_volatile))
@@ -130,7 +143,8 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
                         history)
     try:
         measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
-        flagged = [m for m in measured if m.stable_tokens_after >= settings.min_stable_tokens and m.moved]
+        tail = Measured("", False, profile, catalog, settings.min_stable_tokens, [], min_tail_tokens=settings.min_tail_tokens)
+        flagged = [m for m in measured if tail.worth_reporting(m) and m.moved]
         moved = set().union(*(m.moved for m in flagged)) if flagged else set()
         # After the fixes, an undeclared conversation loop (`chat_history`) is the earlier turns,
         # the same in both requests, not per-request content (issue 11 item 8).
@@ -142,7 +156,8 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
         exc.located(path, template.position(template.messages[0].file_offset(0))[0])
         raise
     data = Measured(path, template.is_chat, profile, catalog, settings.min_stable_tokens, measured, overall,
-                    {m.volatility.name for m in flagged}, best, template, tokenizer, measurer)
+                    {m.volatility.name for m in flagged}, best, template, tokenizer, measurer,
+                    min_tail_tokens=settings.min_tail_tokens)
     findings = list(run_checks(data, settings.enabled))  # PFX000 comes from the suppressions
     enabled = settings.enabled or (lambda code: True)
     shown: list[Finding] = []
@@ -156,12 +171,16 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     tags = finding_tags(template)  # "source" (python, typescript, a format name) and "prompt"
     findings = [replace(f, extra={**tags, **f.extra}) for f in kept if f.path == path] + unused
     findings.sort(key=Finding.sort_key)
-    findings, fix_source = attach(findings, template, compiled.placeholders, measurer, measured)
+    remeasure = lambda t: Measurer(t, compile_template(t), tokenizer, profile, catalog,  # noqa: E731 (a fixed text)
+                                   settings.min_stable_tokens, framing, measurer.history)
+    vary = frozenset(v.name for v in measurer.volatiles if v.name not in history)
+    findings, fix_source, after = attach(findings, template, compiled.placeholders, measurer, measured, remeasure, vary)
+    overall = after_fixes(overall, after, findings)  # one number: the measurement of the fixed text
     view = None
     if settings.token_view:  # check --format html
         from prefixlint.check.token_view import token_view
 
-        view = token_view(measurer, measured, moved, overall)
+        view = token_view(measurer, measured, moved, overall, fix_source.fixed_ids)
     return FileResult(
         path, overall.tokens, overall.reusable_tokens, overall.fixed_reusable_tokens, tuple(findings),
         format=template.format, model=template.model or None, tokenizer=tokenizer.name, engine=profile.name,
@@ -228,30 +247,6 @@ def _check_chat_template(path, template, settings: Settings, profile, suppressio
                       tuple(findings), format=template.format, model=template.model or None,
                       tokenizer=tokenizer.name, engine=profile.name, block_size=profile.unit,
                       shared_prefix_tokens=stable)
-
-
-def _check_declared(template, compiled) -> None:
-    """In a file that declares its variables, using an undeclared one is an error at its use."""
-    for name in compiled.variables:
-        if name in template.variables:
-            continue
-        uses = [p for p in compiled.placeholders if name in p.names]
-        if uses:
-            line, column = uses[0].line, uses[0].column
-        else:
-            line, column = _first_word(template.source, name)
-        raise PrefixlintError(
-            f"undefined variable {name!r}", path=template.path, line=line, column=column,
-            hint=f"declare it under `variables:` (e.g. `{name}: {{kind: per_request, samples: [...]}}`)",
-        )
-
-
-def _first_word(source: str, name: str) -> tuple[int | None, int | None]:
-    for number, text in enumerate(source.split("\n"), 1):
-        found = re.search(rf"\b{re.escape(name)}\b", text)
-        if found and ("{{" in text or "{%" in text):
-            return number, found.start() + 1
-    return None, None
 
 
 def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],

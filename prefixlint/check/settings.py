@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from prefixlint.config import Config, load_config
-from prefixlint.engines.profiles import DEFAULT_ENGINE
+from prefixlint.engines.profiles import DEFAULT_ENGINE, get_profile
 from prefixlint.render.history import DEFAULT_TURNS
-from prefixlint.tokenize import DEFAULT_TOKENIZER
+from prefixlint.tokenize import DEFAULT_TOKENIZER, load_tokenizer
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,8 @@ class Settings:
     #: Whether a rule code is reported (`Config.is_enabled`: select/ignore); None: every rule.
     enabled: Callable[[str], bool] | None = None
     min_stable_tokens: int = 16
+    #: `min-tail-tokens`: stable tokens after a value in the last user message that make a finding.
+    min_tail_tokens: int = 64
     extend_volatile: Any = None
     offline: bool = False
     #: `--chat-template` / `chat-template`: the file a chat file's messages are rendered with.
@@ -42,7 +44,8 @@ class Settings:
 
 
 #: The flags that override a configuration key, as `Config.merge_cli` takes them.
-FLAG_NAMES = ("tokenizer", "engine", "block_size", "select", "ignore", "chat_template")
+FLAG_NAMES = ("tokenizer", "engine", "block_size", "select", "ignore", "chat_template", "extend_select",
+              "cli_per_file_ignores")
 
 
 @dataclass(frozen=True)
@@ -70,11 +73,29 @@ class SettingsBuilder:
 
     def __call__(self, path: str | Path) -> Settings:
         config = self.config(path)
+        if config.engine and self.flags.get("engine") is None and "engine" in config.given:
+            _at_config(config, "engine", lambda: get_profile(config.engine))
+        if config.tokenizer and self.flags.get("tokenizer") is None and "tokenizer" in config.given:
+            _at_config(config, "tokenizer", lambda: load_tokenizer(config.tokenizer, offline=self.offline))
         return Settings(
             tokenizer=config.tokenizer or DEFAULT_TOKENIZER, engine=config.engine or DEFAULT_ENGINE,
             block_size=config.block_size, enabled=partial(config.is_enabled, path=str(path)),
             min_stable_tokens=config.min_stable_tokens, extend_volatile=config.extend_volatile, offline=self.offline,
             chat_template=config.chat_template, token_view=self.token_view,
             is_system_prompt=config.is_system_prompt if config.system_prompts else None,
-            history_turns=config.history_turns,
+            history_turns=config.history_turns, min_tail_tokens=config.min_tail_tokens,
         )
+
+
+def _at_config(config: Config, name: str, load: Callable[[], Any]) -> None:
+    """An engine or tokenizer the configuration names that does not load is an error of the
+    configuration file, at the key's line (not of each template it applies to)."""
+    from prefixlint.errors import PrefixlintError
+
+    try:
+        load()
+    except PrefixlintError as exc:
+        file, line = config.where(name)
+        exc.message = f"{name}: {exc.message}"
+        exc.path, exc.line, exc.column = file, line, None
+        raise

@@ -14,7 +14,7 @@ EXIT_ERROR = 2
 
 
 @click.command()
-@click.argument("paths", nargs=-1, metavar="PATHS...")
+@click.argument("paths", nargs=-1, metavar="[PATHS]...")
 # No defaults here: a flag given wins over the configuration files, which win over the
 # defaults (o200k_base, vllm); a template's own `tokenizer:` / `engine:` wins over all.
 @tokenizer_options(default=None)
@@ -27,6 +27,13 @@ EXIT_ERROR = 2
               " (default: the tokenizer's own).")
 @click.option("--select", metavar="CODES", default=None, help="Report only these codes or prefixes (PFX001,PFX00).")
 @click.option("--ignore", metavar="CODES", default=None, help="Do not report these codes or prefixes.")
+@click.option("--extend-select", metavar="CODES", default=None,
+              help="Report these codes or prefixes on top of `select` (the configuration's and --select).")
+@click.option("--per-file-ignores", "per_file_ignores", metavar="PATTERN:CODES", multiple=True,
+              help="Do not report CODES in the files PATTERN matches (gitignore syntax, relative to the working"
+              " directory), on top of the configuration's `per-file-ignores`; repeatable.")
+@click.option("--no-cache", is_flag=True, default=False,
+              help="Neither read nor write the result cache (.prefixlint_cache).")
 @format_option(*CHECK_FORMATS)
 @click.option("--output-file", "-o", type=click.Path(dir_okay=False, writable=True), default=None, metavar="PATH",
               help="Write the output (any --format) to this file instead of standard output.")
@@ -58,7 +65,8 @@ EXIT_ERROR = 2
 @click.option("--diff", is_flag=True, default=False,
               help="Print the fixes as unified diffs and change nothing (exit 1 when there is a diff).")
 @click.pass_context
-def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, select, ignore, output_format, output_file,
+def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, select, ignore, extend_select,
+          per_file_ignores, no_cache, output_format, output_file,
           quiet, fail_level, exit_zero, statistics, stdin_filename, show_settings, show_files, config_file, isolated,
           force_exclude, allow_outside_paths, skip_non_templates, fix, unsafe_fixes, diff):
     """Find the values in prompt templates that change between requests (timestamps, ids, user
@@ -67,8 +75,9 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
 
     \b
     Examples:
+      prefixlint check                          # the working directory, as ruff
       prefixlint check samples/
-      prefixlint check prompts/*.yaml --engine openai --format json
+      prefixlint check prompts/*.yaml --engine openai --output-format json
       prefixlint check prompt.md --select PFX001,PFX002 --exit-zero
       git show HEAD:prompts/x.yaml | prefixlint check - --stdin-filename prompts/x.yaml
       prefixlint check chats/ --tokenizer ./llama --chat-template llama3.2.jinja
@@ -91,7 +100,7 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
 
         output_format = "github" if is_github_actions() else output_format
     flags = dict(tokenizer=tokenizer, engine=engine, block_size=block_size, select=select, ignore=ignore,
-                 chat_template=chat_template)
+                 chat_template=chat_template, extend_select=extend_select, cli_per_file_ignores=per_file_ignores)
     config_path = Path(config_file) if config_file else None
     # Flags are validated once, up front: a bad --select is a usage error, not a per-file one.
     # No file is read for this unless --config names one: a broken configuration elsewhere is
@@ -103,8 +112,7 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
 
         click.echo(show(show_settings, flags, config_file=config_path, isolated=isolated, json=output_format == "json"))
         return
-    if not paths:
-        raise click.UsageError("give the templates or folders to check (PATHS...), or `-` for standard input")
+    paths = paths or (".",)  # as ruff: no paths checks the working directory
     if engine is not None or block_size is not None:
         get_profile(engine or DEFAULT_ENGINE, block_size)
     if tokenizer is not None:  # a bad --tokenizer is one error, not one per file
@@ -121,28 +129,42 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
                                  force_exclude=force_exclude)
     inputs.files.update(dict.fromkeys(texts))
     inputs.named.update(texts)
-    if show_files:
-        for path in inputs.files:
-            click.echo(path)
-        for problem in inputs.problems:
-            click.echo(f"prefixlint: error: {problem}", err=True)
-        ctx.exit(EXIT_ERROR if inputs.problems else 0)
     # A file found by a walk that no loader reads (a CI workflow, a config) is skipped; a file
     # named on the command line is reported, unless --skip-non-templates (pre-commit names every
     # staged file that matches the hook's extensions).
     walked = frozenset(inputs.files) - (set() if skip_non_templates else inputs.named)
+    if skip_non_templates:  # the hook: a named file is taken as the walk would take it
+        from prefixlint.load.hook_files import walk_takes
+
+        inputs.files = {p: v for p, v in inputs.files.items() if p not in inputs.named or p in texts or walk_takes(p)}
+    if show_files:  # only what check would check: the walk's files that some loader reads
+        for path in inputs.files:
+            if path not in walked or check_inputs.is_template(path, texts.get(path)):
+                click.echo(path)
+        for path, reason in inputs.skipped.items():  # what the walk left out, and why
+            click.echo(f"skipped: {path} ({reason})", err=True)
+        for problem in inputs.problems:
+            click.echo(f"prefixlint: error: {problem}", err=True)
+        ctx.exit(EXIT_ERROR if inputs.problems else 0)
     bar = check_inputs.progress(len(inputs.files))
     with bar if bar is not None else _nothing():
-        results = check_files(list(inputs.files), settings_for, walked, texts=texts,
-                              progress=(lambda: bar.update(1)) if bar is not None else None)
+        tick = (lambda: bar.update(1)) if bar is not None else None
+        from prefixlint.check import cache
+
+        if no_cache or not cache.enabled() or fix or diff or texts or output_format == "html":
+            results = check_files(list(inputs.files), settings_for, walked, texts=texts, progress=tick)
+        else:  # the result cache (.prefixlint_cache), keyed by content, configuration and version
+            from prefixlint.check.cache import ResultCache, check_cached
+
+            results = check_cached(list(inputs.files), settings_for, walked, ResultCache(), progress=tick)
+    results += [FileResult(path, skipped=reason) for path, reason in inputs.skipped.items()]
     problems = inputs.problems
-    checked = {result.path for result in results} | {result.config for result in results}
-    for directory, found in inputs.walks.items():
-        if found and not checked.intersection(found):
-            problems.append(PrefixlintError(
-                f"no prompt templates under {directory}: the {len(found)} matching"
-                f" file{'s are' if len(found) != 1 else ' is'} in no format prefixlint reads", path=directory,
-                hint="name a file on the command line to see why"))
+    checked = {r.path for r in results if r.skipped is None} | {r.config for r in results if r.skipped is None}
+    for directory, found in inputs.walks.items():  # a walk never fails on what is not a prompt
+        if found and not checked.intersection(found) and output_format == "text":
+            click.echo(f"note: no prompts under {directory}: the {len(found)} matching file{'s are' if len(found) != 1 else ' is'}"
+                       " no prompt prefixlint reads (--format json lists why; name a file to see its error)",
+                       err=True)
     results += [FileResult(problem.path or "", error=problem) for problem in problems]
     if diff:
         from prefixlint.commands.check_fix import show_diffs
@@ -156,7 +178,8 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     if fix:
         from prefixlint.commands.check_fix import apply_fixes
 
-        results, fixed = apply_fixes(results, unsafe_fixes, lambda written: check_files(written, settings_for))
+        results, fixed = apply_fixes(results, unsafe_fixes, lambda written: check_files(written, settings_for),
+                                     stdin=texts)
     if output_format == "text":  # diagnostics on stderr, as the other commands print them
         for result in results:
             if result.error is not None:
@@ -166,9 +189,9 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
                           unsafe_fixes=unsafe_fixes)
     if output_file:
         Path(output_file).write_text(body + "\n", encoding="utf-8")
-    else:
-        click.echo(body, color=ctx.color)
-    if output_format == "text" and any(r.chat_format == "chatml-approximation" for r in results):
+    else:  # with --fix on standard input, standard output holds the fixed text
+        click.echo(body, color=ctx.color, err=bool(fix and texts))
+    if output_format == "text" and not quiet and any(r.chat_format == "chatml-approximation" for r in results):
         from prefixlint.render.templates import CHATML_NOTE  # as transcript says it
 
         click.echo(f"note: {CHATML_NOTE}", err=True)

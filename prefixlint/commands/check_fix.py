@@ -2,7 +2,8 @@
 
 `--diff` prints one unified diff per file and changes nothing (exit 1 when there is a diff);
 `--fix` writes the fixes, checks the fixed files again, and the findings that remain decide
-the exit status. A file that cannot be written (changed on disk, read-only, an encoding that
+the exit status; with standard input (`check --fix - --stdin-filename x.yaml`) it prints the
+fixed text to standard output and touches no file (the report then goes to standard error). A file that cannot be written (changed on disk, read-only, an encoding that
 does not round-trip) becomes an error: one diagnostic, the file as it was, exit 2.
 """
 
@@ -30,9 +31,11 @@ def show_diffs(results: list[FileResult], unsafe: bool) -> tuple[int, int]:
     return files, findings
 
 
-def apply_fixes(results: list[FileResult], unsafe: bool, recheck) -> tuple[list[FileResult], int]:
+def apply_fixes(results: list[FileResult], unsafe: bool, recheck, stdin: dict[str, str] | None = None
+                ) -> tuple[list[FileResult], int]:
     """Write the fixes; the results with each fixed file checked again (`recheck(paths)`), and
-    how many findings were fixed."""
+    how many findings were fixed. A file read from standard input (`stdin`: path -> text) is
+    printed to standard output, fixed or as it was, as ruff does; no file is touched for it."""
     from prefixlint.fix.write import fixed_text, write_fixed
 
     written: list[str] = []
@@ -40,6 +43,10 @@ def apply_fixes(results: list[FileResult], unsafe: bool, recheck) -> tuple[list[
     count = 0
     for result in results:
         planned = fixed_text(result, unsafe) if result.error is None else None
+        if stdin is not None and result.path in stdin:
+            click.echo(planned[1] if planned is not None else stdin[result.path], nl=False)
+            count += planned[2] if planned is not None and planned[0] != planned[1] else 0
+            continue
         if planned is None or planned[0] == planned[1]:
             continue
         try:

@@ -18,6 +18,8 @@ class Inputs:
     #: Directory named on the command line -> the files found in it.
     walks: dict[str, list[str]] = field(default_factory=dict)
     problems: list[PrefixlintError] = field(default_factory=list)
+    #: Path -> why a walk left it out (not a prompt): for --show-files and the JSON output.
+    skipped: dict[str, str] = field(default_factory=dict)
 
 
 def gather(paths, *, config_file: Path | None, isolated: bool, force_exclude: bool) -> Inputs:
@@ -28,11 +30,14 @@ def gather(paths, *, config_file: Path | None, isolated: bool, force_exclude: bo
     for raw in paths:
         try:
             walk = load_config(Path(raw), config_file=config_file, isolated=isolated)
-            found = discover([raw], exclude=walk.exclude, exclude_root=walk.exclude_root, force_exclude=force_exclude)
+            found = discover([raw], exclude=walk.exclude, exclude_root=walk.exclude_root, force_exclude=force_exclude,
+                             prompts=walk.prompts + walk.system_prompts, skipped=found_all.skipped)
             if Path(raw).is_dir() or force_exclude:
                 # A walked file's own (closer) configuration may exclude it too.
-                found = [f for f in found
-                         if not load_config(f, config_file=config_file, isolated=isolated).is_excluded(f)]
+                configs = {f: load_config(f, config_file=config_file, isolated=isolated) for f in found}
+                found = [f for f in found if not configs[f].is_excluded(f)]
+                # A file the configuration names as a prompt is checked as if named: its errors count.
+                found_all.named.update(str(f) for f in found if configs[f].is_configured_prompt(f))
         except PrefixlintError as exc:
             found_all.problems.append(exc.located(raw))
             continue
@@ -78,3 +83,17 @@ def progress(total: int):
 
 #: From this many files on, `check` shows a progress bar on a terminal.
 PROGRESS_FILES = 20
+
+
+def is_template(path: str, text: str | None = None) -> bool:
+    """Whether some loader reads `path` (what `check` skips on a walk is not): a file that
+    fails to load for another reason is still one check would report."""
+    from prefixlint.load.registry import NotATemplate, load_templates
+
+    try:
+        load_templates(path, text)
+    except NotATemplate:
+        return False
+    except Exception:
+        return True
+    return True

@@ -59,7 +59,8 @@ def engine_options(function):
 
 
 def format_option(*choices: str, default: str = "text"):
+    """`--output-format` (ruff's name), with `--format` kept as an alias."""
     return click.option(
-        "--format", "output_format", type=click.Choice(choices), default=default, show_default=True,
-        help="Output format.",
+        "--output-format", "--format", "output_format", type=click.Choice(choices), default=default,
+        show_default=True, help="Output format (`--format` is the same option).",
     )

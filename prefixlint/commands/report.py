@@ -51,17 +51,20 @@ def parse_fail_on(value: str) -> tuple[bool, float | None]:
               help="Repository to post to (default: GITHUB_REPOSITORY).")
 @click.option("--pr", "pr_number", type=int, metavar="NUMBER", default=None,
               help="Pull request to post to (default: from the event payload).")
-@click.option("--format", "output_format", type=click.Choice(["markdown", "json"]), default="markdown",
+@click.option("--output-format", "--format", "output_format", type=click.Choice(["markdown", "json"]), default="markdown",
               show_default=True, help="Markdown for the comment, or JSON for bots (the comment is Markdown).")
 @click.option("--page-url", metavar="URL", default=None,
               help="Link the HTML page of the reuse (`check --format html`, e.g. an artifact's URL) from the comment.")
 @allow_outside_paths_option
 @click.option("--annotate/--no-annotate", default=None,
               help="Also print a workflow command per new finding (default: when GITHUB_ACTIONS=true).")
+@click.option("--price", metavar="COMPUTED[/CACHED]", default=None,
+              help="Dollars per million input tokens computed, and per million reused from the cache (default 0):"
+              " adds the cost per 1,000 requests (default: the configuration's `price`).")
 @click.option("--suggest", is_flag=True, default=False,
               help="Add the fix (`check --fix`) of each template whose reuse fell to the comment, as a diff.")
 def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, post, repository, pr_number,
-           output_format, page_url, allow_outside_paths, annotate, suggest):
+           output_format, page_url, allow_outside_paths, annotate, price, suggest):
     """Measure each template at git revision REF and in the working tree, and write Markdown for a
     pull-request comment: tokens and reusable share before and after the engine's block
     rounding, at the base and now, and the findings the change introduces. Appended to
@@ -82,8 +85,9 @@ def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, pos
     from prefixlint.prreport.rows import build_rows, link_for_environment, new_findings
 
     fail_on_findings, max_drop = parse_fail_on(fail_on)
+    prices = _price(price)
     rows, setup = build_rows(paths or (".",), base_ref, tokenizer, offline, engine, block_size, suggest)
-    setup = replace(setup, link=link_for_environment())
+    setup = replace(setup, link=link_for_environment(), price=prices)
     body = markdown.to_markdown(rows, setup)
     if page_url:
         body += f"\n[The reuse, token by token]({page_url}): every template's tokens, blocks and where reuse stops.\n"
@@ -101,9 +105,10 @@ def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, pos
     if annotate is None:
         annotate = is_github_actions()
     if annotate and introduced and output_format == "markdown":
-        click.echo(to_github(introduced))
-    if post:
-        _post(body, repository, pr_number)
+        # On stderr: the runner reads workflow commands there too, and stdout stays the Markdown.
+        click.echo(to_github(introduced), err=True)
+    if post:  # no comment for a change that touches no template; an existing one says so
+        _post(body, repository, pr_number, create=any(row.status != "unchanged" for row in rows))
     errors = [row for row in rows if row.now and row.now.error]
     for row in errors:
         click.echo(f"prefixlint: error: {row.now.error}", err=True)
@@ -114,18 +119,37 @@ def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, pos
         raise click.exceptions.Exit(1)
 
 
-def _post(body: str, repository: str | None, number: int | None) -> None:
+def _price(given: str | None) -> tuple[float, float] | None:
+    """--price, else the configuration's `price` (of the working directory)."""
+    from pathlib import Path
+
+    from prefixlint.config import load_config
+    from prefixlint.config_keys import ConfigValueError, price
+    from prefixlint.errors import PrefixlintError
+
+    if given is None:
+        return load_config(Path.cwd()).price
+    try:
+        return price(given)
+    except ConfigValueError as exc:
+        raise PrefixlintError(f"--price: {exc.message}") from None
+
+
+def _post(body: str, repository: str | None, number: int | None, create: bool = True) -> None:
     from prefixlint.prreport.github_comment import (
         GitHubError, api_from_environment, find_pull_request, upsert_comment,
     )
 
     pr = find_pull_request(repository, number)
     try:
-        action, comment = upsert_comment(api_from_environment(), pr, body)
+        action, comment = upsert_comment(api_from_environment(), pr, body, create=create)
     except GitHubError as exc:
         if exc.status != 403:
             raise
         # A pull request from a fork gets a read-only token: say so, keep the job's verdict.
         click.echo(f"prefixlint: warning: could not post the comment: {exc}", err=True)
+        return
+    if comment is None:
+        click.echo("prefixlint: no template changed: no comment posted", err=True)
         return
     click.echo(f"prefixlint: {action} comment {comment.get('html_url') or comment.get('id')}", err=True)

@@ -100,7 +100,12 @@ class CurveSimulator:
         self._grid = grid()
         self._pending: list[int] = sorted({n // block_size for n in curve_at})
         self._next_grid = next(self._grid)
-        import numpy  # only for --curve
+        try:
+            import numpy  # only for --curve: the `curve` extra
+        except ImportError:
+            from prefixlint.errors import PrefixlintError
+
+            raise PrefixlintError("replay --curve needs numpy", hint='pip install "prefixlint[curve]"') from None
 
         self._np = numpy
         #: Per simulated capacity, ascending: blocks K, empty blocks E, cached tokens, requests

@@ -109,7 +109,11 @@ def get_profile(name: str, block_size: int | None = None) -> EngineProfile:
     profiles = all_profiles()
     key = name.strip().lower()
     if key not in profiles:
+        import difflib
+
+        close = difflib.get_close_matches(key, list(profiles), n=1)
         raise PrefixlintError(
-            f"unknown engine {name!r}", hint=f"choose one of: {', '.join(sorted(profiles))}"
+            f"unknown engine {name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""),
+            hint=f"choose one of: {', '.join(sorted(profiles))}"
         )
     return profiles[key].with_block_size(block_size)

@@ -145,28 +145,32 @@ class RadixLRU:
     def _match(self, tokens: list[int], salt: Hashable) -> tuple[list[_Node], int, str, list[int]]:
         """The nodes matched, the tokens matched, why it stopped ("end", "diverged", "new",
         "expired") and a sample of the cached side where it diverged."""
+        # `_match_prefix_helper` touches each child as it descends (`last_access_time =
+        # time.monotonic()`), so every node gets its own, later time; a split's upper part is a
+        # new TreeNode, created after the lower part (the old node) was touched.
         node, depth, path = self.root, 0, list[_Node]()
         while depth < len(tokens):
             child = node.children.get(self._key(tokens, depth, salt, node))
             if child is None:
                 other = next(iter(node.children.values()), None) if node is not self.root else None
                 if other is None:
-                    return self._touch(path), depth, "new", []
-                return self._touch(path), depth, "diverged", other.tokens[:SAMPLE_TOKENS]
+                    return path, depth, "new", []
+                return path, depth, "diverged", other.tokens[:SAMPLE_TOKENS]
             if self._expired(child):
                 self._drop(child)
-                return self._touch(path), depth, "expired", []
+                return path, depth, "expired", []
+            self._stamp(child)
             run = self._run(tokens, depth, child.tokens, min(len(child.tokens), len(tokens) - depth))
             path.append(child)
             depth += run
             if run < len(child.tokens):
-                tail = self._split(child, run)
-                self._touch([tail])  # touched before the split: the lower part keeps the time
+                tail = self._split(child, run)  # the lower part keeps the time just given
+                self._stamp(child)  # the upper part: created now
                 if depth == len(tokens):
                     break
-                return self._touch(path), depth, "diverged", tail.tokens[:SAMPLE_TOKENS]
+                return path, depth, "diverged", tail.tokens[:SAMPLE_TOKENS]
             node = child
-        return self._touch(path), depth, "end", []
+        return path, depth, "end", []
 
     def _touch(self, path: list[_Node]) -> list[_Node]:
         for node in path:
@@ -176,6 +180,7 @@ class RadixLRU:
     def _stamp(self, node: _Node) -> None:
         """A touch: the node's time is now; a leaf goes on the heap with it (the old entry is
         stale and skipped: an entry counts only while its stamp is the node's)."""
+        self._serial += 1  # every touch its own time, in the order SGLang touches nodes
         node.stamp = self._serial
         if self.refresh:
             node.seen = self._clock
@@ -193,6 +198,7 @@ class RadixLRU:
             if child is None or self._expired(child):
                 if child is not None:
                     self._drop(child)
+                self._serial += 1  # a new TreeNode: its time is its creation
                 leaf = _Node(tokens[depth:], node, self._serial, self._clock)
                 node.children[key] = leaf
                 self.size += len(leaf.tokens)

@@ -1,29 +1,46 @@
 """Give each finding of a moved value (PFX001-PFX005) its fix, as ruff's JSON has it.
 
-A finding's fix moves exactly what its "Moved into ..." figure measured: the placeholders
-its value changed, each as the measurement placed it (`Measurer.modes`). A finding that
-cannot be fixed in its file's syntax gets `"fix": null` and the reason (`fix_unavailable`).
-`FixSource` keeps what `--fix`/`--diff` need to write the fixes of a whole file at once.
+A finding's fix moves the unit its value was measured in (`Measurer.modes`, decided once by
+`prefixlint.match.units`). Every fix is built, loaded again and verified (`prefixlint.fix.verify`:
+placeholders, words, containers; and the value's own reuse must grow in the fixed file) before
+it is offered; otherwise `"fix": null` and the reason (`fix_unavailable`), also in the message.
+The offered fixes are then combined into the file's one fixed text (`prefixlint.fix.plan`),
+measured once as two requests with every volatile value different: that figure is the file's
+"after the suggested fixes" and the promise of every finding it fixes (issue 24 item 4).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
 
 from prefixlint.fix.build import NoFix, build_fix
-from prefixlint.fix.edits import edits_json
-from prefixlint.match.variants import LINE
+from prefixlint.fix.edits import apply_edits, edits_json
+from prefixlint.fix.plan import FixSource, Offered, combine
+from prefixlint.fix.source import source_messages
+from prefixlint.fix.verify import Rejected, placeholder_names, verify
+from prefixlint.numbers import percent
 from prefixlint.rules.registry import MOVING_CODES  # derived from the catalog
 
 
-@dataclass(frozen=True)
-class FixSource:
-    """One template of a file and, per fixable finding (by its sort key), the moves it makes."""
+def _loaded(path: str, text: str) -> tuple:
+    """Every template of `path` as `text` holds it, loaded once per text: a module holding many
+    prompts is read once for the fixes of all of them, not once per prompt."""
+    return _LOADED(path, text)
 
-    template: Any
-    placeholders: tuple
-    moves: dict[tuple, dict[int, str]] = field(default_factory=dict)
+
+def _load_uncached(path: str, text: str) -> tuple:
+    from prefixlint.load.registry import load_templates
+
+    return tuple(load_templates(path, text))
+
+
+def _cache():
+    from functools import lru_cache
+
+    return lru_cache(maxsize=4)(_load_uncached)
+
+
+_LOADED = _cache()
 
 
 def reloader(template):
@@ -31,9 +48,13 @@ def reloader(template):
     from prefixlint.errors import PrefixlintError
     from prefixlint.load.registry import load_templates
 
+    before_all: list = []  # the file as checked, loaded once for all its prompts' fixes (issue 19 item 9)
+
     def reload(text: str):
         try:
-            before = [t for t in load_templates(template.path, template.source) if t.path == template.path]
+            if not before_all:
+                before_all.append(_loaded(template.path, template.source))
+            before = [t for t in before_all[0] if t.path == template.path]
             after = [t for t in load_templates(template.path, text) if t.path == template.path]
         except (PrefixlintError, RecursionError, ValueError):
             return None
@@ -43,30 +64,129 @@ def reloader(template):
     return reload
 
 
-def attach(findings, template, placeholders, measurer, measured) -> tuple[list, FixSource]:
-    """The findings with their `fix`, and the file's FixSource."""
+class Checker:
+    """Verify a fixed template against the original, and measure it (`remeasure(template)`:
+    a Measurer of another template with this file's settings)."""
+
+    def __init__(self, template, measurer, remeasure) -> None:
+        self.remeasure, self.template = remeasure, template
+        self.messages = source_messages(template, measurer.compiled.placeholders)
+        self.names = placeholder_names(measurer.compiled)
+
+    def __call__(self, fixed):
+        if fixed is None:
+            raise Rejected("the fixed file no longer loads")
+        if self.template.format == "python":  # only the prompts' literals changed (libcst)
+            from prefixlint.fix.python_cst import CodeChanged, same_code
+
+            try:
+                same_code(self.template.source, fixed.source)
+            except CodeChanged as exc:
+                raise Rejected(str(exc)) from None
+        try:
+            measurer = self.remeasure(fixed)
+        except Exception as exc:  # noqa: BLE001 - a fixed text that does not render is not offered
+            raise Rejected(f"the fixed file no longer renders ({type(exc).__name__})") from None
+        verify(self.messages, self.names, source_messages(fixed, measurer.compiled.placeholders),
+               placeholder_names(measurer.compiled))
+        return measurer
+
+
+def attach(findings, template, placeholders, measurer, measured, remeasure=None, vary=None):
+    """(the findings with their `fix`, the file's FixSource, the measurement of its fixed text
+    or None when no fix is offered)."""
     by_name = {m.volatility.name: m for m in measured}
-    source = FixSource(template, tuple(placeholders))
+    checker = Checker(template, measurer, remeasure) if remeasure is not None else None
+    source = FixSource(template, tuple(placeholders), check=checker)
     reload = reloader(template)
-    out = []
+    out, fixes = list(findings), {}
     base = measurer.render()
-    for finding in findings:
+    before = flagged(measurer, measured)
+    for k, finding in enumerate(findings):
         item = by_name.get(finding.variable) if finding.code in MOVING_CODES else None
         if item is None or not item.moved or finding.path != template.path:
-            out.append(finding)
             continue
         modes = measurer.modes(set(item.moved), base)
         try:
+            reason = next((measurer.no_unit[i] for i in sorted(modes) if i in measurer.no_unit), None)
+            if reason:
+                raise NoFix(reason)
             fix = build_fix(template, placeholders, modes, reload)
-        except NoFix as exc:
-            out.append(replace(finding, extra={**finding.extra, "fix": None, "fix_unavailable": str(exc)}))
+            if checker is not None:
+                _grows(checker(reload(apply_edits(template.source, fix.edits))), item, before)
+        except (NoFix, Rejected) as exc:
+            out[k] = _unfixed(finding, str(exc))
             continue
-        source.moves[finding.sort_key()] = modes
+        fixes[k] = fix
+        source.offered.append(Offered(finding.sort_key(), modes, fix.applicability))
+    after = None
+    if fixes and checker is not None:
+        _, count, fixed = combine(template, placeholders, source.offered, reload, checker)
+        if fixed is not None:
+            fixed_measurer = checker(fixed)
+            after = fixed_measurer.measure_all(set(), vary)
+            source = replace(source, fixed_ids=tuple(fixed_measurer.render().ids))
+    for k, fix in fixes.items():
         data = {"applicability": fix.applicability, "message": fix.message,
                 "edits": edits_json(template.source, fix.edits)}
-        out.append(replace(finding, extra={**finding.extra, "fix": data}))
-    return out, source
+        out[k] = _promised(replace(out[k], extra={**out[k].extra, "fix": data}), after, len(fixes))
+    return out, source, after
 
 
-def applicability(modes: dict[int, str]) -> str:
-    return "unsafe" if any(mode != LINE for mode in modes.values()) else "safe"
+def after_fixes(overall, after, findings):
+    """The file's measurement with its "after the suggested fixes" figures those of its fixed
+    text (`after`); as it is now when its moving findings offer no fix."""
+    if after is not None:
+        return replace(overall, fixed_tokens=after.fixed_tokens, fixed_reusable_tokens=after.fixed_reusable_tokens,
+                       fixed_shared_prefix_tokens=after.fixed_shared_prefix_tokens)
+    if any(f.extra.get("fix", False) is None for f in findings):
+        return replace(overall, fixed_tokens=overall.tokens, fixed_reusable_tokens=overall.reusable_tokens,
+                       fixed_shared_prefix_tokens=overall.shared_prefix_tokens)
+    return overall
+
+
+def flagged(measurer, measured=None) -> int:
+    """How many volatile values the moving rules flag (stable text after them, a line to move)."""
+    if measured is None:
+        measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
+    return sum(m.stable_tokens_after >= measurer.min_stable_tokens and bool(m.moved) for m in measured)
+
+
+def _grows(fixed_measurer, item, before: int) -> None:
+    """Rejected unless the value's own measured reuse is larger in the fixed file and the fixed
+    file has fewer flagged values (a move that only hands the problem to the next value is none)."""
+    volatility = fixed_measurer.volatility.get(item.volatility.name)
+    again = fixed_measurer.measure(volatility) if volatility is not None else None
+    if again is not None and again.now.reusable_tokens <= item.now.reusable_tokens:
+        raise Rejected("moving it does not increase the measured reuse")
+    if flagged(fixed_measurer) >= before:
+        raise Rejected("moving it leaves as many flagged values as before (the next value would be flagged)")
+
+
+def _unfixed(finding, reason: str):
+    """No fix: the reason in the JSON and in the message, and the promise labelled as by hand."""
+    extra = {**finding.extra, "fix": None, "fix_unavailable": reason}
+    promise = extra.get("promise")
+    message = finding.message
+    if promise and message.endswith(promise):
+        where = extra.get("promise_where", "Moved")
+        message = (message[: -len(promise)] + f" No automatic fix: {reason}."
+                   + promise.replace(f" {where}:", f" {where} by hand:", 1))
+    return replace(finding, message=message, extra=extra)
+
+
+def _promised(finding, after, fixes: int):
+    """The finding's promise restated as the measurement of the file's fixed text."""
+    extra = finding.extra
+    promise = extra.get("promise")
+    if after is None or not promise or not finding.message.endswith(promise):
+        return finding
+    where = extra.get("promise_where", "Moved")
+    together = f", with the file's other fix{'es' if fixes > 2 else ''}" if fixes > 1 else ""
+    restated = (f" {where}{together}: {percent(after.fixed_shared_prefix_tokens, after.fixed_tokens, bare_ends=True)}"
+                f" ({percent(after.fixed_reusable_tokens, after.fixed_tokens, bare_ends=True)}"
+                f" after {extra.get('promise_unit', 'blocks')}).")
+    return replace(finding, message=finding.message[: -len(promise)] + restated,
+                   fixed_reusable_tokens=after.fixed_reusable_tokens,
+                   extra={**extra, "promise": restated, "fixed_tokens": after.fixed_tokens,
+                          "fixed_shared_prefix_tokens": after.fixed_shared_prefix_tokens})

@@ -20,7 +20,9 @@ from prefixlint.fix.edits import Edit, apply_edits
 from prefixlint.fix.new_message import CannotAdd, added_message
 from prefixlint.load.template import SLOT_ROLE
 from prefixlint.fix.source import SourceMessage, _doubled_brace, source_messages
-from prefixlint.match.variants import CODE_FORMATS, LINE, apply_plan, plan_moves
+from prefixlint.load.registry import loader_for
+from prefixlint.match.units import BLOCK, SENTENCE, UNSAFE_MARK, applicability
+from prefixlint.match.variants import apply_plan, plan_moves
 
 _ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|\r\n|.)", re.DOTALL)
 #: Block tags a moved line must not leave or enter (Jinja/Nunjucks, Handlebars sections).
@@ -32,7 +34,10 @@ _BLOCK_CLOSE = re.compile(r"\{%-?\s*end\w*|\{\{/")
 @dataclass(frozen=True)
 class Fix:
     edits: tuple[Edit, ...]
-    applicability: str  # safe | unsafe
+    #: "safe" (whole units holding only the value and its label, moved where the format puts
+    #: late content) or "unsafe" (a cut sentence, changed wording, another literal): decided
+    #: here once, read by `[*]`, the JSON `fix`, `--fix`, `--unsafe-fixes` and the hook.
+    applicability: str
     message: str
 
 
@@ -40,22 +45,25 @@ class NoFix(Exception):
     """Why a value cannot be moved automatically in this file."""
 
 
-#: Formats whose prompt is assembled from several fields of the file, with text of their own.
-ASSEMBLED_FORMATS = frozenset({"crewai", "semantic-kernel-json"})
-
-
 def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix:
     """The edits that move every placeholder of `modes`; NoFix when it cannot be written.
     `reload(text)` loads an edited text as the same template (None: no check)."""
-    if template.format in ASSEMBLED_FORMATS:
+    traits = loader_for(template.format)
+    if traits.assembled:
         # text assembled from several fields (CrewAI's role/goal/backstory with its fixed text,
         # Semantic Kernel settings values): no single place in the file to move lines within
         raise NoFix("the prompt is assembled from several fields of the file: move the value by hand")
+    from prefixlint.load.compose import composes
+
+    if template.source and composes(template.source):  # text of other files is not this file's to edit
+        raise NoFix("the prompt brings in other templates (include, extends, a partial): move the value by hand")
     messages = source_messages(template, placeholders)
     found = {s.placeholder for m in messages for s in m.spans}
     if set(modes) - found:
         raise NoFix("the value is not written verbatim in a message of the file")
-    plan = plan_moves(messages, modes, template.format in CODE_FORMATS)
+    # In program source a moved line stays in its string literal: the user message is usually
+    # not a literal of the file.
+    plan = plan_moves(messages, modes, traits.program_source)
     if plan.target < len(messages) and messages[plan.target].role == SLOT_ROLE:
         raise NoFix("no user message to move it into (only the conversation follows)")
     source = template.source
@@ -81,6 +89,8 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
     if all(m.role == "system" for m in messages):  # served with the conversation after it
         raise NoFix("a system prompt on its own: the value belongs in the user's message, which the application writes")
     _check_blocks(target.text, len(target.text), len(target.text))
+    if target.text.rstrip().endswith(":"):  # `Return the JSON array:` introduces what the model writes
+        raise NoFix("the prompt ends with a line that introduces what follows it: nothing can go after it")
     newline = _newline(source, target, template)
     indent = _indent(source, target) if newline != "\\n" else ""
     moved = []
@@ -110,14 +120,19 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
         _verify(template, placeholders, reload(apply_edits(source, edits)), apply_plan([m.text for m in messages], plan))
     # In program source a move from one string literal into another changes every prompt that
     # uses the other literal too: unsafe. Within one literal (or between messages of a prompt
-    # file) the move only reorders lines.
-    unsafe = any(mode != LINE for mode in modes.values()) or any(
-        not _one_literal(source, messages[number], start, target, number == plan.target)
-        for number, start, _ in plan.origins) if template.format in CODE_FORMATS else any(
-        mode != LINE for mode in modes.values())
+    # file) the move only reorders whole units.
+    unsafe = any(applicability(mode) == "unsafe" for mode in modes.values()) or (
+        loader_for(template.format).program_source and any(
+            not _one_literal(source, messages[number], start, target, number == plan.target)
+            for number, start, _ in plan.origins))
     where = "the last user message" if target.role == "user" else "the end"
-    what = "value as its own sentence" if any(lead for lead, _ in plan.wraps) else "sentence" if unsafe else "line"
+    what = "value as its own sentence" if any(lead for lead, _ in plan.wraps) else _what(modes.values())
     return Fix(tuple(edits), "unsafe" if unsafe else "safe", f"Move the {what} to {where}")
+
+
+def _what(modes) -> str:
+    kinds = {mode.rstrip(UNSAFE_MARK) for mode in modes}
+    return "sentence" if SENTENCE in kinds else "lines" if BLOCK in kinds else "line"
 
 
 def _quoted(source: str, target: SourceMessage, template, text: str, newline: str) -> str:

@@ -13,8 +13,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 
 from prefixlint.load.template import Message, Template
-from prefixlint.match.clause import clause, value_mode
-from prefixlint.match.variants import SENTENCE, placement, region
+from prefixlint.match.units import LINE, UNSAFE_MARK, NoUnit, choose
 from prefixlint.render.conversation import role_sections
 from prefixlint.render.spans import Span
 
@@ -96,21 +95,20 @@ def _split(message: SourceMessage, role_line: str | None) -> list[SourceMessage]
     return out or [message]
 
 
-def placements(template: Template, placeholders, leads: dict[int, str] | None = None) -> dict[int, str]:
-    """LINE or SENTENCE for every placeholder found in the template's content, decided once;
-    a value with a lead-in (`leads`) alone in a sentence that can be shortened moves as its
-    own sentence ("value:<lead-in>", `prefixlint.match.clause`)."""
+def placements(template: Template, placeholders, leads: dict[int, str] | None = None
+               ) -> tuple[dict[int, str], dict[int, str]]:
+    """How every placeholder found in the template's content moves (`prefixlint.match.units`),
+    decided once, and why a placeholder cannot be cut out cleanly (its mode is then the line,
+    so that the promise of moving it by hand can still be measured)."""
     modes: dict[int, str] = {}
+    reasons: dict[int, str] = {}
     for message in source_messages(template, placeholders):
         for span in message.spans:
             if span.placeholder in modes:
                 continue
-            mode = placement(message.text, span.start, span.end)
-            lead = (leads or {}).get(span.placeholder)
-            if mode == SENTENCE and lead:
-                start, end = region(message.text, span.start, span.end, SENTENCE)
-                alone = sum(start <= s.start < end for s in message.spans) == 1
-                if alone and clause(message.text, span.start, span.end, start, end):
-                    mode = value_mode(lead)
-            modes[span.placeholder] = mode
-    return modes
+            try:
+                modes[span.placeholder] = choose(message.text, message.spans, span.start, span.end,
+                                                 (leads or {}).get(span.placeholder))
+            except NoUnit as exc:
+                modes[span.placeholder], reasons[span.placeholder] = LINE + UNSAFE_MARK, str(exc)
+    return modes, reasons

@@ -1,8 +1,9 @@
 """`check --fix` and `--diff`: the fixes of a whole file at once, shown as a diff or written.
 
-The fixes a file's findings offer are combined into one move plan per template (what the
-file's "after the suggested fixes" figure measured); a fix that cannot be combined with the
-others is left out. Writing refuses, with one diagnostic and the file left as it was, when
+The fixes a file's findings offer are combined into one move plan per template
+(`prefixlint.fix.plan`, what the file's "after the suggested fixes" figure measured); a fix
+that cannot be combined with the others is left out. Writing is atomic
+(`prefixlint.fix.atomic`) and refuses, with one diagnostic and the file left as it was, when
 the file changed on disk since it was read, is read-only, or its bytes are not the UTF-8 text
 (with or without a BOM) the edit would write back. Line endings stay as they are: the edits
 are made in the text as read.
@@ -14,34 +15,27 @@ import difflib
 import os
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.fix.attach import applicability, reloader
-from prefixlint.fix.build import NoFix, build_fix
+from prefixlint.fix.attach import reloader
+from prefixlint.fix.plan import combine
+from prefixlint.fix.atomic import replace_atomically
 from prefixlint.fix.edits import apply_edits
 
 BOM = "\ufeff".encode("utf-8")
 
 
-def allowed(modes: dict[int, str], unsafe: bool) -> bool:
-    return unsafe or applicability(modes) == "safe"
-
-
 def fixed_text(result, unsafe: bool = False) -> tuple[str, str, int] | None:
-    """(text before, text after, findings fixed) for a checked file; None: nothing to fix."""
+    """(text before, text after, findings fixed) for a checked file; None: nothing to fix.
+    The fixes each finding offers (safe ones only unless `unsafe`), combined as check measured them."""
     edits, fixed, before = [], 0, None
     for source in result.fix_sources:
-        chosen = [modes for key, modes in source.moves.items() if allowed(modes, unsafe)]
-        combined: dict[int, str] = {}
-        taken = None
-        for modes in chosen:  # greedily: each finding's fix that still combines with the others
-            trial = {**combined, **modes}
-            try:
-                taken = build_fix(source.template, source.placeholders, trial, reloader(source.template))
-            except NoFix:
-                continue
-            combined, fixed = trial, fixed + 1
+        chosen = [o for o in source.offered if unsafe or o.applicability == "safe"]
+        if not chosen:
+            continue
+        taken, count, _ = combine(source.template, source.placeholders, chosen, reloader(source.template),
+                                  source.check)
         if taken is not None and not _overlaps(edits, taken.edits):  # two prompts of one literal
             edits += [e for e in taken.edits if e not in edits]
-            before = source.template.source
+            before, fixed = source.template.source, fixed + count
     if before is None:
         return None
     return before, apply_edits(before, edits), fixed
@@ -62,7 +56,8 @@ def unified_diff(path: str, before: str, after: str) -> str:
 def write_fixed(path: str, before: str, after: str) -> None:
     """Write `after` over `path`, which must still hold `before`; PrefixlintError otherwise."""
     try:
-        data = open(path, "rb").read()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError as exc:
         raise PrefixlintError(f"cannot read it again to fix it: {exc.strerror}", path=path) from None
     bom = data.startswith(BOM)
@@ -79,8 +74,4 @@ def write_fixed(path: str, before: str, after: str) -> None:
         raise PrefixlintError("not fixed: its bytes do not round-trip as UTF-8", path=path)
     if not os.access(path, os.W_OK) or not os.stat(path).st_mode & 0o222:  # root may write anything
         raise PrefixlintError("not fixed: the file is read-only", path=path)
-    try:
-        with open(path, "wb") as handle:
-            handle.write((BOM if bom else b"") + after.encode("utf-8"))
-    except OSError as exc:
-        raise PrefixlintError(f"not fixed: {exc.strerror}", path=path) from None
+    replace_atomically(path, (BOM if bom else b"") + after.encode("utf-8"))

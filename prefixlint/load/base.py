@@ -22,6 +22,12 @@ class Format(Protocol):
     #: What a file of this format looks like, for the error when no format reads a file.
     hint: str | None
 
+    #: Traits (see `Loader`): program source, assembled from fields, a chat template, declared.
+    program_source: bool
+    assembled: bool
+    chat_template: bool
+    declared: bool
+
     def sniff(self, text: str) -> bool:
         """Does this text look like this format?"""
 
@@ -47,6 +53,22 @@ class Loader:
     hint: str | None = None
     walked: Callable[[str], bool] | None = None
     many: Callable[[str, str], list[Template]] | None = None
+    # Traits: what the rest of the pipeline asks of a format (`registry.loader_for(name)`), never
+    # a set of format names kept elsewhere.
+    #: Other names its templates carry as `Template.format` (`javascript` beside `typescript`).
+    also: tuple[str, ...] = ()
+    #: Prompts found in program source: texts the code assembles, fixed by edits in place, and
+    #: measured as the code writes them (not as a system prompt unless the code says so).
+    program_source: bool = False
+    #: A prompt assembled from several fields of a file (CrewAI's role, goal and backstory):
+    #: no edit of one field moves a value past the others, so no fix is offered.
+    assembled: bool = False
+    #: A chat template (how a server frames messages), checked by its own probes.
+    chat_template: bool = False
+    #: A format with a declared structure (Prompty, Dotprompt, promptfoo ...): a walked file it
+    #: cannot read is an error. Without one (plain text, program source), such a file is skipped
+    #: with its reason: a walk never fails on what is not a prompt.
+    declared: bool = True
 
     def sniff_walked(self, text: str) -> bool:
         return (self.walked or self.sniff)(text)

@@ -69,4 +69,4 @@ def load(path: str, text: str) -> Template:
     return Template(path=path, format=FORMAT, source=text, messages=(message,), syntax="jinja")
 
 
-LOADER = Loader(FORMAT, sniff, load, hint=HINT)
+LOADER = Loader(FORMAT, sniff, load, hint=HINT, chat_template=True)

@@ -97,4 +97,4 @@ def _template(path: str, text: str, key, node, pieces: tuple[str, ...], role: st
                     variables=variables, is_chat=True)
 
 
-LOADER = Loader(FORMAT, sniff, load, hint=HINT, many=load_all)
+LOADER = Loader(FORMAT, sniff, load, hint=HINT, many=load_all, assembled=True)

@@ -10,7 +10,16 @@ recursively and yields the files that match `DEFAULT_PATTERNS`, except:
 - paths matched by `exclude` (gitignore-style patterns relative to `exclude_root`);
 - files that match the patterns but are never prompts (`NOT_TEMPLATES`: README.md, LICENSE.txt,
   requirements.txt, docker-compose.yml, ...);
-- symbolic links to directories (no cycles); symbolic links to files are followed.
+- symbolic links to directories (no cycles); symbolic links to files are followed;
+- documentation, website, blog and fixture trees (`NOT_PROMPT_TREES`, or a directory holding a
+  site generator's configuration, `SITE_MARKERS`): not prompts, unless the configuration's
+  `prompts` patterns name files in them;
+- Markdown and text files without evidence that they are prompts (`prompt_evidence`): referenced
+  from the code of the walk (a string naming the file: `open("x.md")`, `read_text`, a `?raw`
+  import), in a folder or under a name like a prompt's, with a prompt format's front matter, or
+  named by the configuration's `prompts` / `system-prompts` patterns.
+Every file a walk leaves out for what it is (not for .gitignore or `exclude`) is given to the
+`skipped` list with its reason, for `check --show-files` and the JSON output.
 """
 
 from __future__ import annotations
@@ -24,6 +33,8 @@ from typing import Any, Iterator
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.limits import directory_root, inside_root
+from prefixlint.load.gitignore import ancestor_specs, read_ignore_file
+from prefixlint.load.prompt_evidence import EVIDENCE_SUFFIXES, TEMPLATE_SUFFIXES, FILE_REFERENCE, not_prompt_tree, prompt_evidence
 
 #: File patterns a directory walk picks up. The choice, for a linter run on every commit:
 #: YAML (the native format), the template extensions (`.j2`, `.jinja`, `.jinja2`, Prompty's
@@ -56,10 +67,10 @@ NOT_TEMPLATES: tuple[str, ...] = (
     "requirements.txt", "requirements-*.txt", "constraints.txt", "constraints-*.txt", "cmakelists.txt", "robots.txt",
     "docker-compose*.y*ml", "compose.y*ml", "mkdocs.y*ml", "pnpm-lock.yaml", "pnpm-workspace.yaml",
     "codecov.y*ml", "pubspec.yaml", "environment.y*ml", "chart.yaml", "action.y*ml",
+    # notes for coding agents about the repository, not the application's prompts
+    "claude.md", "agents.md", "gemini.md", "copilot-instructions.md",
 )
 STDIN = "-"
-
-
 def discover(
     paths: list[str],
     *,
@@ -70,6 +81,8 @@ def discover(
     exclude_root: Path | None = None,
     errors: list[PrefixlintError] | None = None,
     force_exclude: bool = False,
+    prompts: tuple[str, ...] = (),
+    skipped: dict[str, str] | None = None,
 ) -> list[Path]:
     """The files to check under `paths`, sorted, each once.
 
@@ -79,12 +92,15 @@ def discover(
     directory; pass `Config.exclude_root` for patterns from a configuration file).
     `force_exclude` applies `exclude` to files named on the command line too (ruff's
     `--force-exclude`): a pre-commit hook names every changed file, excluded or not.
+    `prompts`: gitignore-style patterns (relative as `exclude`) of files that are prompts
+    whatever the evidence; `skipped` receives path -> reason for each file a walk left out.
     """
     import pathspec
 
     exclude_spec = pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None
     root = Path(os.path.abspath(exclude_root or os.getcwd()))
     walk = _Walk(patterns, sniffed, exclude_spec, root, respect_gitignore, force_exclude)
+    walk.prompts = pathspec.GitIgnoreSpec.from_lines(prompts) if prompts else None
     found: dict[str, Path] = {}
     for raw in paths:
         try:
@@ -94,6 +110,8 @@ def discover(
             if errors is None:
                 raise
             errors.append(exc)
+    if skipped is not None:
+        skipped.update(walk.reasons)
     return sorted(found.values())
 
 
@@ -134,19 +152,33 @@ class _Walk:
         self.exclude_root = exclude_root
         self.gitignore = gitignore
         self.force_exclude = force_exclude
+        self.prompts: Any = None
+        self.reasons: dict[str, str] = {}  # shown path -> why the walk left it out
 
     def files(self, top: Path) -> tuple[list[Path], int]:
         """The template files under `top` (spelled from `top` as given), and how many were skipped."""
         absolute = Path(os.path.abspath(top))
         self.root = directory_root(str(absolute))  # symlinks may not lead out of it
-        specs = self._ancestor_specs(absolute) if self.gitignore else []
+        specs = ancestor_specs(absolute) if self.gitignore else []
         found: list[Path] = []
+        self.references: set[str] = set()  # file names that the walk's code names in a string
+        self.candidates: list[tuple[Path, Path]] = []  # Markdown and text, kept on evidence
         skipped = self._walk(top, absolute, specs, found)
+        for shown, path, beside in self.candidates:
+            reason = prompt_evidence(shown.relative_to(top), path, self.references, self.configured(path),
+                                     top_name=absolute.name, beside_templates=beside)
+            if reason is None:
+                self.reasons[str(shown)] = ("Markdown or text with no evidence that it is a prompt (not named in"
+                                            " code, not in a prompt folder; the `prompts` setting takes it)")
+                skipped += 1
+            else:
+                found.append(shown)
+        found.sort()
         return found, skipped
 
     def _walk(self, shown: Path, absolute: Path, specs: list[tuple[Path, Any]], found: list[Path]) -> int:
         if self.gitignore:
-            spec = _read_ignore_file(absolute / ".gitignore")
+            spec = read_ignore_file(absolute / ".gitignore")
             if spec is not None:
                 specs = [*specs, (absolute, spec)]
         skipped = 0
@@ -154,6 +186,7 @@ class _Walk:
             entries = sorted(os.scandir(absolute), key=lambda entry: entry.name)
         except OSError as exc:
             raise PrefixlintError(f"cannot read directory: {exc.strerror}", path=str(shown)) from None
+        beside = any(entry.name.lower().endswith(TEMPLATE_SUFFIXES) for entry in entries)
         for entry in entries:
             name = entry.name
             if name.startswith("."):
@@ -161,23 +194,68 @@ class _Walk:
             if entry.is_dir(follow_symlinks=False):
                 if name in SKIPPED_DIRECTORIES or self._ignored(absolute / name, True, specs):
                     continue
+                tree = not_prompt_tree(absolute / name)
+                if tree is not None and self.prompts is None:
+                    self.reasons[f"{shown / name}/"] = tree
+                    continue
+                self.in_tree = getattr(self, "in_tree", None)
+                outer, self.in_tree = self.in_tree, self.in_tree or tree
                 skipped += self._walk(shown / name, absolute / name, specs, found)
+                self.in_tree = outer
             elif not _is_file(entry):  # a symlink loop or a dangling link is no file to check
                 continue
             elif entry.is_symlink() and not inside_root(absolute / name, self.root):
                 skipped += 1  # a link out of the repository (/etc/passwd): --allow-outside-paths
                 continue
+            elif getattr(self, "in_tree", None) and not self.configured(absolute / name):
+                continue  # inside a documentation or fixture tree that `prompts` reaches into
             elif not self._is_template_name(name) and self._is_sniffed(name):
-                if not self._ignored(absolute / name, False, specs) and _recognised(absolute / name):
+                if self._ignored(absolute / name, False, specs):
+                    continue
+                reason = self._recognised(absolute / name)
+                if reason is None:
                     found.append(shown / name)
+                else:
+                    self.reasons[str(shown / name)] = reason
             elif self._is_template_name(name):
-                if _name_matcher(NOT_TEMPLATES)(name.lower()) or self._ignored(
-                    absolute / name, False, specs
-                ):
+                if self._ignored(absolute / name, False, specs):
                     skipped += 1
+                elif _name_matcher(NOT_TEMPLATES)(name.lower()):
+                    skipped += 1
+                    self.reasons[str(shown / name)] = "a project file (README, LICENSE, a manifest), not a prompt"
+                elif name.lower().endswith(EVIDENCE_SUFFIXES):
+                    self.candidates.append((shown / name, absolute / name, beside))
                 else:
                     found.append(shown / name)
         return skipped
+
+    def configured(self, path: Path) -> bool:
+        """Whether the configuration's `prompts` patterns name `path`."""
+        if self.prompts is None:
+            return False
+        base = self.exclude_root if path.is_relative_to(self.exclude_root) else path.parent
+        return bool(self.prompts.match_file(path.relative_to(base).as_posix()))
+
+    def _recognised(self, path: Path) -> str | None:
+        """None when a sniffed file (JSON, program source) is a template a loader reads when
+        walking, else why not. The file names a program's strings mention are noted on the way."""
+        from prefixlint.load.registry import recognises
+
+        from prefixlint.limits import read_bytes
+
+        try:
+            text = read_bytes(str(path), SNIFF_MAX_BYTES).decode("utf-8")
+        except UnicodeDecodeError:
+            return "not UTF-8 text"
+        except PrefixlintError as exc:
+            return exc.message
+        if path.suffix.lower() != ".json":
+            self.references.update(m.group(1) for m in FILE_REFERENCE.finditer(text))
+        if recognises(str(path), text, walking=True):
+            return None
+        if path.suffix.lower() == ".json":
+            return "JSON that is no prompt format (a manifest, data)"
+        return "program source that names no prompt-like word"
 
     def _is_template_name(self, name: str) -> bool:
         return self.template_name(name.lower()) is not None
@@ -203,27 +281,6 @@ class _Walk:
                 return bool(result.include)
         return False
 
-    @staticmethod
-    def _ancestor_specs(top: Path) -> list[tuple[Path, Any]]:
-        """The ignore files above `top` that apply to it: from the git root down to top's parent."""
-        chain = []
-        for directory in [top, *top.parents]:
-            chain.append(directory)
-            if (directory / ".git").exists():
-                break
-        else:
-            return []  # not in a git repository: only the .gitignore files inside `top` apply
-        root = chain[-1]
-        specs = []
-        info_exclude = _read_ignore_file(root / ".git" / "info" / "exclude")
-        if info_exclude is not None:
-            specs.append((root, info_exclude))
-        for directory in reversed(chain[1:]):
-            spec = _read_ignore_file(directory / ".gitignore")
-            if spec is not None:
-                specs.append((directory, spec))
-        return specs
-
 
 def _is_file(entry: os.DirEntry) -> bool:
     try:
@@ -239,41 +296,3 @@ def _name_matcher(patterns: tuple[str, ...]):
     if not patterns:
         return lambda name: None
     return re.compile("|".join(fnmatch.translate(pattern) for pattern in patterns)).match
-
-
-def _recognised(path: Path) -> bool:
-    """Whether a sniffed file (JSON, program source) is a template a loader reads when walking."""
-    from prefixlint.load.registry import recognises
-
-    from prefixlint.limits import read_bytes
-
-    try:
-        text = read_bytes(str(path), SNIFF_MAX_BYTES).decode("utf-8")
-    except (PrefixlintError, UnicodeDecodeError):
-        return False
-    return recognises(str(path), text, walking=True)
-
-
-def _read_ignore_file(path: Path) -> Any:
-    import pathspec
-
-    from prefixlint.limits import read_bytes
-
-    try:
-        text = read_bytes(str(path)).decode("utf-8", errors="replace")
-    except PrefixlintError:  # absent, or not a regular file (a FIFO would block the walk)
-        return None
-    try:
-        return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
-    except (ValueError, TypeError):  # git skips a line it cannot read (`!` alone): so do we
-        return pathspec.GitIgnoreSpec.from_lines([line for line in text.splitlines() if _valid_line(line)])
-
-
-def _valid_line(line: str) -> bool:
-    import pathspec
-
-    try:
-        pathspec.GitIgnoreSpec.from_lines([line])
-    except (ValueError, TypeError):
-        return False
-    return True

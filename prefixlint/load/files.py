@@ -8,6 +8,10 @@ from prefixlint.errors import PrefixlintError
 from prefixlint.limits import MAX_FILE_BYTES as MAX_BYTES
 from prefixlint.limits import open_error, read_bytes  # noqa: F401 - open_error: its home was here
 
+class EmptyFile(PrefixlintError):
+    """A file with no text: for `check`, nothing to measure (not an error); `compare` refuses it."""
+
+
 STDIN = "-"
 STDIN_NAME = "<stdin>"  # how standard input is named in diagnostics
 
@@ -29,7 +33,7 @@ def decode_text(data: bytes, source: str, *, allow_empty: bool = False) -> str:
         ) from None
     text = text.removeprefix("\ufeff")
     if not text and not allow_empty:
-        raise PrefixlintError("file is empty", path=source)
+        raise EmptyFile("file is empty", path=source)
     return text
 
 

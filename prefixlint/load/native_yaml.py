@@ -123,4 +123,7 @@ def _optional_str(root, key: str, path: str) -> str | None:
     return str(node.value)
 
 
-LOADER = Loader(FORMAT, sniff, load)
+#: Named in the "not a recognised template" hint of every YAML file, beside the other formats.
+HINT = ("prefixlint's own YAML format has a top-level `messages:` (a list of {role, content}) or `prompt:`"
+        " text, with optional `variables:` (docs/formats.md)")
+LOADER = Loader(FORMAT, sniff, load, hint=HINT)

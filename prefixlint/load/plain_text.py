@@ -27,7 +27,7 @@ import re
 from pathlib import PurePath
 
 from prefixlint.load.base import Loader
-from prefixlint.load.template import ROLE_LINE, Template, Variable, identity_message, loop_slots
+from prefixlint.load.template import ROLE_LINE, Message, Template, Variable, identity_message, loop_slots
 
 FORMAT = "plain-text"
 JINJA_EXTENSIONS = (".j2", ".jinja", ".jinja2")
@@ -64,15 +64,21 @@ def placeholder_syntax(path: str, text: str) -> str:
 
 
 def load(path: str, text: str) -> Template:
-    has_roles = ROLE_LINE.search(text) is not None
-    syntax = placeholder_syntax(path, text)
+    from prefixlint.load.compose import compose, composes
+
+    message = identity_message(None, text, 0)
+    if composes(text):  # `{% include %}`, `{% extends %}`, `{{> partial}}`: the prompt as sent
+        composed, offsets = compose(path, text)
+        message = Message(None, composed, offsets, 0)
+    has_roles = ROLE_LINE.search(message.content) is not None
+    syntax = placeholder_syntax(path, message.content)
     # `{{#each history}}<message role="{{role}}">`, `{% for m in history %}`: the earlier turns,
     # neither dropped nor taken as per-request text
-    slots = {name: Variable(name, "conversation") for name in sorted(loop_slots(text))}
+    slots = {name: Variable(name, "conversation") for name in sorted(loop_slots(message.content))}
     return Template(
-        path=path, format=FORMAT, source=text, messages=(identity_message(None, text, 0),),
+        path=path, format=FORMAT, source=text, messages=(message,),
         syntax=syntax, is_chat=has_roles, role_markers=has_roles, variables=slots,
     )
 
 
-LOADER = Loader(FORMAT, sniff, load)
+LOADER = Loader(FORMAT, sniff, load, declared=False)

@@ -291,4 +291,5 @@ def _style(node: ast.AST) -> str:
     return "plain"
 
 
-LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, many=load_all)
+LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, many=load_all, program_source=True,
+                declared=False)

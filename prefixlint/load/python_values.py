@@ -4,8 +4,8 @@
 literals and f-strings (scanned by `source_literals` for exact positions), names bound in the
 module, `+`, `"\\n".join([...])`, `.format(...)`, `%`, `string.Template(...).substitute(...)`,
 `textwrap.dedent`, `.strip()`, pydantic `Field(default=...)`. `Resolver.field(node)` makes the
-placeholder a value becomes: named by its words, volatile by construction when it calls the
-clock (`datetime.now()`, `date.today()`, `time.time()`), `uuid4()` or `random`.
+placeholder a value becomes, by its fill site (a clock, `uuid4()`, `random` call; evaluated at
+import: per process; configuration and callers: `fill_sites`), else named by its words.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import Any
 
+from prefixlint.load.fill_sites import from_callers, function_lines, stable_fill
 from prefixlint.load.source_literals import RawField, scan
-from prefixlint.load.template import line_starts
-from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, stable_variable, variable_name
+from prefixlint.load.template import Variable, line_starts
+from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, stable_variable, variable_name
 from prefixlint.load.source_text import dedent_pieces, strip_pieces, template_fields
 
 _DEPTH = 8
@@ -46,7 +47,8 @@ def statements(tree: ast.Module):
     stack = list(reversed(tree.body))
     while stack:
         node = stack.pop()
-        yield node
+        if hasattr(node, "lineno"):  # a `match` statement's cases are no statements (no position)
+            yield node
         for name in _BODIES:
             children = getattr(node, name, None)
             if children:
@@ -73,7 +75,7 @@ def calls(text: str, tree: ast.Module) -> list[ast.Call]:
 
 class Resolver:
     def __init__(self, text: str, tree: ast.Module) -> None:
-        self.source = text
+        self.source, self.tree = text, tree
         self._line_starts = line_starts(text)
         self.bindings: dict[str, ast.expr] = {}
         self.used: set[int] = set()  # ids of the string nodes already in a prompt
@@ -81,6 +83,7 @@ class Resolver:
         #: `X.format(...)` calls by the lower-case last name of X (`prompts.SYSTEM_PROMPT.format`)
         self.format_calls: dict[str, ast.Call] = {}
         self.statements = list(statements(tree))
+        self.function_lines = function_lines(tree)  # an expression outside them runs once, at import
         self.calls = calls(text, tree)
         for node in self.calls:
             if (isinstance(node.func, ast.Attribute) and node.func.attr == "format"
@@ -216,13 +219,20 @@ class Resolver:
         if offset is None:
             offset, end = self.span(node)
             written = self.source[offset:end]
-        clock = self.clock(node, spec)
+        clock = self.clock(node, spec, (bisect_right(self._line_starts, offset), written or ""))  # the field's place
         if clock is None and isinstance(node, ast.Name) and self.bound(node) is not None:
             clock = self.clock(self.bound(node))
         segments, keyed = self.segments(node)
         if clock is not None:  # named by the code's own name for it (`today`), else by the call
             return Field(offset, written, variable_name(segments) if isinstance(node, ast.Name) else clock.name, clock)
-        return Field(offset, written, variable_name(segments, keyed))
+        line, bound = bisect_right(self._line_starts, offset), self.bound(node) if isinstance(node, ast.Name) else None
+        at_import = bound if bound is not None and not self.in_function(bound.lineno) else None
+        if at_import is not None or not self.in_function(line):  # evaluated once per process, at import
+            value = self.source[slice(*self.span(at_import))] if at_import is not None else written or ""
+            return Field(offset, written, variable_name(segments, keyed), filled_by(Variable(
+                "value", "per_request", (value,)), value, at_import.lineno if at_import else line, True))
+        found = from_callers(self, node, line) if isinstance(node, ast.Name) else None
+        return Field(offset, written, variable_name(segments, keyed), found)
 
     def declared(self, node: ast.AST):
         """The variable a `.format()` argument declares: clock or random values, stable texts."""
@@ -234,9 +244,9 @@ class Resolver:
         pieces = self.text(node, "plain") if isinstance(node, (ast.Constant, ast.Name, ast.Attribute)) else None
         if pieces and all(isinstance(p, Text) for p in pieces):
             return stable_variable("value", "".join(p.chars for p in pieces))
-        return None
+        return stable_fill(self, node)  # settings, the environment, CLI options, literals
 
-    def clock(self, node: ast.AST, spec: str = ""):
+    def clock(self, node: ast.AST, spec: str = "", where: tuple[int, str] | None = None):
         """The variable of an expression that calls the clock, a UUID or a random source."""
         for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
             path = dotted(call.func)
@@ -260,8 +270,13 @@ class Resolver:
                 from prefixlint.load.classify import strftime_frequency
 
                 frequency = strftime_frequency(strftime)
-            return clock_variable(name, frequency, generate, strftime)
+            line, written = where or (call.lineno, self.source[slice(*self.span(call))])
+            return filled_by(clock_variable(name, frequency, generate, strftime), written.strip("{}"), line,
+                             not self.in_function(line))
         return None
+
+    def in_function(self, line: int) -> bool:
+        return any(first <= line <= last for first, last in self.function_lines)
 
     def segments(self, node: ast.AST) -> tuple[list[str], bool]:
         """The names a value is reached by (`self.user.name`, `state['date']`, `state.get('date')`)."""

@@ -34,6 +34,7 @@ What a Template needs (see `prefixlint.load.template`), and the helpers that bui
 from __future__ import annotations
 
 import importlib
+from functools import lru_cache
 from pathlib import PurePath
 
 from prefixlint.errors import PrefixlintError
@@ -47,9 +48,9 @@ class NotATemplate(PrefixlintError):
 
 # extension -> adapter modules under prefixlint.load, tried in order
 LOADERS: dict[str, tuple[str, ...]] = {
-    ".yaml": ("promptfoo", "langchain", "semantic_kernel", "crewai", "agent_yaml", "native_yaml"),
-    ".yml": ("promptfoo", "langchain", "semantic_kernel", "crewai", "agent_yaml", "native_yaml"),
-    ".json": ("langchain", "chat_template", "promptfoo", "semantic_kernel_json"),
+    ".yaml": ("promptfoo", "langchain", "semantic_kernel", "crewai", "agent_yaml", "native_yaml", "prompt_strings"),
+    ".yml": ("promptfoo", "langchain", "semantic_kernel", "crewai", "agent_yaml", "native_yaml", "prompt_strings"),
+    ".json": ("langchain", "chat_template", "promptfoo", "semantic_kernel_json", "prompt_strings"),
     ".md": ("plain_text",),
     ".txt": ("plain_text",),
     ".j2": ("chat_template", "plain_text"),
@@ -92,6 +93,32 @@ def recognises(path: str, text: str, walking: bool = False) -> bool:
         if (loader.sniff_walked if walking else loader.sniff)(text):
             return True
     return False
+
+
+@lru_cache(maxsize=None)
+def loader_for(format_name: str) -> Format:
+    """The loader whose templates carry `format_name` (`Template.format`), to ask its traits; a
+    format no loader reads (a template built in memory) gets a loader with every trait off."""
+    for name in dict.fromkeys(module for modules in LOADERS.values() for module in modules):
+        loader = adapter(name)
+        if format_name == loader.name or format_name in getattr(loader, "also", ()):
+            return loader
+    from prefixlint.load.base import Loader
+
+    return Loader(format_name, lambda text: False, _unreadable, declared=False)
+
+
+def _unreadable(path: str, text: str) -> Template:
+    raise NotATemplate("not a template file this version reads", path=path)
+
+
+def reading_loader(path: str, text: str) -> Format | None:
+    """The loader that reads `path` with content `text` (the first whose sniff accepts it)."""
+    for name in LOADERS.get(PurePath(path).suffix.lower(), ()):
+        loader = adapter(name)
+        if loader.sniff(text):
+            return loader
+    return None
 
 
 def _load(path: str, text: str | None, many: bool) -> list[Template]:

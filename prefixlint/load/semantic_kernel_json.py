@@ -93,4 +93,4 @@ def _collect(node, groups: list[list]) -> None:
             _collect(item, groups)
 
 
-LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked)
+LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, assembled=True)

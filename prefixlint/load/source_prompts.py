@@ -135,6 +135,17 @@ def clock_variable(name: str, frequency: str, generate: str, strftime: str | Non
     return Variable(name, frequency, samples)
 
 
+def filled_by(variable: Variable, call: str, line: int, module_level: bool) -> Variable:
+    """The evidence of a value the code computes (`call` at `line`): an expression evaluated at
+    module level runs once per process (at import), the same on every request it serves."""
+    call = re.sub(r"(?:![rsa])?(?::[^()\[\]]*)?$", "", " ".join(call.split()))  # an f-string's `:%Y-%m-%d`
+    call = call if len(call) <= 60 else call[:57] + "..."
+    if module_level and variable.kind not in (None, "stable"):
+        return Variable(variable.name, "stable", variable.samples[:1], line,
+                        f"filled by {call} once per process, at import")
+    return Variable(variable.name, variable.kind, variable.samples, line, f"filled by {call}")
+
+
 def stable_variable(name: str, value: str) -> Variable:
     return Variable(name, "stable", (value,))
 

@@ -25,9 +25,6 @@ from prefixlint.load.template import Template
 
 #: File names of system prompts (without their extensions): `system`, `*system*prompt*`.
 SYSTEM_FILE = re.compile(r"^(?:system|.*system.*prompt.*)$", re.IGNORECASE)
-#: Formats whose file holds many prompts: their loader decides which are system prompts, not the
-#: module's name (a `system_prompts.py` may hold user prompts too).
-PROGRAM_SOURCE = frozenset({"python", "typescript", "javascript"})
 #: Folders whose templates are system prompts.
 SYSTEM_FOLDERS = frozenset({"system", "system_prompt", "system_prompts", "system-prompts", "systemprompts"})
 
@@ -41,8 +38,12 @@ def named_like_system_prompt(path: str) -> bool:
 def as_system_prompt(template: Template, listed: bool = False) -> Template:
     """The template measured as a system prompt when its name says so or the configuration lists
     it (`listed`): a single prompt becomes one system message. A conversation keeps its roles."""
+    from prefixlint.load.registry import loader_for
+
+    # In program source the code says which prompts are system prompts, not the module's name (a
+    # `system_prompts.py` may hold user prompts too).
     if template.is_chat or not (listed or (named_like_system_prompt(template.path)
-                                           and template.format not in PROGRAM_SOURCE)):
+                                           and not loader_for(template.format).program_source)):
         return template
     messages = tuple(replace(message, role="system") for message in template.messages)
     return replace(template, messages=messages, is_chat=True)

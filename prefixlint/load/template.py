@@ -40,7 +40,9 @@ class Variable:
     name: str
     kind: str | None = None  # one of KINDS, or None when the file does not say
     samples: tuple[Any, ...] = ()
-    line: int | None = None  # where it is declared, for diagnostics
+    line: int | None = None  # where it is declared (or filled, with `evidence`), for diagnostics
+    #: What fills it, when the program says (`filled by datetime.now()`), at `line`: a finding states it.
+    evidence: str | None = None
 
 
 @dataclass(frozen=True)

@@ -171,7 +171,9 @@ class _Source(Values):
         if not messages:
             return None
         call = node.parent.parent if node.parent is not None and node.parent.type == "arguments" else None
-        name = call.child_by_field_name("function").text.decode() if call is not None else None
+        # `f({...})` names its function; `new Agent({...})` its constructor
+        callee = call and (call.child_by_field_name("function") or call.child_by_field_name("constructor"))
+        name = callee.text.decode() if callee is not None else None
         return SourcePrompt(name, messages, is_chat=any(m.role for m in messages))
 
     def pairs(self, node) -> dict:
@@ -207,4 +209,5 @@ def _has_blank(pieces) -> bool:
     return pieces is not None and any(isinstance(p, Text) and " " in p.chars for p in pieces)
 
 
-LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, many=load_all)
+LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, many=load_all, also=("javascript",),
+                program_source=True, declared=False)

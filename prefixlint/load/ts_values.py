@@ -10,7 +10,8 @@ construction when it reads the clock (`new Date()`, `Date.now()`), `crypto.rando
 
 from __future__ import annotations
 
-from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, variable_name
+from prefixlint.load.template import Variable
+from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, variable_name
 from prefixlint.load.source_text import dedent_pieces, strip_pieces
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0", "\n": "", "\r\n": ""}
@@ -172,6 +173,10 @@ class Values:
             bound = self.bindings.get(expression.text.decode())
             clock = self.clock(bound) if bound is not None else None
         segments, keyed = self.segments(expression)
+        if clock is None and expression is not None and not _in_function(where):  # evaluated once, at load
+            value = self.written(expression)
+            return Field(offset, written, variable_name(segments, keyed), filled_by(
+                Variable("value", "per_request", (value,)), value, where.start_point[0] + 1, True))
         if clock is not None:  # named by the code's own name for it (`today`), else by the call
             name = variable_name(segments, keyed) if expression.type == "identifier" else clock.name
             return Field(offset, written, name, clock)
@@ -200,7 +205,8 @@ class Values:
             frequency, generate = "per_day", "iso_date"
         if YEAR_METHODS & set(names):
             frequency = "per_deployment"
-        return clock_variable(name, frequency, generate)
+        return filled_by(clock_variable(name, frequency, generate), self.written(node), node.start_point[0] + 1,
+                         not _in_function(node))
 
     def segments(self, node) -> tuple[list[str], bool]:
         if node is None:
@@ -244,3 +250,17 @@ def _hex(raw: str) -> str:
         return chr(int(digits, 16))
     except ValueError:
         return raw
+
+
+#: Node types whose body runs when called, not when the module is loaded.
+_FUNCTIONS = frozenset({"function_declaration", "function_expression", "arrow_function", "method_definition",
+                        "generator_function_declaration", "function"})
+
+
+def _in_function(node) -> bool:
+    """Whether `node` runs inside a function (else once, when the module is loaded)."""
+    while node is not None:
+        if node.type in _FUNCTIONS:
+            return True
+        node = node.parent
+    return False

@@ -16,6 +16,7 @@ VALUE = "value:"
 #: `, [and|but|where] w1 .. w4 <value>` (the clause from its comma) or `<preposition> <value>`.
 _COMMA_CLAUSE = re.compile(r",[ \t]*(?:(?:and|but|where|with)[ \t]+)?(?:[\w'’]+[ \t]+){0,4}(?:is|was|:)?[ \t]*$")
 _PREPOSITION = re.compile(r"[ \t]+(?:on|at|as of|since|until|for)[ \t]+$")
+_PAREN = re.compile(r"[ \t]*\((?:[\w'’-]+[ \t]+){0,4}(?:[\w'’-]+[ \t]*[:#]?[ \t]*)?$")
 _AFTER = re.compile(r"[ \t]*(?:[,.;!?]|$)")
 _WORDS = re.compile(r"[A-Za-z][a-z]*|[0-9]+")
 _OWNER = {"user", "self", "customer", "current", "the", "state", "config", "request", "hints"}
@@ -32,6 +33,9 @@ def lead_of(mode: str) -> str | None:
 def clause(text: str, start: int, end: int, sentence_start: int, sentence_end: int) -> tuple[int, int] | None:
     """The [start, end) to cut so that the sentence still reads without the value at
     text[start:end]; None when no connecting words can be told apart from the prose."""
+    opening = _PAREN.search(text, max(sentence_start, start - 48), start)
+    if opening and text.startswith(")", end) and text[sentence_start : opening.start()].strip():
+        return opening.start(), end + 1  # `(request {{ request_id }})`: the parenthesis goes whole
     after = _AFTER.match(text, end, sentence_end)
     if after is None or after.end() == end and end < sentence_end and text[end] not in " \t\n":
         return None

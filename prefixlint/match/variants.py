@@ -22,18 +22,17 @@ from typing import Mapping, Sequence
 from prefixlint.load.template import SLOT_ROLE
 from prefixlint.match.clause import clause, lead_of
 from prefixlint.match.prefix import shared_prefix
+from prefixlint.match.units import LINE, SENTENCE, SENTENCE_END, UNSAFE_MARK, block_region, is_block
 from prefixlint.render.spans import RenderedMessage
 
 #: When more than this many characters follow the value on its line (a one-line prompt, a
 #: paragraph), the line is not moved whole: the sentence holding the value is.
 MAX_CARRIED_CHARS = 48
-LINE, SENTENCE = "line", "sentence"
 #: The role of the message a fix adds after the conversation when there is no user message.
 NEW_ROLE = "system"
-#: Prompts in program source: a moved line stays in its string literal (`in_place`), since the
-#: user message is usually not a literal of the file.
-CODE_FORMATS = frozenset({"python", "typescript", "javascript"})
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)[ \t]*")
+#: What joins a clause to its sentence, dropped when the clause becomes a sentence of its own.
+_CONNECTOR = re.compile(r"^[ \t]*,?[ \t]*(?:(?:and|but|where|with|on|at|as of|since|until|for)\b[ \t]*)?",
+                        re.IGNORECASE)
 
 
 def first_difference(a: str, b: str) -> int:
@@ -78,9 +77,9 @@ def region(text: str, start: int, end: int, mode: str) -> tuple[int, int]:
     line_end = len(text) if newline < 0 else newline
     if mode == LINE:
         return line_start, (len(text) if newline < 0 else newline + 1)
-    before = [m.end() for m in _SENTENCE_END.finditer(text, line_start, start)]
+    before = [m.end() for m in SENTENCE_END.finditer(text, line_start, start)]
     cut_start = before[-1] if before else line_start
-    after = _SENTENCE_END.search(text, end, line_end)
+    after = SENTENCE_END.search(text, end, line_end)
     cut_end = after.end() if after else line_end
     if cut_end == line_end:  # the sentence ends its line: the spaces before it go with it
         while cut_start > line_start and text[cut_start - 1] in " \t":
@@ -128,7 +127,7 @@ def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | s
             if mode is None:
                 continue
             wrap = _value_cut(text, span, mode)
-            start, end = wrap[3:] if wrap else region(text, span.start, span.end, mode)
+            start, end = wrap[3:] if wrap else unit_region(text, message.spans, span, mode)
             if regions and start <= regions[-1][1]:  # one region: its text moves as written
                 regions[-1][1] = regions[-1][2] = max(regions[-1][1], end)
                 regions[-1][3] = None
@@ -172,15 +171,29 @@ def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | s
                 tuple(origins), tuple(wraps))
 
 
+def unit_region(text: str, spans, span, mode: str) -> tuple[int, int]:
+    """The [start, end) of `text` that moves with `span` in `mode` (`prefixlint.match.units`)."""
+    if is_block(mode):
+        return block_region(text, spans, span.start, span.end)
+    return region(text, span.start, span.end, LINE if mode.rstrip(UNSAFE_MARK) == LINE else SENTENCE)
+
+
 def _value_cut(text: str, span, mode: str):
     """(lead-in + " ", value start, value end, cut start, cut end) for a value moved as its own
-    sentence; None for a line or sentence move (or when its sentence cannot be shortened)."""
+    sentence; None for a line or sentence move (or when its sentence cannot be shortened). The
+    clause's own words lead the moved sentence (`today's date is` -> `Today's date is {d}.`);
+    only a bare preposition (` on {d}`) is replaced by the value class's lead-in."""
     lead = lead_of(mode)
     if lead is None:
         return None
     sentence = region(text, span.start, span.end, SENTENCE)
     cut = clause(text, span.start, span.end, *sentence)
-    return (lead + " ", span.start, span.end, *cut) if cut else None
+    if not cut:
+        return None
+    own = _CONNECTOR.sub("", text[cut[0] : span.start].lstrip(" \t(")).strip()
+    if own:
+        lead = own[0].upper() + own[1:]
+    return (lead + " ", span.start, span.end, *cut)
 
 
 def in_place_target(messages: Sequence[RenderedMessage], cuts, origins) -> int | None:

@@ -88,8 +88,10 @@ def comments(api: GitHubAPI, pr: PullRequest) -> list[dict]:
     return found
 
 
-def upsert_comment(api: GitHubAPI, pr: PullRequest, body: str, marker: str = MARKER) -> tuple[str, dict]:
-    """Update the comment holding `marker` (the first, if several) or create one.
+def upsert_comment(api: GitHubAPI, pr: PullRequest, body: str, marker: str = MARKER,
+                   create: bool = True) -> tuple[str, dict | None]:
+    """Update the comment holding `marker` (the first, if several) or create one (unless not
+    `create`: then ("skipped", None) when there is none to update).
 
     Returns ("updated" or "created", the comment as the API returned it).
     """
@@ -102,6 +104,8 @@ def upsert_comment(api: GitHubAPI, pr: PullRequest, body: str, marker: str = MAR
         if marker in (comment.get("body") or ""):
             updated, _ = api.request("PATCH", f"/repos/{pr.repository}/issues/comments/{comment['id']}", {"body": body})
             return "updated", updated  # type: ignore[return-value]
+    if not create:
+        return "skipped", None
     created, _ = api.request("POST", f"/repos/{pr.repository}/issues/{pr.number}/comments", {"body": body})
     return "created", created  # type: ignore[return-value]
 

@@ -1,9 +1,10 @@
 """`prefixlint report --format json`: the comment's facts for bots.
 
-    {"base": {"ref", "commit"}, "head": {"ref", "commit", "working_tree"},
+    {"base": {"ref", "commit"}, "head": {"ref", "commit", "working_tree", "label"}, "price",
      "engine": {"name", "block_size", "tokenizer", "rounding"},
      "templates": [{"path", "status", "old_path", "tokens": [base, head],
                     "shared_prefix_tokens": [base, head], "reusable_tokens": [base, head],
+                    "cost_per_1000_requests": [base, head] (with a price),
                     "errors": [base, head], "new_findings": [...], "fixed_findings": [...]}]}
 
 A side that does not exist (an added template's base, a removed one's head) or could not be
@@ -35,13 +36,18 @@ def to_dict(rows: Sequence[TemplateChange], setup: Setup) -> dict:
 
     return {
         "base": {"ref": setup.base_label, "commit": setup.base_commit},
-        "head": {"ref": setup.head_ref, "commit": setup.head_commit, "working_tree": True},
+        "head": {"ref": setup.head_ref, "commit": setup.head_commit, "working_tree": True,
+                 "label": setup.head_label},
+        "price": ({"computed_per_million": setup.price[0], "cached_per_million": setup.price[1]}
+                  if setup.price else None),
         "engine": {"name": setup.engine, "block_size": _single(str(setup.block_size)), "tokenizer": setup.tokenizer,
                    "rounding": setup.rounding},
         "templates": [{
             "path": row.path, "status": row.status, "old_path": row.old_path,
             "tokens": _pair(row, "tokens"), "shared_prefix_tokens": _pair(row, "shared_prefix_tokens"),
             "reusable_tokens": _pair(row, "reusable_tokens"),
+            "cost_per_1000_requests": ([None if side is None or side.error else round(setup.cost(side), 6)
+                                        for side in (row.base, row.now)] if setup.price else None),
             "errors": [side_error(row.base), side_error(row.now)],
             "new_findings": [{"path": f.path, **finding_dict(f)} for f in row.new_findings],
             "fixed_findings": [{"path": f.path, **finding_dict(f)} for f in row.fixed_findings],

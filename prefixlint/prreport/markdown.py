@@ -81,15 +81,32 @@ class Setup:
     head_commit: str | None = None
     #: What the engine's rounding is called in the table: "Reused by vllm (16-token blocks)".
     rounding: str = "Reused after the engine's rounding"
+    #: `--price` / the configuration's `price`: dollars per million input tokens computed, and
+    #: per million reused from the cache; None: no cost column.
+    price: tuple[float, float] | None = None
 
     @property
     def base_label(self) -> str:
         return self.base_name or self.base_ref
 
+    @property
+    def head_label(self) -> str:
+        """The one name of the compared revision, in the header, the table and the bars."""
+        return self.head_ref or "working tree"
+
     def sides(self) -> str:
-        """`main` (`1a3060b`) → `add-clock` (this branch)"""
-        head = f"`{escape(self.head_ref)}` (this branch)" if self.head_ref else "the working tree"
+        """`main` (`1a3060b`) → `add-clock` (`9f8e7d6`), or → the working tree"""
+        if self.head_ref:
+            commit = f" (`{self.head_commit[:7]}`)" if self.head_commit else ""
+            head = f"`{escape(self.head_ref)}`{commit}"
+        else:
+            head = "the working tree"
         return f"`{escape(self.base_label)}` (`{self.base_commit[:7]}`) → {head}"
+
+    def cost(self, side: "Measured") -> float:
+        """Dollars per 1,000 requests of `side`: computed tokens at the input price, reused at the cached."""
+        computed, cached = self.price or (0.0, 0.0)
+        return 1000 * ((side.tokens - side.reusable_tokens) * computed + side.reusable_tokens * cached) / 1e6
 
 
 def blob_link(server: str | None, repository: str | None, ref: str | None) -> Callable[[str, int], str | None]:
@@ -135,13 +152,38 @@ def template_cell(row: TemplateChange) -> str:
     return name
 
 
-def changed_row(row: TemplateChange) -> str:
+def _side_cell(side: Measured | None, shown: Callable[[Measured], str]) -> str | None:
+    return None if side is None else ("error" if side.error else shown(side))
+
+
+def saved_cell(row: TemplateChange) -> str:
+    """Reused tokens per request at the base and now, and the difference (tokens saved)."""
+    cell = _pair(_side_cell(row.base, lambda s: f"{s.reusable_tokens:,}"),
+                 _side_cell(row.now, lambda s: f"{s.reusable_tokens:,}"))
+    if row.base and row.now and not row.base.error and not row.now.error:
+        cell += f" ({row.now.reusable_tokens - row.base.reusable_tokens:+,})"
+    return cell
+
+
+def cost_cell(row: TemplateChange, setup: Setup) -> str:
+    cell = _pair(_side_cell(row.base, lambda s: f"${setup.cost(s):,.2f}"),
+                 _side_cell(row.now, lambda s: f"${setup.cost(s):,.2f}"))
+    if row.base and row.now and not row.base.error and not row.now.error:
+        delta = setup.cost(row.now) - setup.cost(row.base)
+        cell += f" ({'+' if delta >= 0 else '-'}${abs(delta):,.2f})"
+    return cell
+
+
+def changed_row(row: TemplateChange, setup: Setup | None = None) -> str:
     base, now = row.base, row.now
     tokens = _pair(f"{base.tokens:,}" if base and not base.error else ("error" if base else None),
                    f"{now.tokens:,}" if now and not now.error else ("error" if now else None))
     before = _pair(base.before_rounding() if base else None, now.before_rounding() if now else None)
     after = _pair(base.after_rounding() if base else None, now.after_rounding() if now else None)
-    return f"| {template_cell(row)} | {tokens} | {before} | {after} | {change_cell(row)} |"
+    cells = [template_cell(row), tokens, before, after, change_cell(row), saved_cell(row)]
+    if setup is not None and setup.price:
+        cells.append(cost_cell(row, setup))
+    return "| " + " | ".join(cells) + " |"
 
 
 def unchanged_row(row: TemplateChange) -> str:
@@ -183,9 +225,15 @@ def to_markdown(rows: Sequence[TemplateChange], setup: Setup) -> str:
     lines = [MARKER, TITLE, "", setup.sides(), "",
              f"Tokenizer `{setup.tokenizer}` · engine `{setup.engine}`, {setup.block_size}-token blocks", ""]
     if changed:
-        lines += [header[:-1] + "| Change |", ALIGN + ":--|"]
-        lines += [changed_row(row) for row in changed]
-        lines += ["", *picture(changed, setup.base_label, setup.rounding)]
+        priced = " Cost per 1,000 requests |" if setup.price else ""
+        lines += [header[:-1] + "| Change | Reused tokens per request |" + priced,
+                  ALIGN + ":--|--:|" + ("--:|" if setup.price else "")]
+        lines += [changed_row(row, setup) for row in changed]
+        lines += ["", *picture(changed, setup.base_label, setup.rounding, setup.head_label)]
+        if setup.price:
+            computed, cached = setup.price
+            lines += ["", f"Cost at ${computed:g} per million input tokens computed and ${cached:g} per million"
+                          " reused from the cache."]
     else:
         lines.append("No template changed.")
     new = sorted((f for row in changed for f in row.new_findings), key=Finding.sort_key)

@@ -1,21 +1,18 @@
-"""Chat templates rendered through transformers' own chat-template code, with a fixed clock.
+"""Chat templates rendered as transformers' `apply_chat_template` renders them, with a fixed clock.
 
-transformers (`transformers.utils.chat_template_utils`) compiles a template once per source
-(`_compile_jinja_template`, lru-cached) in a jinja2 `ImmutableSandboxedEnvironment`, with the
-globals `raise_exception`, `strftime_now` (which calls `datetime.now()`), `namespace` and
-`dict`; `render_jinja_template` renders it. Template variables cannot replace `strftime_now`:
-transformers 5 turns every keyword it passes on into plain JSON data first. So the clock is
-controlled where transformers defines it: for the duration of one render, the compiled
-template's own globals map `strftime_now` to a function that reads a fixed datetime. That
-function also records the template line each call came from (found by walking up to the
-compiled template's frame), which is where a date-injecting template takes its date.
+The environment, filters, globals and input conversion are transformers' own
+(`prefixlint.render.chat_env`, compared byte for byte with transformers in the tests), so no
+transformers import is needed. The clock is controlled where transformers defines it: for the
+duration of one render, the compiled template's own globals map `strftime_now` to a function
+that reads a fixed datetime. That function also records the template line each call came from
+(found by walking up to the compiled template's frame), which is where a date-injecting
+template takes its date.
 
-transformers is imported inside these functions only: `prefixlint --help` must stay light.
+jinja2 is imported inside these functions only: `prefixlint --help` must stay light.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,46 +21,18 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from prefixlint.errors import PrefixlintError, TemplateRenderError
 from prefixlint.limits import MAX_OUTPUT_CHARS
+from prefixlint.render.chat_env import compile_chat_template, template_context
 from prefixlint.sandbox import time_limit
-
-CHAT_EXTRA_HINT = 'reinstall prefixlint, which depends on it: pip install --force-reinstall prefixlint'
-
-
-def _transformers_utils():
-    # Its import prints an advisory when PyTorch is absent; prefixlint never needs PyTorch.
-    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
-    try:
-        from transformers.utils import chat_template_utils
-    except ImportError:
-        raise PrefixlintError("rendering chat templates needs transformers", hint=CHAT_EXTRA_HINT) from None
-    if not hasattr(chat_template_utils, "render_jinja_template"):
-        raise PrefixlintError(
-            "this transformers is too old: it has no chat_template_utils.render_jinja_template",
-            hint='pip install -U "transformers>=4.50"',
-        )
-    return chat_template_utils
 
 
 def compiled_template(source: str):
-    """transformers' compiled (sandboxed, cached) template for `source`."""
-    from prefixlint.sandbox import bounded_sandbox
-
-    utils = _transformers_utils()
-    # transformers builds its environment from the ImmutableSandboxedEnvironment its module
-    # imported: for this compile (cached per source), that name is prefixlint's bounded
-    # subclass, so chat templates get the same size bounds as templates (widths, `~`, output).
-    unbounded = getattr(utils, "ImmutableSandboxedEnvironment", None)
-    if unbounded is not None:
-        utils.ImmutableSandboxedEnvironment = bounded_sandbox()
+    """The compiled (sandboxed, cached) chat template for `source`."""
     try:
-        return utils._compile_jinja_template(source)
+        return compile_chat_template(source)
     except PrefixlintError:
         raise
     except Exception as exc:  # TemplateSyntaxError and friends
         raise template_error(exc, "the chat template does not compile") from None
-    finally:
-        if unbounded is not None:
-            utils.ImmutableSandboxedEnvironment = unbounded
 
 
 def template_line(exc: BaseException) -> int | None:
@@ -133,20 +102,16 @@ class JinjaRender:
 
 def render_template(render: JinjaRender) -> tuple[str, tuple[int, ...]]:
     """The rendered text, and the template lines where `strftime_now` was called."""
-    utils = _transformers_utils()
     template = compiled_template(render.source)
+    context = template_context(render.messages, render.tools, render.add_generation_prompt, render.special_tokens)
     calls: list[int | None] = []
     with fixed_clock(template, render.now, calls):
         try:
             with time_limit():
-                rendered, _ = utils.render_jinja_template(
-                    conversations=[list(render.messages)], tools=list(render.tools) if render.tools else None,
-                    chat_template=render.source, add_generation_prompt=render.add_generation_prompt,
-                    **render.special_tokens,
-                )
+                rendered = template.render(**context)
         except Exception as exc:  # raise_exception, undefined attributes, type errors in templates
             raise template_error(exc, "the chat template failed") from None
-    return rendered[0], tuple(sorted({line for line in calls if line}))
+    return rendered, tuple(sorted({line for line in calls if line}))
 
 
 def trace_template(render: JinjaRender) -> list[tuple[int, int]]:
@@ -156,17 +121,8 @@ def trace_template(render: JinjaRender) -> list[tuple[int, int]]:
     reads the template line each chunk was yielded from. Output built inside a macro is
     attributed to the line that calls it.
     """
-    utils = _transformers_utils()
     template = compiled_template(render.source)
-    # transformers 5 cleans the data and aliases reasoning fields before rendering; older
-    # versions pass the messages as they are.
-    data = getattr(utils, "_plain_template_data", lambda value: value)
-    alias = getattr(utils, "_alias_reasoning_fields", lambda value: value)
-    context = dict(
-        messages=alias(data(list(render.messages))),
-        tools=data(list(render.tools)) if render.tools else None, documents=None,
-        add_generation_prompt=render.add_generation_prompt, **data(dict(render.special_tokens)),
-    )
+    context = template_context(render.messages, render.tools, render.add_generation_prompt, render.special_tokens)
     origins: list[tuple[int, int]] = []
     offset = 0
     with fixed_clock(template, render.now, []):

@@ -6,6 +6,7 @@
                               "fixed_reusable_tokens", "tokens", "end_line", "end_column",
                               "source", "prompt" (program source), ...}]}],
      "errors": [{"path", "line", "column", "message", "hint"}],
+     "skipped": [{"path", "reason"}] (files a directory walk found that are not prompts),
      "summary": {"files", "findings", "errors", "by_code": {code: count}}}
 """
 
@@ -46,6 +47,8 @@ def error_dict(error: PrefixlintError) -> dict:
 
 def to_dict(results: Sequence[FileResult]) -> dict:
     files = []
+    skipped = [{"path": r.path, "reason": r.skipped} for r in results if r.skipped is not None]
+    results = [r for r in results if r.skipped is None]
     for result in results:
         entry = {
             "path": result.path, "tokens": result.tokens, "reusable_tokens": result.reusable_tokens,
@@ -59,6 +62,7 @@ def to_dict(results: Sequence[FileResult]) -> dict:
     return {
         "files": files,
         "errors": [error_dict(r.error) for r in results if r.error],
+        "skipped": skipped,
         "summary": {"files": len(results), "findings": sum(codes.values()),
                     "errors": sum(1 for r in results if r.error), "by_code": dict(sorted(codes.items()))},
     }

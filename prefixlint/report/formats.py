@@ -29,4 +29,6 @@ def format_results(results: Sequence[FileResult], fmt: str, *, color: bool | Non
     module_name, _, attribute = CHECK_FORMATS[fmt].partition(":")
     formatter = getattr(importlib.import_module(module_name), attribute)
     options = {key: True for key, given in (("quiet", quiet), ("unsafe_fixes", unsafe_fixes)) if given and fmt == "text"}
+    if fmt != "json":  # files a walk skipped (not prompts) are listed by JSON and --show-files only
+        results = [result for result in results if result.skipped is None]
     return formatter(list(results), color=color, statistics=statistics, **options)

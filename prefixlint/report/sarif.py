@@ -13,13 +13,13 @@ import os
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from prefixlint import __version__
+from prefixlint import REPOSITORY, __version__
 from prefixlint.errors import PrefixlintError
 from prefixlint.results import FileResult, Finding
 from prefixlint.rules.catalog import HEADINGS, Rule
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-INFORMATION_URI = "https://pypi.org/project/prefixlint/"
+INFORMATION_URI = REPOSITORY
 SRCROOT = "%SRCROOT%"
 
 #: Finding severity -> SARIF level.
@@ -52,6 +52,8 @@ def descriptor(rule: Rule) -> dict:
         "shortDescription": {"text": rule.summary.strip()},
         "fullDescription": {"text": rule.docs["what_it_does"].strip()},
         "help": rule_help(rule),
+        # The rule's file at this version's tag (its documentation and cases).
+        "helpUri": f"{REPOSITORY}/blob/v{__version__}/rules/{rule.code}.yaml",
         "defaultConfiguration": {"level": LEVELS.get(rule.severity, "warning")},
         "properties": {"tags": ["prefix-cache"]},
     }

@@ -8,15 +8,17 @@ import json as json_module
 from pathlib import Path
 from typing import Any
 
-#: Config field -> (key as written, flag).
-FIELDS = {
-    "tokenizer": ("tokenizer", "--tokenizer"), "engine": ("engine", "--engine"),
-    "block_size": ("block-size", "--block-size"), "select": ("select", "--select"),
-    "extend_select": ("extend-select", None), "ignore": ("ignore", "--ignore"),
-    "per_file_ignores": ("per-file-ignores", None), "min_stable_tokens": ("min-stable-tokens", None),
-    "extend_volatile": ("extend-volatile", None), "exclude": ("exclude", None),
-    "chat_template": ("chat-template", "--chat-template"),
-}
+#: Config field -> the flag that overrides it (every configuration key is shown, flag or not).
+FLAGS = {"tokenizer": "--tokenizer", "engine": "--engine", "block_size": "--block-size", "select": "--select",
+         "extend_select": "--extend-select", "ignore": "--ignore", "chat_template": "--chat-template",
+         "per_file_ignores": "--per-file-ignores"}
+
+
+def fields() -> dict[str, tuple[str, str | None]]:
+    """Config field -> (key as written, flag), for every key of the configuration (config_keys.KEYS)."""
+    from prefixlint.config_keys import KEYS
+
+    return {name: (key, FLAGS.get(name)) for key, (name, _) in KEYS.items()}
 
 
 def settings_of(path: str, flags: dict[str, Any], *, config_file: Path | None, isolated: bool) -> dict[str, dict]:
@@ -31,14 +33,17 @@ def settings_of(path: str, flags: dict[str, Any], *, config_file: Path | None, i
     own = _own_keys(path)
     rows: dict[str, dict] = {"configuration": {"value": where or "none", "source": "closest to the file"
                                                if where and config_file is None else ("--config" if where else "-")}}
-    for name, (key, flag) in FIELDS.items():
+    for name, (key, flag) in fields().items():
         value = getattr(merged, name)
+        given_flag = flags.get("cli_per_file_ignores" if name == "per_file_ignores" else name)
         if name in own:
             value, source = own[name], f"the file's own `{key}:`"
-        elif flag and flags.get(name) is not None:
+        elif flag and given_flag:
             source = flag
         elif name in config.given:
-            source = where
+            file, line = config.where(name)
+            rows[key] = {"value": value, "source": file or where, "line": line}
+            continue
         else:
             source = "default"
         rows[key] = {"value": value, "source": source}
@@ -48,8 +53,11 @@ def settings_of(path: str, flags: dict[str, Any], *, config_file: Path | None, i
         rows["block-size"] = {"value": get_profile(rows["engine"]["value"]).unit,
                               "source": f"engine profile {rows['engine']['value']}"}
     rows["select"]["value"] = rows["select"]["value"] or ["PFX"]
-    rows["per-file-ignores"]["value"] = list(merged.ignored_in(path))
-    return {key: {"value": _plain(row["value"]), "source": row["source"]} for key, row in rows.items()}
+    rows["per-file-ignores"]["value"] = list(merged.ignored_in(path))  # what applies to this file
+    rows["system-prompts"]["value"] = list(merged.system_prompts)
+    rows["system-prompt"] = {"value": "yes" if merged.is_system_prompt(path) else "no",
+                             "source": "system-prompts" if merged.is_system_prompt(path) else "-"}
+    return {key: {**row, "value": _plain(row["value"])} for key, row in rows.items()}
 
 
 def _own_keys(path: str) -> dict[str, str]:
@@ -80,5 +88,6 @@ def show(path: str, flags: dict[str, Any], *, config_file: Path | None, isolated
         shown = ",".join(map(str, value)) if isinstance(value, list) else ("none" if value is None else str(value))
         if key == "extend-volatile":
             shown = str(len(value))  # how many signals
-        lines.append(f"  {key:<{width}}{shown or 'none':<28} {row['source']}")
+        source = f"{row['source']}:{row['line']}" if row.get("line") else row["source"]
+        lines.append(f"  {key:<{width}}{shown or 'none':<28} {source}")
     return "\n".join(lines)

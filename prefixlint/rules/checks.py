@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from prefixlint.engines.profiles import EngineProfile
-from prefixlint.match.variants import CODE_FORMATS
+from prefixlint.load.registry import loader_for
 from prefixlint.numbers import percent
 from prefixlint.results import Finding
 from prefixlint.rules.catalog import Rule
@@ -54,11 +54,12 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
     request or per day breaks the reuse of the history on every turn, wherever it sits: the
     message says how many tokens of history that is."""
     where = "Moved into the last user message" if data.is_chat else "Moved after the instructions"
-    if data.template is not None and data.template.format in CODE_FORMATS:
+    code = data.template is not None and loader_for(data.template.format).program_source
+    if code:
         where = "Moved after the stable text"
     for item in data.volatiles:
         v = item.volatility
-        if data.catalog.rule_for(v.cls) != rule.code or item.stable_tokens_after < data.min_stable_tokens:
+        if data.catalog.rule_for(v.cls) != rule.code or not data.worth_reporting(item):
             continue
         if not item.moved:  # only a branch on the value changed the text: no line to move
             continue
@@ -66,7 +67,8 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
         fixed = (f" {where}: {percent(now.fixed_shared_prefix_tokens, now.fixed_tokens, bare_ends=True)}"
                  f" ({percent(now.fixed_reusable_tokens, now.fixed_tokens, bare_ends=True)} after {rounding(data.profile).split(' ')[-1]}).")
         value = f"{item.placeholder.text} ({data.catalog.describe(v.cls, v.frequency)})"
-        extra = {}
+        # the promise, restated by `prefixlint.fix.attach` as the measurement of the fixed file
+        extra = {"promise": fixed, "promise_where": where, "promise_unit": rounding(data.profile).split(' ')[-1]}
         if item.history_tokens:  # ahead of the conversation: the history is lost on every turn
             place = "in the system prompt" if item.in_system_prompt else "ahead of the conversation"
             message = (
@@ -82,10 +84,35 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
                 f" {percent(now.shared_prefix_tokens, now.tokens, bare_ends=True)} reusable,"
                 f" {percent(now.reusable_tokens, now.tokens, bare_ends=True)} after {rounding(data.profile)}." + fixed
             )
-        yield _finding(rule, data, item, message, _severity(rule, v.frequency), now.reusable_tokens,
+        evidence, shown = _evidence(data, v.name)
+        extra["evidence"] = evidence
+        message += f" Evidence: {evidence}." if shown else ""
+        severity = _severity(rule, v.frequency)
+        if evidence.startswith("its name") and code:  # in program source the name alone is the weakest evidence
+            severity = _LOWER.get(severity, severity)
+        yield _finding(rule, data, item, message, severity, now.reusable_tokens,
                        now.fixed_reusable_tokens, stable_tokens_after=item.stable_tokens_after,
                        fixed_tokens=now.fixed_tokens, fixed_shared_prefix_tokens=now.fixed_shared_prefix_tokens,
                        **extra)
+
+
+#: One severity lower, for a finding whose only evidence is the value's name.
+_LOWER = {"error": "warning", "warning": "info"}
+
+
+def _evidence(data: Measured, name: str) -> tuple[str, bool]:
+    """Why the value is taken as volatile, and whether that is worth saying in the message: what
+    the program fills it with (`filled by datetime.now() (graph.py:42)`), else the file's own
+    declaration, else its name alone."""
+    from pathlib import PurePath
+
+    variable = data.template.variables.get(name) if data.template is not None else None
+    if variable is not None and variable.evidence:
+        where = f" ({PurePath(data.path).name}:{variable.line})" if variable.line else ""
+        return variable.evidence + where, True
+    if variable is not None and variable.kind is not None:
+        return f"declared {variable.kind} in the file", False
+    return f"its name ({name})", False
 
 
 def boundary_merge(rule: Rule, data: Measured) -> Iterator[Finding]:

@@ -40,6 +40,9 @@ class VolatileMeasurement:
     history_tokens: int = 0
     #: Whether the value is in a system message (the system prompt).
     in_system_prompt: bool = False
+    #: Whether the value is in the last user message of a conversation: where a per-request value
+    #: belongs, so only a long text after it (`Measured.min_tail_tokens`) makes it worth a finding.
+    in_last_user_message: bool = False
 
 
 @dataclass
@@ -65,3 +68,11 @@ class Measured:
     #: For a chat template checked on its own: what PFX101/PFX102's probes found
     #: (`prefixlint.rules.chat_template_check.ChatTemplateDetections`).
     chat_template: Any = None
+    #: `min-tail-tokens`: the stable tokens after a value in the last user message that make it
+    #: a finding (a short closing instruction after the question is not worth moving it for).
+    min_tail_tokens: int = 64
+
+    def worth_reporting(self, item: VolatileMeasurement) -> bool:
+        """Enough stable text after the value to be worth a finding (issue 19 item 8)."""
+        floor = max(self.min_tail_tokens, self.min_stable_tokens) if item.in_last_user_message else self.min_stable_tokens
+        return item.stable_tokens_after >= floor

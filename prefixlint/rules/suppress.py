@@ -14,6 +14,14 @@ directive on a line of its own covers only that (empty) line, never the file: wr
 `disable-file` for that. Inside a YAML block scalar (`content: |`) a `#` line is prompt text,
 not a comment: use the Jinja form there, which the renderer drops. A suppression that
 suppresses nothing is reported as PFX000 `unused-suppression`.
+
+ruff's habit works too, in the same comment forms and in Markdown's `<!-- ... -->`:
+`# noqa: PFX001, PFX002` covers those codes on its line, a bare `# noqa` every code. Codes of
+other tools in the same comment (`# noqa: E501, PFX001`) are left to those tools, and a noqa
+naming no PFX code is not prefixlint's; a bare `# noqa` is shared with every other linter, so
+only a noqa naming PFX codes is ever reported as unused. In program source, a line directive
+on the closing line of a multi-line string covers the whole string (ruff's rule for noqa):
+`ranges` are (first line, closing line) of each prompt literal.
 """
 
 from __future__ import annotations
@@ -28,12 +36,21 @@ from prefixlint.results import Finding
 
 DIRECTIVE = re.compile(
     r"""
-    (?P<comment> \{\#[-+]? | \{\{!(?:--)? | \# | // )  # Jinja `{#`, Handlebars `{{!`, YAML/Python `#`, JS `//`,
+    (?P<comment> \{\#[-+]? | \{\{!(?:--)? | <!-- | \# | // )  # Jinja `{#`, Handlebars `{{!`, Markdown, `#`, JS `//`,
     [ \t]* prefixlint [ \t]* : [ \t]*     # naming the tool,
     (?P<scope> disable-file | disable-line | disable ) (?![\w-]) :?  # the scope, a whole word,
     (?P<codes> [^\n]*? )                 # codes, comma- or space-separated (none = all codes),
     (?: [ \t] -- (?P<reason> [^\n]*? ) )? # an optional reason after ` --`,
-    [ \t]* (?: [-+]?\#\} | (?:--)?\}\} | $ )  # up to the end of the comment or of the line.
+    [ \t]* (?: [-+]?\#\} | (?:--)?\}\} | --> | $ )  # up to the end of the comment or of the line.
+    """,
+    re.VERBOSE | re.MULTILINE,
+)
+#: ruff's `# noqa` / `# noqa: CODE, CODE` in any of the comment forms above.
+NOQA = re.compile(
+    r"""
+    (?P<comment> \{\#[-+]? | \{\{!(?:--)? | <!-- | \# | // ) [ \t]*
+    (?i: noqa ) (?![\w-])
+    (?: [ \t]* : [ \t]* (?P<codes> [A-Za-z]+[0-9]+ (?: [ \t]*,?[ \t]* [A-Za-z]+[0-9]+ )* ) )?
     """,
     re.VERBOSE | re.MULTILINE,
 )
@@ -51,9 +68,11 @@ class Directive:
     codes: tuple[str, ...]  # empty: every code
     text: str  # the directive as written
     alone: bool = False  # nothing else on its line
+    noqa: bool = False  # ruff's form; a bare one is never reported as unused
 
-    def covers(self, finding: Finding) -> bool:
-        if self.scope == "line" and finding.line != self.line:
+    def covers(self, finding: Finding, line: int | None = None) -> bool:
+        """Whether this directive hides `finding`, taken to be on `line` (default: its own)."""
+        if self.scope == "line" and (finding.line if line is None else line) != self.line:
             return False
         if not self.codes:
             return finding.code != UNUSED_CODE  # a bare directive cannot hide its own report
@@ -63,6 +82,9 @@ class Directive:
 @dataclass(frozen=True)
 class Suppressions:
     directives: tuple[Directive, ...] = ()
+    #: (first line, closing line) of each multi-line string in program source: a line
+    #: directive on the closing line covers the string's lines.
+    ranges: tuple[tuple[int, int], ...] = ()
     #: Directive indexes by line (file directives under 0), so apply() is linear in the findings.
     _by_line: dict[int, list[int]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -98,7 +120,27 @@ class Suppressions:
                 codes=tuple(dict.fromkeys(codes)), text=match.group().strip(),
                 alone=not rest_of_line.strip(),
             ))
+        for match in NOQA.finditer(source_text):
+            named = re.findall(r"[A-Za-z]+[0-9]+", match.group("codes") or "")
+            codes = tuple(dict.fromkeys(code.upper() for code in named if CODE.fullmatch(code.upper())))
+            if named and not codes:
+                continue  # another tool's noqa
+            newlines = newlines if newlines is not None else [m.start() for m in re.finditer("\n", source_text)]
+            start = match.start()
+            line = bisect.bisect_left(newlines, start) + 1
+            line_start = newlines[line - 2] + 1 if line > 1 else 0
+            line_end = newlines[line - 1] if line - 1 < len(newlines) else len(source_text)
+            rest_of_line = source_text[line_start:start] + source_text[match.end():line_end]
+            directives.append(Directive(
+                line=line, column=start - line_start + 1, scope="line", codes=codes, text=match.group().strip(),
+                alone=not rest_of_line.strip(" \t#}!-/>"), noqa=True,
+            ))
+        directives.sort(key=lambda d: (d.line, d.column))
         return cls(tuple(directives))
+
+    def spanning(self, ranges) -> "Suppressions":
+        """These directives, with multi-line strings' (first line, closing line) ranges."""
+        return Suppressions(self.directives, tuple((a, b) for a, b in ranges if b > a))
 
     def apply(
         self, findings: list[Finding], path: str, *, enabled: Callable[[str], bool] | None = None,
@@ -134,7 +176,13 @@ class Suppressions:
         """The indexes of the directives that cover `finding`. A finding in another file (the
         chat template a chat file is rendered with) is covered by `disable-file` only."""
         candidates = self._by_line.get(0, []) + (self._by_line.get(finding.line, []) if same_file else [])
-        return [index for index in candidates if self.directives[index].covers(finding)]
+        found = [index for index in candidates if self.directives[index].covers(finding)]
+        if same_file:
+            for first, closing in self.ranges:
+                if first <= finding.line < closing:
+                    found += [index for index in self._by_line.get(closing, [])
+                              if self.directives[index].covers(finding, closing) and index not in found]
+        return found
 
     @staticmethod
     def _unused_report(
@@ -142,7 +190,7 @@ class Suppressions:
     ) -> Finding | None:
         where = "in this file" if directive.scope == "file" else "on this line"
         if not directive.codes:
-            if used:
+            if used or directive.noqa:
                 return None
             message = f"unused suppression: no finding {where} to suppress"
         else:
@@ -160,3 +208,14 @@ class Suppressions:
             name=UNUSED_NAME, severity=UNUSED_SEVERITY, message=message,
             extra={"directive": directive.text},
         )
+
+
+def literal_ranges(template) -> list[tuple[int, int]]:
+    """(first line, closing line) of each prompt literal in program source, where a comment
+    after the closing quote covers the whole string (ruff's rule for noqa)."""
+    from prefixlint.load.registry import loader_for
+
+    if not loader_for(template.format).program_source:
+        return []
+    return [(template.position(m.file_offset(0))[0], template.position(m.file_offset(len(m.content)))[0])
+            for m in template.messages if m.content]

@@ -98,8 +98,12 @@ def load(spec: str, *, offline: bool = False) -> Tokenizer:
     if huggingface.is_hub_id(spec):
         repo_id, _, revision = spec.partition("@")
         return huggingface.from_hub(repo_id, offline=offline, revision=revision or None)
+    import difflib
+
+    close = difflib.get_close_matches(spec.lower(), [*TIKTOKEN_ENCODINGS, *MISTRAL_NAMES, *MODEL_ALIASES], n=1)
     raise PrefixlintError(
-        f"unknown tokenizer {spec!r}: it is not a tiktoken encoding ({', '.join(TIKTOKEN_ENCODINGS)}),"
+        (f"unknown tokenizer {spec!r} (did you mean {close[0]!r}?)" if close else f"unknown tokenizer {spec!r}") +
+        f": it is not a tiktoken encoding ({', '.join(TIKTOKEN_ENCODINGS)}),"
         f" an OpenAI model name, a Mistral name ({', '.join(MISTRAL_NAMES)}), an existing path,"
         " or a Hugging Face hub id (org/name)",
         hint="pass a path to a tokenizer.json or its directory, or a hub id such as"

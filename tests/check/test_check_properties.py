@@ -44,7 +44,11 @@ def test_positions_and_numbers(tmp_path, lines, engine):
         assert f.reusable_tokens % unit == 0 and f.fixed_reusable_tokens % unit == 0
         if f.code in ("PFX001", "PFX002", "PFX003", "PFX004", "PFX005"):
             assert f.extra["stable_tokens_after"] >= 16
-            assert f.fixed_reusable_tokens >= f.reusable_tokens
+            # the promise is the file's fixed text, every value different (issue 24 item 4): never
+            # below the file's reuse now, and the file's own "after the suggested fixes"
+            assert f.fixed_reusable_tokens >= result.reusable_tokens
+            if f.extra.get("fix"):
+                assert f.fixed_reusable_tokens == result.fixed_reusable_tokens
     # The last line's value, with nothing after it, is never reported as ahead of stable content.
     last_sentence, last_value, where = lines[-1]
     if last_value and where == "after" and text.count(last_value) == 1:

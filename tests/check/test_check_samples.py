@@ -155,9 +155,12 @@ def test_support_bot_numbers_and_its_fix(report, tok):
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared)
     assert finding["reusable_tokens"] == vllm_reusable(shared, len(b))
     stable_system = system.replace("Current time: {{ now }}\n", "", 1)
-    fixed = [encode_pieces(tok, chatml([("system", stable_system), ("user", f"{question}\nCurrent time: {t}")]))
-             for t in times]
+    # the promise is the fixed file measured as two requests with every volatile value different
+    # (the question too, issue 24 item 4)
+    fixed = [encode_pieces(tok, chatml([("system", stable_system), ("user", f"{q}\nCurrent time: {t}")]))
+             for q, t in zip(GENERATED["paragraph"][:2], times)]
     assert finding["fixed_reusable_tokens"] == vllm_reusable(shared_prefix(*fixed), len(fixed[1]))
+    assert report["support_bot.yaml"]["fixed_reusable_tokens"] == finding["fixed_reusable_tokens"]
     # The hand-fixed sample is clean, and its requests share everything up to the time.
     fixed_sample = report["support_bot_fixed.yaml"]
     assert fixed_sample["findings"] == []

@@ -40,7 +40,12 @@ PROPERTY_PROMPTS = {
 
 def _entries():
     entries = yaml.safe_load((CORPUS / "expected.yaml").read_text(encoding="utf-8"))["files"]
-    return [pytest.param(entry, id=entry["path"]) for entry in entries
+    # `pending`: a structure of issue 19 the code does not read right yet (an expected failure,
+    # not strict, so the fix is seen when it lands).
+    return [pytest.param(entry, id=entry["path"],
+                         marks=[pytest.mark.xfail(reason=entry["pending"], strict=False)]
+                         if entry.get("pending") else [])
+            for entry in entries
             if entry["kind"] in KINDS or entry["path"] in HISTORY_AFTER_SYSTEM | PROPERTY_PROMPTS]
 
 

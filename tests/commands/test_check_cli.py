@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -87,12 +88,12 @@ def test_engine_and_block_size_change_the_numbers():
 
 def test_tokenizer_flag_and_file_override(tmp_path):
     text = "Hello {{ user_name }}, you are talking to the assistant of Northwind Bank. " * 3 + "\n"
-    (tmp_path / "a.md").write_text(text)
+    (tmp_path / "a_prompt.md").write_text(text)
     (tmp_path / "b.yaml").write_text(
         "tokenizer: o200k_base\nvariables:\n  user_name: {}\nprompt: |\n  " + text)
     data = json.loads(run("--isolated", "--format", "json", "--tokenizer", "cl100k_base", str(tmp_path)).stdout)
     by_name = {Path(f["path"]).name: f for f in data["files"]}
-    assert (by_name["a.md"]["tokenizer"], by_name["b.yaml"]["tokenizer"]) == ("cl100k_base", "o200k_base")
+    assert (by_name["a_prompt.md"]["tokenizer"], by_name["b.yaml"]["tokenizer"]) == ("cl100k_base", "o200k_base")
 
 
 def test_configuration_file_closest_wins_and_flags_win(tmp_path):
@@ -143,16 +144,17 @@ def test_rules_and_rule_commands():
     assert listed_codes[:8] == [f"PFX00{n}" for n in range(8)] and listed_codes == sorted(listed_codes)
     shown = CliRunner().invoke(cli, ["rule", "PFX001"])
     assert shown.exit_code == 0
-    assert shown.stdout.startswith("PFX001 timestamp-before-stable (error)")
+    assert shown.stdout.startswith("# timestamp-before-stable (PFX001)\n\nDefault severity: error.")
     for heading in ("## What it does", "## Why is this bad?", "## Example", "## Use instead"):
         assert heading in shown.stdout
-    assert CliRunner().invoke(cli, ["rule", "boundary-merge"]).stdout.startswith("PFX006 boundary-merge")
+    assert CliRunner().invoke(cli, ["rule", "boundary-merge"]).stdout.startswith("# boundary-merge (PFX006)")
     unknown = CliRunner().invoke(cli, ["rule", "PFX999"])
     assert unknown.exit_code == 2 and "unknown rule 'PFX999'" in unknown.stderr
     assert {"PFX101", "PFX102"} <= set(listed_codes)  # the chat-template rules
     shown = CliRunner().invoke(cli, ["rule", "chat-template-rewrites-history"]).stdout
-    assert shown.startswith("PFX102 chat-template-rewrites-history (info)") and "## Use instead" in shown
-    assert CliRunner().invoke(cli, ["rule", "PFX101"]).stdout.startswith("PFX101 chat-template-injects-date (warning)")
+    assert shown.startswith("# chat-template-rewrites-history (PFX102)\n\nDefault severity: info.")
+    assert "## Use instead" in shown and "## References" in shown
+    assert CliRunner().invoke(cli, ["rule", "PFX101"]).stdout.startswith("# chat-template-injects-date (PFX101)")
     data = json.loads(CliRunner().invoke(cli, ["rules", "--format", "json"]).stdout)
     assert data[1] == {"code": "PFX001", "name": "timestamp-before-stable", "severity": "error",
                        "summary": data[1]["summary"]}
@@ -243,7 +245,7 @@ def test_formatter_registry_and_the_public_result_shape():
         "format", "model", "tokenizer", "engine", "chat_format", "chat_template", "block_size",
         "shared_prefix_tokens", "fixed_tokens", "fixed_shared_prefix_tokens", "volatile", "prompts", "config",
         "token_view", "fix_sources",
-        "history_tokens"]
+        "history_tokens", "skipped"]
     assert set(CHECK_FORMATS) >= {"text", "json"}
     finding = Finding(path="p.md", line=2, column=3, code="PFX001", name="timestamp-before-stable",
                       severity="error", message="m", variable="now", tokens=100, shared_prefix_tokens=5,
@@ -309,3 +311,37 @@ def test_a_reader_that_goes_away_is_not_an_internal_error():
     _, err = proc.communicate(timeout=60)
     assert b"internal error" not in err and b"Traceback" not in err
     assert proc.returncode in (0, 1)
+
+
+def test_checking_a_chat_template_imports_neither_transformers_nor_numpy():
+    """The light core: a chat template renders in prefixlint's own copy of transformers'
+    environment (render/chat_env.py), so transformers (and numpy with it) stays out."""
+    sample = Path(__file__).resolve().parents[2] / "samples" / "chat_template_dated.jinja"
+    code = ("import sys; from click.testing import CliRunner; from prefixlint.cli import cli;"
+            f"r = CliRunner().invoke(cli, ['check', {str(sample)!r}]); assert r.exit_code == 1, r.output;"
+            "assert 'PFX101' in r.output, r.output;"
+            "print(sorted(m for m in ('transformers', 'numpy', 'torch') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_rule_is_markdown_with_fenced_examples_json_and_all():
+    import yaml as yaml_module
+
+    from prefixlint.rules.catalog import load_catalog
+
+    shown = CliRunner().invoke(cli, ["rule", "PFX001"]).stdout
+    example = shown.split("## Example\n\n", 1)[1].split("\n\n## ", 1)[0]
+    assert example.startswith("```yaml\n") and example.endswith("\n```")
+    assert yaml_module.safe_load(example[len("```yaml\n"):-len("\n```")])["messages"][0]["role"] == "system"
+    assert "## References\n\n- The rule's file" in shown and "/rules/PFX001.yaml" in shown
+    data = json.loads(CliRunner().invoke(cli, ["rule", "PFX001", "--output-format", "json"]).stdout)
+    assert (data["code"], data["name"], data["severity"]) == ("PFX001", "timestamp-before-stable", "error")
+    assert set(data["docs"]) == {"what_it_does", "why_is_this_bad", "example", "use_instead"}
+    every = CliRunner().invoke(cli, ["rule", "--all"]).stdout
+    assert [line for line in every.splitlines() if re.fullmatch(r"# \S+ \(PFX\d{3}\)", line)] == [
+        f"# {r.name} ({r.code})" for r in load_catalog().values()]
+    assert len(json.loads(CliRunner().invoke(cli, ["rule", "--all", "--format", "json"]).stdout)) == len(load_catalog())
+    typo = CliRunner().invoke(cli, ["rule", "timestamp-before-stabel"])
+    assert typo.exit_code == 2 and "did you mean timestamp-before-stable?" in typo.stderr

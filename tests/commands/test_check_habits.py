@@ -29,7 +29,7 @@ def test_quiet_prints_findings_and_the_summary_only():
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert [line.split(": ")[0] for line in lines[:2]] == [f"{CHAT}:10:17", f"{CHAT}:10:67"]
-    assert lines[2] == "2 findings in 2 files." and lines[3].startswith("1 fixable with the `--fix` option")
+    assert lines[2] == "2 findings in 2 files." and lines[3] == "2 fixable with the `--fix` option."  # one label line holds both values
     assert len(lines) == 4  # no line for the clean file
 
 
@@ -119,22 +119,33 @@ def test_show_settings_says_where_each_value_comes_from(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     rows = {line.split()[0]: line.split(None, 2)[1:] for line in result.stdout.splitlines()[1:] if line.strip()}
     assert rows["tokenizer"] == ["cl100k_base", "--tokenizer"]
-    assert rows["engine"] == ["openai", "prompts/.prefixlint.yaml"]
-    assert rows["ignore"] == ["PFX006", "prompts/.prefixlint.yaml"]
+    assert rows["engine"] == ["openai", "prompts/.prefixlint.yaml:1"]
+    assert rows["ignore"] == ["PFX006", "prompts/.prefixlint.yaml:2"]
     assert rows["min-stable-tokens"] == ["16", "default"]
     data = json.loads(check("--show-settings", "prompts/a.yaml", "--format", "json").stdout)
-    assert data["engine"] == {"value": "openai", "source": "prompts/.prefixlint.yaml"}
+    assert data["engine"] == {"value": "openai", "source": "prompts/.prefixlint.yaml", "line": 1}
+    # every configuration key is shown, with what it is for this file
+    assert data["history-turns"] == {"value": 4, "source": "default"}
+    assert data["system-prompts"]["value"] == [] and data["system-prompt"]["value"] == "no"
     assert data["tokenizer"] == {"value": "o200k_base", "source": "default"}
 
 
 def test_show_files_lists_what_would_be_checked(tmp_path, monkeypatch):
-    for name in ("a.yaml", "b.md", "README.md", "node_modules/c.md", "skip/d.md"):
+    for name in ("a.yaml", "b.md", "prompts/e.md", "README.md", "node_modules/c.md", "skip/d.md"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x\n")
+    (tmp_path / "a.yaml").write_text("prompt: 'Hello {{ name }}'\n")
+    (tmp_path / "ci.yaml").write_text("name: CI\non: push\njobs: {}\n")  # walked, read by no loader: skipped
     (tmp_path / ".prefixlint.yaml").write_text("exclude: [skip/]\n")
     monkeypatch.chdir(tmp_path)
     result = check("--show-files", ".")
-    assert (result.exit_code, result.stdout.splitlines()) == (0, ["a.yaml", "b.md"])
+    assert (result.exit_code, result.stdout.splitlines()) == (0, ["a.yaml", "prompts/e.md"])
+    # what the walk left out for what it is, with the reason (stderr: stdout stays a file list)
+    assert {
+        "skipped: README.md (a project file (README, LICENSE, a manifest), not a prompt)",
+        "skipped: b.md (Markdown or text with no evidence that it is a prompt (not named in code, not in a prompt"
+        " folder; the `prompts` setting takes it))"} <= set(result.stderr.splitlines())
+    assert "ci.yaml" in check("--show-files", "ci.yaml").stdout  # named: check reports it, so it is listed
 
 
 def test_color_is_accepted_on_every_subcommand():
@@ -154,7 +165,7 @@ def test_a_progress_bar_on_a_terminal_for_many_files(tmp_path):
     import pty
 
     for n in range(30):
-        (tmp_path / f"p{n:02}.md").write_text(f"Prompt {n}: answer briefly.\n")
+        (tmp_path / f"p{n:02}_prompt.md").write_text(f"Prompt {n}: answer briefly.\n")
     master, slave = pty.openpty()
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "80"}
     env.pop("GITHUB_ACTIONS", None)

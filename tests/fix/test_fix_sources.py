@@ -28,7 +28,7 @@ def test_with_only_the_conversation_after_it_the_value_gets_a_system_message_of_
     assert fixed == 1
     assert after == before.replace(
         "a research assistant, and today's date is {date}. \\\n", "a research assistant. \\\n").replace(
-        '("placeholder", "{messages}")]', '("placeholder", "{messages}"), ("system", "Today is {date}.")]')
+        '("placeholder", "{messages}")]', "(\"placeholder\", \"{messages}\"), (\"system\", \"Today's date is {date}.\")]")
     compile(after, "agent_prompts.py", "exec")
     assert fix("agent_prompts.py", unsafe=False)[1] is None
 
@@ -45,26 +45,32 @@ def test_no_fix_where_the_list_cannot_take_another_message():
 
 
 def test_a_typescript_template_literal_keeps_its_substitutions_and_quotes():
-    result, (before, after, fixed) = fix("research_agent.ts")
+    """The persona sentence stays first: `Today is ${today}.` is cut from its line (unsafe), the
+    iteration line moves whole (safe)."""
+    result, (before, after, fixed) = fix("research_agent.ts", unsafe=True)
     assert {f.variable: f.extra["fix"]["applicability"] for f in result.findings} == {
-        "today": "safe", "iteration": "safe"}
+        "today": "unsafe", "iteration": "safe"}
     assert fixed == 2
     head = ("  return `You are a meticulous research agent. Today is ${today}.\n"
             "This is iteration ${iteration} of ${maxIterations}.\n\n"
             "Follow the examples")
     assert head in before
-    expected = before.replace(head, "  return `Follow the examples").replace(
+    expected = before.replace(head, "  return `You are a meticulous research agent.\n\nFollow the examples").replace(
         "Always cite your sources with their titles and years.`;",
         "Always cite your sources with their titles and years.\n"
-        "You are a meticulous research agent. Today is ${today}.\n"
+        "Today is ${today}.\n"
         "This is iteration ${iteration} of ${maxIterations}.`;")
     assert after == expected
+    _, (_, safe_only, fixed) = fix("research_agent.ts")
+    assert fixed == 1 and safe_only == before.replace(
+        "Today is ${today}.\nThis is iteration ${iteration} of ${maxIterations}.\n\n", "Today is ${today}.\n\n").replace(
+        "with their titles and years.`;", "with their titles and years.\nThis is iteration ${iteration} of ${maxIterations}.`;")
     assert '<example id="1">' in after  # quotes inside the literal are not its end
 
 
 def test_the_message_says_where_a_source_prompt_moves():
     result, _ = fix("research_agent.ts")
-    assert "Moved after the stable text: " in result.findings[0].message
+    assert "Moved after the stable text, with the file's other fix: " in result.findings[0].message
 
 
 def test_a_format_template_and_an_f_string_keep_their_braces_and_escapes():

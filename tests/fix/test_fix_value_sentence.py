@@ -28,7 +28,7 @@ def test_a_comma_clause_leaves_its_sentence_and_the_date_follows_as_its_own():
     assert fixed == 1
     assert after == before.replace(
         "Acme Cloud, and today's date is {{ current_date }}. You answer", "Acme Cloud. You answer").replace(
-        'content: "{{ question }}"', 'content: "{{ question }}\\nToday is {{ current_date }}."')
+        'content: "{{ question }}"', 'content: "{{ question }}\\nToday\'s date is {{ current_date }}."')
 
 
 def test_it_is_not_applied_without_unsafe_fixes():

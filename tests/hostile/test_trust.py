@@ -160,13 +160,14 @@ def test_a_promptfoo_reference_through_a_symlink_out_of_the_repository_is_refuse
 
 def test_a_walk_does_not_follow_a_symlink_out_of_the_repository(repo):
     root, secret = repo
-    (root / "passwd.txt").symlink_to(secret)
-    (root / "inside.txt").symlink_to(root / "good.md")
+    (root / "prompts").mkdir()  # text files in a prompt folder: prompts by evidence (issue 19)
+    (root / "prompts" / "passwd.txt").symlink_to(secret)
+    (root / "prompts" / "inside.txt").symlink_to(root / "good.md")
     walked = CliRunner().invoke(cli, ["check", "--isolated", str(root)])
     assert walked.exit_code == 1 and "passwd.txt" not in walked.output
-    assert f"{root / 'inside.txt'}:1:7: PFX003" in walked.stdout  # a link inside is followed
+    assert f"{root / 'prompts' / 'inside.txt'}:1:7: PFX003" in walked.stdout  # a link inside is followed
     allowed = CliRunner().invoke(cli, ["check", "--isolated", "--allow-outside-paths", str(root)])
-    assert f"{root / 'passwd.txt'}: " in allowed.stdout
+    assert f"{root / 'prompts' / 'passwd.txt'}: " in allowed.stdout
 
 
 def test_tokenizers_are_never_loaded_with_remote_code():

@@ -11,7 +11,8 @@ from prefixlint.load.registry import LOADERS, adapter
 def test_every_listed_adapter_declares_its_loader():
     names = {name for candidates in LOADERS.values() for name in candidates}
     assert names == {"promptfoo", "langchain", "semantic_kernel", "crewai", "native_yaml", "chat_template", "plain_text",
-                     "prompty", "dotprompt", "humanloop", "semantic_kernel_json", "python_source", "ts_source", "agent_yaml"}
+                     "prompty", "dotprompt", "humanloop", "semantic_kernel_json", "python_source", "ts_source", "agent_yaml",
+                     "prompt_strings"}
     for name in names:
         loader = adapter(name)
         assert isinstance(loader, Loader)

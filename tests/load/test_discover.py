@@ -86,7 +86,7 @@ def test_nested_gitignore_files_apply_below_their_directory(repo):
     make(repo, "prompts/a.yaml", "prompts/local.md", "prompts/x.gen.yaml", "prompts/keep.gen.yaml",
          "prompts/drafts/d.yaml", "prompts/sub/local.md", "prompts/sub/y.gen.yaml",
          "other/local.md", "other/z.gen.yaml", "other/keep.gen.yaml", "drafts/top.yaml")
-    assert spelled(discover(["."])) == [
+    assert spelled(discover(["."], prompts=("*.md",))) == [
         "other/local.md", "prompts/a.yaml", "prompts/keep.gen.yaml",
     ]
 
@@ -102,7 +102,7 @@ def test_gitignore_files_above_the_walked_directory_apply(repo):
 def test_git_info_exclude_applies(repo):
     (repo / ".git" / "info" / "exclude").write_text("scratch.md\n", encoding="utf-8")
     make(repo, "p/scratch.md", "p/real.md")
-    assert spelled(discover(["p"])) == ["p/real.md"]
+    assert spelled(discover(["p"], prompts=("*.md",))) == ["p/real.md"]
 
 
 def test_outside_a_git_repository_only_gitignore_files_inside_the_walk_apply(monkeypatch):
@@ -114,14 +114,15 @@ def test_outside_a_git_repository_only_gitignore_files_inside_the_walk_apply(mon
         monkeypatch.chdir(root / "p")
         if any((parent / ".git").exists() for parent in root.parents):
             pytest.skip("the temporary directory lies inside a git repository")
-        assert spelled(discover(["."])) == ["a.md", "b.yaml", "q/c.md"]
+        assert spelled(discover(["."], prompts=("*.md",))) == ["a.md", "b.yaml", "q/c.md"]
 
 
 def test_respect_gitignore_false_takes_ignored_files(repo):
     make(repo, ".gitignore", text="gen/\n*.md\n")
     make(repo, "p/a.md", "p/gen/b.yaml", "p/c.yaml", "p/.hidden/d.yaml")
     assert spelled(discover(["p"])) == ["p/c.yaml"]
-    assert spelled(discover(["p"], respect_gitignore=False)) == ["p/a.md", "p/c.yaml", "p/gen/b.yaml"]
+    assert spelled(discover(["p"], respect_gitignore=False, prompts=("*.md",))) == [
+        "p/a.md", "p/c.yaml", "p/gen/b.yaml"]
 
 
 def test_exclude_patterns_are_gitignore_patterns_relative_to_the_working_directory(repo):
@@ -145,9 +146,14 @@ def test_project_files_are_not_templates(repo):
          "constraints.txt", "notes.txt",
          # prompts whose names merely resemble project files are kept
          "prompts/support.md", "prompts/history.md", "prompts/news_digest.md", "prompts/readme_writer.md")
-    assert spelled(discover(["."])) == [
-        "notes.txt", "prompts/history.md", "prompts/news_digest.md", "prompts/readme_writer.md",
+    skipped: dict[str, str] = {}
+    assert spelled(discover(["."], skipped=skipped)) == [
+        "prompts/history.md", "prompts/news_digest.md", "prompts/readme_writer.md",
         "prompts/support.md", "prompts/system.md"]
+    assert skipped["README.md"] == skipped["prompts/README.md"] == (
+        "a project file (README, LICENSE, a manifest), not a prompt")
+    assert skipped["docs/"] == "a documentation, website or fixture tree (docs/), not prompts"
+    assert skipped["notes.txt"].startswith("Markdown or text with no evidence that it is a prompt")
 
 
 def test_custom_patterns_extend_the_defaults(repo):
@@ -223,7 +229,7 @@ TREE = st.lists(st.tuples(st.lists(NAME, max_size=3), NAME, EXTENSION), min_size
 def test_the_walk_matches_an_independent_filter(tree):
     with tempfile.TemporaryDirectory() as name:
         root = Path(name) / "t"
-        expected = set()
+        expected, markdown = set(), []
         for folders, stem, extension in tree:
             relative = Path(*folders, stem + extension)
             target = root / relative
@@ -234,8 +240,14 @@ def test_the_walk_matches_an_independent_filter(tree):
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text("x", encoding="utf-8")
             hidden = any(part.startswith(".") or part == "node_modules" for part in relative.parts)
-            if not hidden and extension in (".yaml", ".yml", ".md", ".j2"):
+            prompt_named = any("prompt" in part.lower() for part in (*folders, stem))
+            if not hidden and extension in (".yaml", ".yml", ".j2"):
                 expected.add((root / relative).as_posix())
+            elif not hidden and extension == ".md":
+                markdown.append((target, prompt_named))
+        # Markdown is taken on evidence: a prompt-like name, or a template file (.j2) beside it
+        expected |= {target.as_posix() for target, named in markdown
+                     if named or any(p.suffix == ".j2" and p.is_file() for p in target.parent.iterdir())}
         if not expected:
             with pytest.raises(PrefixlintError):
                 discover([str(root)], respect_gitignore=False)

@@ -71,3 +71,13 @@ def test_a_body_over_githubs_limit_is_cut_with_a_note():
         body = fake.comments[0]["body"]
     assert len(body) == 65536 and body.startswith(MARKER + "\nxxx")
     assert body.endswith("… (cut to GitHub's comment limit: the job's step summary has the whole report)\n")
+
+
+def test_no_comment_is_created_for_a_change_that_touches_no_template_but_one_is_updated():
+    with FakeGitHub() as fake:
+        api, pr = GitHubAPI(fake.url, "t0ken"), PullRequest("octo/prompts", 7)
+        assert upsert_comment(api, pr, f"{MARKER}\nNo template changed.", create=False) == ("skipped", None)
+        assert fake.comments == [] and [r for r in fake.requests if r[0] != "GET"] == []
+        upsert_comment(api, pr, f"{MARKER}\nreuse 96.0% -> 13.0%")
+        action, _ = upsert_comment(api, pr, f"{MARKER}\nNo template changed.", create=False)
+        assert action == "updated" and fake.comments[0]["body"] == f"{MARKER}\nNo template changed."

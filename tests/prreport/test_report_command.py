@@ -59,10 +59,10 @@ def expected_rows(tok=None) -> dict[str, str]:
     rt, rs, rr = numbers(RETIRED, RETIRED, tok)
     return {
         "support": f"| `prompts/support.yaml` | {bt:,} → {nt:,} | {share(bs, bt)} → {share(ns, nt)}"
-                   f" | {share(br, bt)} → {share(nr, nt)} | ▼ {drop:.1f} pts |",
-        "retired": f"| `prompts/retired.md` (removed) | {rt:,} → — | {share(rs, rt)} → — | {share(rr, rt)} → — | removed |",
+                   f" | {share(br, bt)} → {share(nr, nt)} | ▼ {drop:.1f} pts | {br:,} → {nr:,} ({nr - br:+,}) |",
+        "retired": f"| `prompts/retired.md` (removed) | {rt:,} → — | {share(rs, rt)} → — | {share(rr, rt)} → — | removed | {rr:,} → — |",
         "faq": f"| `prompts/faq.md` | {ft:,} | {share(fs, ft)} | {share(fr, ft)} |",
-        "new": f"| `prompts/new/support.yaml` (added) | — → {nt:,} | — → {share(ns, nt)} | — → {share(nr, nt)} | added |",
+        "new": f"| `prompts/new/support.yaml` (added) | — → {nt:,} | — → {share(ns, nt)} | — → {share(nr, nt)} | added | — → {nr:,} |",
     }
 
 
@@ -88,7 +88,7 @@ def test_changed_removed_and_unchanged_templates_with_measured_numbers(repo, tok
     rows = expected_rows(tokenizer)
     assert result.output.startswith("<!-- prefixlint-report -->\n")
     assert f"`main` (`{base[:7]}`) → the working tree\n\nTokenizer `o200k_base` · engine `vllm`, 16-token blocks" in result.output
-    assert f"| Change |\n|:--|--:|--:|--:|:--|\n{rows['retired']}\n{rows['support']}\n\n" in result.output
+    assert f"| Change | Reused tokens per request |\n|:--|--:|--:|--:|:--|--:|\n{rows['retired']}\n{rows['support']}\n\n" in result.output
     # `{{ now }}` is on line 4, at column 17 ("  Current time: " is 16 characters)
     line4 = BAD.splitlines()[3]
     assert line4.index("{{ now }}") + 1 == 17

@@ -22,10 +22,10 @@ def test_changed_added_removed_and_unchanged_rows():
     assert "\n`main` (`0123456`) → the working tree\n\nTokenizer `o200k_base` · engine `vllm`, 16-token blocks\n" in text
     assert "| Template | Tokens | Exact shared prefix | Reused by vllm (16-token blocks) | Change |" in text
     assert (
-        "| `prompts/support.yaml` | 2,000 → 2,010 | 99.5% → 0.3% | 99.2% → 0.0% | ▼ 99.2 pts |\n"
-        "| `prompts/new.md` (added) | — → 512 | — → 99.8% | — → 96.9% | added |\n"
-        "| `prompts/old.md` (removed) | 400 → — | 99.8% → — | 96.0% → — | removed |\n"
-        "| `a.md` → `prompts/b.md` | 100 → 100 | 50.0% → 99.0% | 48.0% → 96.0% | ▲ 48.0 pts |\n"
+        "| `prompts/support.yaml` | 2,000 → 2,010 | 99.5% → 0.3% | 99.2% → 0.0% | ▼ 99.2 pts | 1,984 → 0 (-1,984) |\n"
+        "| `prompts/new.md` (added) | — → 512 | — → 99.8% | — → 96.9% | added | — → 496 |\n"
+        "| `prompts/old.md` (removed) | 400 → — | 99.8% → — | 96.0% → — | removed | 384 → — |\n"
+        "| `a.md` → `prompts/b.md` | 100 → 100 | 50.0% → 99.0% | 48.0% → 96.0% | ▲ 48.0 pts | 48 → 96 (+48) |\n"
     ) in text
     assert (
         "**1 new finding**\n\n- `prompts/support.yaml:3:14` **PFX001** timestamp-before-stable:"
@@ -56,9 +56,22 @@ def test_equal_share_and_errors():
     rows = [TemplateChange("a.md", "modified", Measured(10, 9, 0), Measured(12, 11, 0)),
             TemplateChange("b.md", "modified", Measured(10, 9, 0), Measured(error="b.md:2: unexpected '}'"))]
     text = to_markdown(rows, SETUP)
-    assert "| `a.md` | 10 → 12 | 90.0% → 91.7% | 0.0% → 0.0% | = 0.0 pts |" in text
-    assert "| `b.md` | 10 → error | 90.0% → error | 0.0% → error | error |" in text
+    assert "| `a.md` | 10 → 12 | 90.0% → 91.7% | 0.0% → 0.0% | = 0.0 pts | 0 → 0 (+0) |" in text
+    assert "| `b.md` | 10 → error | 90.0% → error | 0.0% → error | error | 0 → error |" in text
     assert "**Could not be measured**\n\n- `b.md`: b.md:2: unexpected '}'" in text
+
+
+def test_a_price_adds_the_cost_per_1000_requests():
+    from dataclasses import replace
+
+    rows = [TemplateChange("a.md", "modified", Measured(2000, 1990, 1984), Measured(2000, 6, 0))]
+    text = to_markdown(rows, replace(SETUP, price=(2.5, 0.25)))
+    # base: 16 computed at $2.50/M and 1,984 cached at $0.25/M per request, times 1,000
+    base = 1000 * (16 * 2.5 + 1984 * 0.25) / 1e6
+    now = 1000 * (2000 * 2.5) / 1e6
+    assert f"| ▼ 99.2 pts | 1,984 → 0 (-1,984) | ${base:.2f} → ${now:.2f} (+${now - base:.2f}) |" in text
+    assert "| Change | Reused tokens per request | Cost per 1,000 requests |\n|:--|--:|--:|--:|:--|--:|--:|" in text
+    assert "Cost at $2.5 per million input tokens computed and $0.25 per million reused" in text
 
 
 # --- which findings are new: a property of the matching, whatever the findings are ------------

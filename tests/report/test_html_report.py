@@ -23,7 +23,7 @@ from prefixlint.tokenize import load_tokenizer
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 FILES = [SAMPLES / name for name in ("support_bot.yaml", "daily_briefing.txt", "support_bot_fixed.yaml",
-                                     "chat_template_dated.jinja")]
+                                     "chat_template_dated.jinja", "code_review.prompt")]
 
 
 @pytest.fixture(scope="module")
@@ -129,6 +129,9 @@ def test_the_page_in_a_real_browser(page, tmp_path):
                         stop: stop ? Number(stop.dataset.i) : null,
                         stopShown: box ? box.width > 0 && box.height > 0 : null,
                         stopColor: stop ? getComputedStyle(stop).backgroundColor : null,
+                        marker: d.querySelectorAll('.stopmark').length,
+                        boxScrolls: d.querySelector('pre').scrollHeight > d.querySelector('pre').clientHeight + 1,
+                        generated: d.querySelectorAll('.tok.h').length,
                         reusedColor: toks.length && toks[0].classList.contains('r')
                                      ? getComputedStyle(toks[0]).backgroundColor : null};
               })}));""")
@@ -143,14 +146,75 @@ def test_the_page_in_a_real_browser(page, tmp_path):
         if entry["format"] == "hf-chat-template":
             assert shown[path] == {}  # measured by probe renders: numbers only
             continue
-        now, fixed = shown[path]["now"], shown[path]["fixed"]
+        now = shown[path]["now"]
+        fixed = shown[path].get("fixed", now)  # a clean template has one panel
         assert (now["tokens"], now["reused"]) == (entry["tokens"], entry["reusable_tokens"]), path
         assert fixed["reused"] == entry["fixed_reusable_tokens"], path
+        assert not now["boxScrolls"] and not fixed["boxScrolls"]  # no inner scroll box hides the stop
         if entry["shared_prefix_tokens"] < entry["tokens"]:
             assert now["stop"] == entry["shared_prefix_tokens"] and now["stopShown"], path
-            assert now["stopColor"] == "rgb(255, 138, 128)"
+            assert now["stopColor"] == "rgb(255, 138, 128)" and now["marker"] == 1
+    assert set(shown[str(SAMPLES / "support_bot_fixed.yaml")]) == {"now"}  # clean: one panel
+    assert set(shown[str(SAMPLES / "support_bot.yaml")]) == {"now", "fixed"}
     support = shown[str(SAMPLES / "support_bot.yaml")]["now"]
     assert support["reused"] == 16 and support["reusedColor"] == "rgb(183, 235, 198)"
+    # code_review.prompt is a system prompt: the 4 turns of history prefixlint adds are marked
+    assert shown[str(SAMPLES / "code_review.prompt")]["now"]["generated"] > 300
+    assert shown[str(SAMPLES / "daily_briefing.txt")]["now"]["generated"] == 0
+
+
+def _contrast(fg: tuple, bg: tuple) -> float:
+    def luminance(rgb):
+        values = [c / 255 for c in rgb]
+        values = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in values]
+        return 0.2126 * values[0] + 0.7152 * values[1] + 0.0722 * values[2]
+    high, low = sorted((luminance(fg), luminance(bg)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_above_the_fold_in_a_real_browser_screenshot(tmp_path):
+    """One template's page at 1280x800: the stop marker and the first differing token are in
+    the screenshot as loaded (no scrolling), every token colour is readable (WCAG AA 4.5:1),
+    and the fix's moves are listed."""
+    webdriver, chromium, driver_path = _chromium()
+    from PIL import Image
+
+    out = tmp_path / "one.html"
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--format", "html", "--output-file", str(out),
+                                      str(SAMPLES / "support_bot.yaml")])
+    assert result.exit_code == 1
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,800", "--hide-scrollbars",
+                 "--force-device-scale-factor=1", f"--user-data-dir={tmp_path / 'profile'}"):
+        options.add_argument(flag)
+    browser = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=driver_path))
+    try:
+        browser.get(out.as_uri())
+        facts = browser.execute_script("""
+            const mark = document.querySelector('.side.now .stopmark').getBoundingClientRect();
+            const stop = document.querySelector('.side.now .tok.x').getBoundingClientRect();
+            const colors = ['r', 's', 'x', 'l'].map(k => {
+              const t = document.querySelector('.tok.' + k); const st = getComputedStyle(t);
+              return [k, st.color, st.backgroundColor]; });
+            return {height: innerHeight, markTop: mark.top, markBottom: mark.bottom, stopBottom: stop.bottom,
+                    markLeft: mark.left, markRight: mark.right, colors: colors,
+                    moves: Array.from(document.querySelectorAll('.moves li')).map(li => li.textContent)};""")
+        shot = tmp_path / "fold.png"
+        browser.save_screenshot(str(shot))
+    finally:
+        browser.quit()
+    assert 0 <= facts["markTop"] and facts["stopBottom"] <= facts["height"], facts
+    image = Image.open(shot).convert("RGB")
+    assert image.size[1] == facts["height"]
+    box = (int(facts["markLeft"]), int(facts["markTop"]), int(facts["markRight"]), int(facts["markBottom"]))
+    raw = image.crop(box).tobytes()
+    marker_pixels = sum(1 for i in range(0, len(raw), 3) if raw[i:i + 3] == bytes((183, 28, 28)))
+    assert marker_pixels > 0.3 * (box[2] - box[0]) * (box[3] - box[1])  # the red marker, as painted
+    parse = lambda css: tuple(int(v) for v in css[css.index("(") + 1:css.index(")")].split(",")[:3])
+    for kind, color, background in facts["colors"]:
+        assert _contrast(parse(color), parse(background)) >= 4.5, (kind, color, background)
+    assert any("{{ now }}" in item or "Current time" in item for item in facts["moves"]), facts["moves"]
 
 
 # --- the Action draws the page, uploads it as an artifact and links it from the comment ------
@@ -167,7 +231,8 @@ def test_the_action_uploads_the_page_and_the_comment_links_it(tmp_path):
     page, upload, report = (names.index(n) for n in ("Draw the reuse page", "Upload the reuse page",
                                                      "Report reuse before and after"))
     assert page < upload < report
-    assert steps[upload]["uses"] == "actions/upload-artifact@v4" and steps[upload]["id"] == "upload"
+    assert steps[upload]["uses"] == "actions/upload-artifact@v7" and steps[upload]["id"] == "upload"
+    assert steps[upload]["with"]["archive"] is False  # one HTML file, opened in the browser
     assert steps[upload]["with"]["path"] == "${{ runner.temp }}/prefixlint-reuse.html"
     assert steps[report]["env"]["PREFIXLINT_PAGE_URL"] == "${{ steps.upload.outputs.artifact-url }}"
     (tmp_path / "prompts").mkdir()

@@ -69,7 +69,6 @@ def test_parse_counts_lines_the_same_with_crlf_endings():
     "# prefixlint: enable PFX001\n",
     "# prefixlint: disable-lines PFX001\n",
     "# prefixlint disable-line PFX001\n",
-    "# noqa: PFX001\n",
     "Issue #42 is about prefixlint.\n",
     "{# a comment about prefixlint: it disables nothing #}\n",
 ])

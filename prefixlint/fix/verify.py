@@ -1,0 +1,65 @@
+"""What every fix is checked for before it is offered (issue 24 item 2), on the fixed file
+loaded again: the same multiset of placeholders, the same words (less only the connecting
+words of a clause turned into its own sentence, plus at most a short label), and no container
+left empty or header left without its body that the original did not have. The reuse it
+promises is measured on the same fixed text (`prefixlint.fix.attach`)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from prefixlint.match.units import masked, words
+
+#: Words a clause loses when it becomes a sentence of its own (`, and today's date is {d}`).
+CONNECTORS = frozenset({"and", "but", "where", "with", "on", "at", "as", "of", "since", "until", "for"})
+#: At most this many words a fix may add (the lead-in of a value moved as its own sentence).
+ADDED_WORDS = 4
+_EMPTY_ELEMENT = re.compile(r"<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?>\s*</\1>")
+_EMPTY_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n[ \t\n]*\1[ \t]*$", re.MULTILINE)
+_HEADER = re.compile(r"^[ \t]*(#{1,6})[ \t]+\S.*$|^[ \t]*[A-Z][A-Z0-9 _/&-]{2,60}:[ \t]*$", re.MULTILINE)
+
+
+class Rejected(Exception):
+    """Why a built fix is not offered."""
+
+
+def placeholder_names(compiled) -> Counter:
+    names: Counter = Counter()
+    for placeholder in compiled.placeholders:
+        names.update((*placeholder.names, *(f"{c}()" for c in placeholder.calls)))
+    return names
+
+
+def text_words(messages) -> Counter:
+    return Counter(w for m in messages for w in words(masked(m.text, m.spans)))
+
+
+def empty_containers(texts) -> int:
+    """Empty tag pairs, empty code fences and headers with no body, over the texts."""
+    count = 0
+    for text in texts:
+        count += len(_EMPTY_ELEMENT.findall(text)) + len(_EMPTY_FENCE.findall(text))
+        for header in _HEADER.finditer(text):
+            rest = text[header.end():]
+            following = next((line for line in rest.split("\n") if line.strip()), None)
+            if following is None or _HEADER.fullmatch(following):
+                count += 1
+    return count
+
+
+def verify(before_messages, before_names: Counter, after_messages, after_names: Counter) -> None:
+    """Rejected when the fixed text lost or doubled a placeholder or a word, or left a container empty."""
+    if after_names != before_names:
+        lost, doubled = before_names - after_names, after_names - before_names
+        raise Rejected("the fixed file would " + ("lose " + ", ".join(sorted(lost)) if lost else
+                                                  "repeat " + ", ".join(sorted(doubled))))
+    before, after = text_words(before_messages), text_words(after_messages)
+    lost = {w: n for w, n in (before - after).items() if w not in CONNECTORS}
+    if lost:
+        raise Rejected(f"the fixed file would lose the word{'s' if len(lost) > 1 else ''} "
+                       + ", ".join(repr(w) for w in sorted(lost)[:3]))
+    if sum((after - before).values()) > ADDED_WORDS:
+        raise Rejected("the fix would add more than a short label")
+    if empty_containers(m.text for m in after_messages) > empty_containers(m.text for m in before_messages):
+        raise Rejected("the fix would leave a tag, a code block or a header without its content")

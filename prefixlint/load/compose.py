@@ -1,0 +1,128 @@
+"""Template composition (issue 19 item 3): `{% include %}`, `{% extends %}` / `{% block %}` and
+Handlebars partials (`{{> name}}`) resolved inside the repository, so the prompt measured is
+the one the application sends.
+
+`compose(path, text)` gives the composed text and, for each of its characters, its offset in
+`path`: text from another file points at the tag that brought it in (a finding there names the
+include line). A name is looked up relative to the template's folder, then to each folder
+above it up to the repository root (where a Jinja `FileSystemLoader` root usually sits); a file
+outside the repository, past `MAX_DEPTH` levels of nesting or past `MAX_FILES` files, or a name
+that is not a string literal, is left as written (Jinja then reports it, or the walk skips the
+file). `{% import %}` / `{% from ... import %}` stay as written: their macros are called, not
+inlined.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+#: Nesting levels and files one template may bring in.
+MAX_DEPTH = 8
+MAX_FILES = 64
+
+_INCLUDE = re.compile(r"\{%-?\s*include\s+([\"'])([^\"']+)\1(?:\s+ignore missing)?(?:\s+(?:with|without) context)?\s*-?%\}")
+_EXTENDS = re.compile(r"\{%-?\s*extends\s+([\"'])([^\"']+)\1\s*-?%\}")
+_BLOCK = re.compile(r"\{%-?\s*block\s+(\w+)\s*(?:scoped\s*)?-?%\}(.*?)\{%-?\s*endblock(?:\s+\1)?\s*-?%\}", re.DOTALL)
+_PARTIAL = re.compile(r"\{\{>\s*([\w./-]+)\s*\}\}")
+_PARTIAL_SUFFIXES = ("", ".hbs", ".handlebars", ".mustache", ".md", ".txt", ".prompt")
+
+
+def composes(text: str) -> bool:
+    """Whether the text brings in another template at all (most do not: nothing to do)."""
+    return "include" in text and _INCLUDE.search(text) is not None or "extends" in text and (
+        _EXTENDS.search(text) is not None) or "{{>" in text and _PARTIAL.search(text) is not None
+
+
+def compose(path: str, text: str) -> tuple[str, tuple[int, ...]]:
+    """The text with its includes, base template and partials brought in, and each character's
+    offset in `path`."""
+    from prefixlint.limits import directory_root
+
+    root = directory_root(os.path.dirname(os.path.abspath(path)) or ".")
+    budget = [MAX_FILES]
+    chars, offsets = _composed(os.path.abspath(path), text, root, 0, budget)
+    return "".join(chars), tuple(offsets)
+
+
+def _composed(path: str, text: str, root: str, depth: int, budget: list[int]) -> tuple[list[str], list[int]]:
+    extends = _EXTENDS.search(text)
+    if extends is not None and depth < MAX_DEPTH:
+        base = _read(path, extends.group(2), root, budget)
+        if base is not None:
+            return _extended(path, text, base, extends.start(), root, depth, budget)
+    chars: list[str] = []
+    offsets: list[int] = []
+    at = 0
+    for match in _tags(text):
+        chars += text[at:match.start()]
+        offsets += range(at, match.start())
+        at = match.end()
+        name = match.group(2) if match.re is _INCLUDE else match.group(1)
+        found = _read(path, name, root, budget, _PARTIAL_SUFFIXES if match.re is _PARTIAL else ("",))
+        if found is None or depth >= MAX_DEPTH:
+            chars += match.group(0)
+            offsets += range(match.start(), match.end())
+            continue
+        inner, _ = _composed(found[0], found[1], root, depth + 1, budget)
+        chars += inner
+        offsets += [match.start()] * len(inner)  # another file's text: at the tag that brings it in
+    chars += text[at:]
+    offsets += range(at, len(text))
+    return chars, offsets
+
+
+def _extended(path, text, base, tag, root, depth, budget) -> tuple[list[str], list[int]]:
+    """The base template with the child's blocks in place of its own (the child's text outside
+    blocks is not rendered by Jinja, so it is dropped)."""
+    base_path, base_text = base
+    blocks = {m.group(1): m for m in _BLOCK.finditer(text)}
+    composed, _ = _composed(base_path, base_text, root, depth + 1, budget)
+    whole = "".join(composed)
+    chars: list[str] = []
+    offsets: list[int] = []
+    at = 0
+    for match in _BLOCK.finditer(whole):
+        chars += whole[at:match.start()]
+        offsets += [tag] * (match.start() - at)
+        at = match.end()
+        own = blocks.get(match.group(1))
+        if own is None:  # the base's default content
+            chars += match.group(2)
+            offsets += [tag] * len(match.group(2))
+            continue
+        inner, inner_offsets = _composed(path, own.group(2), root, depth + 1, budget)
+        chars += inner
+        offsets += [own.start(2) + o for o in inner_offsets]
+    chars += whole[at:]
+    offsets += [tag] * (len(whole) - at)
+    return chars, offsets
+
+
+def _tags(text: str):
+    found = [*_INCLUDE.finditer(text), *_PARTIAL.finditer(text)]
+    return sorted(found, key=lambda m: m.start())
+
+
+def _read(path: str, name: str, root: str, budget: list[int], suffixes=("",)) -> tuple[str, str] | None:
+    """(path, text) of the template `name` as seen from `path`, inside `root`; None if not found."""
+    from prefixlint.errors import PrefixlintError
+    from prefixlint.limits import inside_root
+    from prefixlint.load.files import read_text
+
+    if budget[0] <= 0 or os.path.isabs(name):
+        return None
+    directory = os.path.dirname(path)
+    while True:
+        for suffix in suffixes:
+            candidate = os.path.normpath(os.path.join(directory, name + suffix))
+            if os.path.isfile(candidate) and inside_root(candidate, root):
+                try:
+                    text = read_text(candidate, allow_empty=True)
+                except PrefixlintError:
+                    return None
+                budget[0] -= 1
+                return candidate, text
+        if os.path.realpath(directory) == os.path.realpath(root) or os.path.dirname(directory) == directory:
+            return None
+        directory = os.path.dirname(directory)

@@ -1,0 +1,100 @@
+"""What fills a placeholder in Python source, by its fill site (issue 19 item 5).
+
+A value read from the configuration, the environment or the command line (`os.environ[...]`,
+`os.getenv(...)`, `settings.X`, `config.x`, `args.name`) or written as a literal is the same on
+every request: a deployment constant, stable. A function parameter is followed to the calls of
+that function in the module: when every caller passes such a value, the parameter is stable;
+when a caller passes a clock call, it is that clock value. Each answer carries its evidence
+(`filled by os.getenv("BOT_NAME") (bot.py:12)`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from prefixlint.load.source_prompts import filled_by
+from prefixlint.load.template import Variable
+
+#: First names of values a deployment sets once: the environment, settings, CLI options.
+CONFIG_ROOTS = frozenset({"os", "environ", "getenv", "settings", "config", "conf", "cfg", "args", "options", "opts",
+                          "env", "CONFIG", "SETTINGS"})
+
+
+def stable_fill(resolver, node: ast.AST) -> Variable | None:
+    """A stable variable with its evidence when `node` reads configuration or is a literal."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)):
+        value = str(node.value)
+    elif _config_read(node):
+        value = resolver.source[slice(*resolver.span(node))]
+    else:
+        return None
+    shown = resolver.source[slice(*resolver.span(node))]
+    variable = filled_by(Variable("value", "per_deployment", (value,)), shown, node.lineno, False)
+    return Variable(variable.name, "stable", (value,), variable.line, variable.evidence + ": the same on every request")
+
+
+def from_callers(resolver, name: ast.Name, line: int) -> Variable | None:
+    """The variable of the parameter `name` (used at `line`) by what the callers of its function
+    pass; None when a caller passes anything else, or no caller is in the module."""
+    functions, calls = _index(resolver)
+    function = _function_with_parameter(functions, name.id, line)
+    if function is None:
+        return None
+    index = [a.arg for a in function.args.posonlyargs + function.args.args].index(name.id) \
+        if name.id in [a.arg for a in function.args.posonlyargs + function.args.args] else None
+    found: list[Variable] = []
+    for call in calls.get(function.name, ()):
+        argument = next((k.value for k in call.keywords if k.arg == name.id), None)
+        if argument is None and index is not None:
+            shift = 1 if isinstance(call.func, ast.Attribute) and index > 0 and function.args.args[:1] and \
+                function.args.args[0].arg in ("self", "cls") else 0
+            if index - shift < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args):
+                argument = call.args[index - shift]
+        if argument is None:
+            return None
+        variable = resolver.clock(argument) or stable_fill(resolver, argument)
+        if variable is None:
+            return None
+        found.append(variable)
+    volatile = [v for v in found if v.kind != "stable"]
+    return (volatile or found or [None])[0]
+
+
+def _config_read(node: ast.AST) -> bool:
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return isinstance(node, ast.Name) and node.id in CONFIG_ROOTS
+
+
+def _called_name(func: ast.AST) -> str | None:
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _index(resolver):
+    """The module's functions and its calls by called name, built once per module (linear cost)."""
+    index = getattr(resolver, "_fill_index", None)
+    if index is None:
+        functions, calls = [], {}
+        for node in ast.walk(resolver.tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions.append(node)
+            elif isinstance(node, ast.Call):
+                calls.setdefault(_called_name(node.func), []).append(node)
+        index = resolver._fill_index = (functions, calls)
+    return index
+
+
+def _function_with_parameter(functions, parameter: str, line: int):
+    best = None
+    for node in functions:
+        if node.lineno <= line <= (node.end_lineno or 0):
+            names = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+            if parameter in names and (best is None or node.lineno > best.lineno):
+                best = node
+    return best
+
+
+def function_lines(tree: ast.Module) -> list[tuple[int, int]]:
+    """(first, last) line of every function and lambda: code outside them runs once, at import."""
+    return sorted((n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree)
+                  if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))

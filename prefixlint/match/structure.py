@@ -1,0 +1,147 @@
+"""The containers of a prompt's text that a moved value must not be cut out of (issue 24 item 2):
+fenced code blocks, JSON-like examples, XML-like elements, list items, and the Markdown header
+or `LABEL:` line whose body a unit is. Offsets are of the text with the values blanked
+(`prefixlint.match.units.masked`), so that a value's own brackets or tags never count."""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^[ \t]*(```|~~~)", re.MULTILINE)
+_HEADER = re.compile(r"^[ \t]*(#{1,6})[ \t]+\S")
+_LABEL_HEADER = re.compile(r"^[ \t]*[^\s:#<>{}][^:{}<>]{0,60}:[ \t]*$")
+_ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+\S", re.MULTILINE)
+_ROLE = re.compile(r"^[ \t]*#?[ \t]*(system|user|assistant|developer|tool|human|ai)[ \t]*:", re.IGNORECASE)
+#: An XML-like tag: `<name attr="…">`, `</name>`, `<name/>`.
+TAG = re.compile(r"<(/?)([A-Za-z][\w.:-]{0,40})(?:[ \t][^<>\n]{0,200})?(/?)>")
+
+
+def line_bounds(text: str, at: int) -> tuple[int, int]:
+    start = text.rfind("\n", 0, at) + 1
+    newline = text.find("\n", at)
+    return start, (len(text) if newline < 0 else newline + 1)
+
+
+def line_ranges(text: str) -> list[tuple[int, int]]:
+    out, at = [], 0
+    while at < len(text):
+        newline = text.find("\n", at)
+        end = len(text) if newline < 0 else newline + 1
+        out.append((at, end))
+        at = end
+    return out
+
+
+def fence(plain: str, start: int, end: int) -> tuple[int, int] | None:
+    """The lines of the fenced code block holding [start, end), if any."""
+    opened = None
+    for line_start, line_end in line_ranges(plain):
+        if _FENCE.match(plain, line_start):
+            if opened is None:
+                opened = line_start
+            else:
+                if opened <= start and end <= line_end:
+                    return opened, line_end
+                opened = None
+        elif line_start > end and opened is None:
+            return None
+    return None
+
+
+def brackets(plain: str, start: int, end: int) -> tuple[int, int] | None:
+    """The lines of a JSON-like example (a bracket opened on an earlier line) holding the value."""
+    stack: list[int] = []
+    stripped = re.sub(r"\{%.*?%\}|\{#.*?#\}|\{\{|\}\}", lambda m: " " * len(m.group()), plain, flags=re.DOTALL)
+    outer = None
+    for i, char in enumerate(stripped):
+        if i == start:
+            multi = [o for o in stack if "\n" in plain[o:start]]
+            if not multi:
+                return None
+            outer = multi[0]
+            depth = stack.index(outer)
+        if char in "{[":
+            stack.append(i)
+        elif char in "}]" and stack:
+            stack.pop()
+            if outer is not None and i >= end and len(stack) == depth:
+                return line_bounds(plain, outer)[0], line_bounds(plain, i)[1]
+    return None
+
+
+def element(plain: str, start: int, end: int) -> tuple[int, int] | None:
+    """The XML-like element (`<name …>…</name>`) innermost around the value, tags included."""
+    stack: list[tuple[str, int]] = []
+    best = None
+    for tag in TAG.finditer(plain):
+        closing, name, empty = tag.group(1), tag.group(2), tag.group(3)
+        if empty:
+            continue
+        if not closing:
+            stack.append((name, tag.start()))
+            continue
+        for k in range(len(stack) - 1, -1, -1):
+            if stack[k][0] == name:
+                open_at = stack[k][1]
+                del stack[k:]
+                if open_at <= start and end <= tag.end() and (best is None or open_at > best[0]):
+                    best = (open_at, tag.end())
+                break
+    return best
+
+
+def list_item(plain: str, start: int) -> tuple[int, int] | None:
+    """The list item holding the value: its line and the more-indented lines after it."""
+    lines = line_ranges(plain)
+    index = next(k for k, (a, b) in enumerate(lines) if a <= start < b or b == len(plain) and start == b)
+    for k in range(index, -1, -1):
+        found = _ITEM.match(plain, lines[k][0])
+        if found:
+            indent = len(found.group(1))
+            if k < index and any(len(plain[a:b]) - len(plain[a:b].lstrip(" \t")) <= indent
+                                 for a, b in lines[k + 1 : index + 1] if plain[a:b].strip()):
+                return None
+            stop = index + 1
+            while stop < len(lines):
+                a, b = lines[stop]
+                body = plain[a:b]
+                if not body.strip() or len(body) - len(body.lstrip(" \t")) <= indent:
+                    break
+                stop += 1
+            return lines[k][0], lines[stop - 1][1]
+        if k < index and not plain[lines[k][0]:lines[k][1]].strip():
+            return None
+        if k == index and not plain[lines[k][0]:lines[k][1]].startswith((" ", "\t")):
+            return None
+    return None
+
+
+def with_header(plain: str, start: int, end: int, container: bool = False) -> int:
+    """`start`, or the start of the header line above when [start, end) is that header's whole
+    body (a Markdown section, or a `LABEL:` line introducing it): no header without its body."""
+    above = start
+    while above > 0:  # blank lines between a Markdown header and its body
+        line_start = plain.rfind("\n", 0, above - 1) + 1
+        if plain[line_start:above].strip():
+            break
+        above = line_start
+    if above == 0:
+        return start
+    header_start = plain.rfind("\n", 0, above - 1) + 1
+    header = plain[header_start:above]
+    markdown = _HEADER.match(header)
+    if not markdown and (not _LABEL_HEADER.match(header) or _ROLE.match(header)):
+        return start
+    rest = plain[end:].split("\n")
+    following = next((line for line in rest if line.strip()), None)
+    if markdown:
+        next_header = _HEADER.match(following) if following is not None else None
+        ends = following is None or (next_header is not None and len(next_header.group(1)) <= len(markdown.group(1)))
+    else:  # a `LABEL:` line's body is the container under it, or runs to the next blank line
+        ends = container or plain[end:] == "" or not rest[0].strip() or bool(_HEADER.match(rest[0]))
+    return header_start if ends else start
+
+
+def enclosing(plain: str, start: int, end: int) -> tuple[int, int] | None:
+    found = [c for c in (fence(plain, start, end), brackets(plain, start, end), element(plain, start, end)) if c]
+    return max(found, key=lambda c: c[0]) if found else None
