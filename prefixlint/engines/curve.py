@@ -16,14 +16,15 @@ is (live blocks in newer groups, a Fenwick sum over groups) + (j - the group's f
 position). Capacities are simulated only from the moment they could evict (K < |S| + the
 blocks a request needs); until then each is the unlimited cache.
 
-Where it differs from the bounded simulator (`VllmPrefixCache`):
+Where the stack cannot follow the bounded simulator (`VllmPrefixCache`), the capacity is
+handed to a real bounded pool (`curve_exact.py`), so every point is exact:
 - vLLM never looks up a block past `max_hit` (the last block of a prompt that fills whole
   blocks, every block of a request that skips the lookup): it caches it again and keeps both
-  copies. Here the hash moves to the top of S; the simulator also keeps the old copy, which
-  takes a block until it is evicted. `duplicates` counts those blocks; the tests bound the
-  difference by them (docs/replay.md).
-- A request needing more blocks than the whole cache is refused by the simulator and served
-  here; `over_capacity` counts them per capacity.
+  copies, where S only moves the hash. `duplicates` counts those copies; a capacity where
+  one is made (the block cached there) is handed over at that request, and one first
+  simulated after any copy was made is replayed by a bounded pool from the start.
+- A request needing more blocks than the whole cache is refused by the simulator (not
+  cached): the capacity is handed over at the first such request; `over_capacity` counts them.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import Iterator, Sequence
 
 from prefixlint.engines.base import Outcome
 from prefixlint.engines.blockpool import VllmPrefixCache, _cached_prefix, root_key
+from prefixlint.engines.curve_exact import CountingPool, materialize
 from prefixlint.engines.request import Request
 
 #: Grid points per doubling of capacity.
@@ -116,6 +118,10 @@ class CurveSimulator:
         self._first_live: list[int] = []
         self._live = _Fenwick()
         self._total = 0
+        self._groups: list[list[int]] = []  # each request's block hashes, by group
+        #: Capacities handed to a real bounded pool (`curve_exact`), by blocks.
+        self._exact: dict[int, CountingPool] = {}
+        self._history: list[tuple[list[int], int, int, int | None]] = []  # (hashes, max_hit, needed, input_length)
 
     def serve(self, request: Request) -> Outcome:
         pool, size = self.pool, self.block_size
@@ -141,14 +147,21 @@ class CurveSimulator:
 
     def _spawn(self, needed: int) -> None:
         """Start simulating the capacities that this request could make evict."""
-        reach = self._total + needed
+        reach = self._total + self.duplicates + needed  # blocks held, duplicate copies included
         while self._next_grid < reach:
             self._pending.insert(bisect_left(self._pending, self._next_grid), self._next_grid)
             self._next_grid = next(self._grid)
         np = self._np
         while self._pending and self._pending[0] < reach:
             blocks = self._pending.pop(0)
-            if blocks and (not len(self._k) or self._k[-1] < blocks):
+            if blocks in self._exact or not blocks:
+                continue
+            if self.duplicates:  # copies the stack cannot place: a bounded pool from the start
+                self._exact[blocks] = pool = CountingPool(self.block_size, blocks, 0, 0)
+                for past in self._history:
+                    self._serve_exact(pool, *past)
+                continue
+            if not len(self._k) or self._k[-1] < blocks:
                 self._k = np.append(self._k, blocks)
                 self._e = np.append(self._e, blocks - self._total)
                 self._cached = np.append(self._cached, self.unlimited_cached)
@@ -157,7 +170,9 @@ class CurveSimulator:
     @property
     def points(self) -> list[list[int]]:
         """[blocks, empty blocks, cached tokens, requests over capacity] per simulated capacity."""
-        return [list(map(int, row)) for row in zip(self._k, self._e, self._cached, self._over)]
+        rows = [list(map(int, row)) for row in zip(self._k, self._e, self._cached, self._over)]
+        rows += [[k, -1, pool.cached_total, pool.over_total] for k, pool in self._exact.items()]
+        return sorted(rows)
 
     def _runs(self, hashes: list[int], in_s: int) -> list[tuple[int, int, int]]:
         """(group, first block, blocks) of each run of the request's blocks in S, in order."""
@@ -186,6 +201,8 @@ class CurveSimulator:
                   for g, start, count in runs if start < useful]
         n, size, partial = len(hashes), self.block_size, needed - len(hashes)
         if len(self._k):
+            self._hand_over(runs, in_s, max_hit, needed)
+        if len(self._k):
             # A capacity's hit: the blocks above K - E. Depths rise along the request, run after
             # run, so the hit is the sum over runs of what each run has above the limit.
             np, limit = self._np, self._k - self._e
@@ -202,8 +219,48 @@ class CurveSimulator:
         group = len(first_live)
         first_live.append(0)
         where.update(zip(hashes, range(group << 32, (group << 32) + n)))
+        self._groups.append(hashes)
         live.add(group, n)
         self._total += n - in_s
+        self._history.append((hashes, max_hit, needed, input_length))
+        for pool in self._exact.values():
+            self._serve_exact(pool, hashes, max_hit, needed, input_length)
+
+    @staticmethod
+    def _serve_exact(pool: CountingPool, hashes: list[int], max_hit: int, needed: int,
+                     input_length: int | None) -> None:
+        outcome = pool._serve(None, hashes, max_hit, needed, 0)
+        cached = outcome.cached_tokens
+        pool.cached_total += cached if input_length is None else min(cached, input_length)
+        pool.over_total += outcome.over_capacity
+
+    def _hand_over(self, runs: list[tuple[int, int, int]], in_s: int, max_hit: int, needed: int) -> None:
+        """Hand to a bounded pool each capacity where this request is refused (over capacity)
+        or caches a second copy of a cached block (a block past `max_hit` above the limit)."""
+        np, limit = self._np, self._k - self._e
+        leave = self._k < needed
+        if in_s > max_hit:
+            g, start, _ = next(run for run in runs if run[1] <= max_hit < run[1] + run[2])
+            leave |= self._total - self._live.upto(g) + (max_hit - start) < limit
+        if not leave.any():
+            return
+        for i in np.flatnonzero(leave):
+            k, e = int(self._k[i]), int(self._e[i])
+            self._exact[k] = materialize(self.block_size, k, e, self._top(k - e), int(self._cached[i]),
+                                         int(self._over[i]))
+        keep = ~leave
+        self._k, self._e, self._cached, self._over = (a[keep] for a in (self._k, self._e, self._cached, self._over))
+
+    def _top(self, m: int) -> list[int]:
+        """The top m hashes of the stack, most recent first."""
+        out: list[int] = []
+        counts, groups, first_live = self._live.counts, self._groups, self._first_live
+        for g in range(len(groups) - 1, -1, -1):
+            if len(out) >= m:
+                break
+            if counts[g]:
+                out += groups[g][first_live[g]:]
+        return out[:m]
 
     def curve(self, curve_at: Sequence[int] = ()) -> list[dict]:
         return curve_points(self, curve_at)
