@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from prefixlint.config_files import key_line, read_toml, read_yaml
-from prefixlint.config_keys import CODE_HINT, ConfigValueError, selectors
+from prefixlint.config_files import shown_path as _shown
+from prefixlint.config_keys import CODE_HINT, ConfigValueError, cli_per_file_ignore, selectors
 from prefixlint.errors import PrefixlintError
 from prefixlint.render.history import DEFAULT_TURNS
 
@@ -103,7 +104,7 @@ class Config:
                 except ConfigValueError as exc:
                     raise PrefixlintError(f"--extend-select: {exc.message}", hint=CODE_HINT) from None
             elif name == "cli_per_file_ignores":
-                value = tuple(_cli_per_file_ignore(item) for item in value)
+                value = tuple(cli_per_file_ignore(item) for item in value)
             elif name in ("select", "ignore"):
                 try:
                     value = selectors(value)
@@ -172,18 +173,6 @@ class Config:
         selected = _specificity(code, (self.select if self.select is not None else ("PFX",)) + self.extend_select)
         ignored = _specificity(code, self.ignore)
         return selected >= 0 and selected > ignored
-
-
-def _cli_per_file_ignore(item: str) -> tuple[str, tuple[str, ...]]:
-    """`--per-file-ignores "PATTERN:CODES"` (ruff's form) -> (pattern, codes)."""
-    pattern, colon, codes = str(item).rpartition(":")
-    if not colon or not pattern.strip():
-        raise PrefixlintError(f"--per-file-ignores: {item!r} is not PATTERN:CODES",
-                              hint='for example --per-file-ignores "legacy/*.yaml:PFX001,PFX004"')
-    try:
-        return pattern, selectors(codes)
-    except ConfigValueError as exc:
-        raise PrefixlintError(f"--per-file-ignores: {pattern!r}: {exc.message}", hint=CODE_HINT) from None
 
 
 @lru_cache(maxsize=64)
@@ -299,11 +288,3 @@ def _extended(path: Path, values: dict, lines: dict, chain: tuple[Path, ...]) ->
     if result is None:
         raise PrefixlintError(f"extend: {values['extend']!r} has no [tool.prefixlint] table", path=file, line=line)
     return result
-
-
-def _shown(path: Path) -> str:
-    """The path as diagnostics show it: relative to the working directory when inside it."""
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)

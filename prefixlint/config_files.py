@@ -7,6 +7,7 @@ positions, so TOML problems name the key and the line where the key is written.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from prefixlint.config_keys import KEYS, ConfigValueError, check_value, normalize_key, unknown_key_message
@@ -154,3 +155,10 @@ def _at(node: Any, source: str, message: str, hint: str | None = None) -> Prefix
     mark = node.start_mark
     return PrefixlintError(message, path=source, line=mark.line + 1, column=mark.column + 1, hint=hint)
 
+
+def shown_path(path) -> str:
+    """The path as diagnostics show it: relative to the working directory when inside it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
+from prefixlint.errors import PrefixlintError
 from prefixlint.limits import user_pattern
 
 #: A rule code (`PFX001`) or a prefix of one (`PFX`, `PFX0`, `PFX00`), as select/ignore take them.
@@ -213,3 +214,15 @@ def unknown_key_message(key: str) -> str:
     close = difflib.get_close_matches(normalize_key(key), KEYS, n=1)
     guess = f"did you mean {close[0]!r}? " if close else ""
     return f"unknown configuration key {key!r} ({guess}known keys: {', '.join(KEYS)})"
+
+
+def cli_per_file_ignore(item: str) -> tuple[str, tuple[str, ...]]:
+    """`--per-file-ignores "PATTERN:CODES"` (ruff's form) -> (pattern, codes)."""
+    pattern, colon, codes = str(item).rpartition(":")
+    if not colon or not pattern.strip():
+        raise PrefixlintError(f"--per-file-ignores: {item!r} is not PATTERN:CODES",
+                              hint='for example --per-file-ignores "legacy/*.yaml:PFX001,PFX004"')
+    try:
+        return pattern, selectors(codes)
+    except ConfigValueError as exc:
+        raise PrefixlintError(f"--per-file-ignores: {pattern!r}: {exc.message}", hint=CODE_HINT) from None
