@@ -59,9 +59,10 @@ def test_a_directive_on_the_closing_line_covers_the_whole_string():
     assert [f.line for f in kept] == [1] and [f.line for f in unused] == [4]
 
 
+# the prompt is built per call, inside a function: a module-level f-string is evaluated once per process
 PYTHON = '''from datetime import date
-
-SYSTEM_PROMPT = f"""Today is {date.today()}.
+def system_prompt():
+    return f"""Today is {date.today()}.
 You are the support assistant of Northwind Bank. Answer questions about accounts, cards,
 transfers and fees. Be brief and precise, and never give investment advice to anyone.
 Always answer in the language of the customer and cite the relevant help-centre article.
