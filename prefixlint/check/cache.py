@@ -6,7 +6,9 @@ it names (a path's files by size and modification time). Every other file the ch
 (a LangChain `template_path`, Prompty `${file:...}` samples, a chat template) is recorded
 with its sha256 and checked on a hit, so a changed reference is a miss. Files measured with
 a model's chat template or through a promptfoo configuration are not cached (their results
-are shared between files), nor are files that fail.
+are shared between files), nor are files that fail. What only `--fix`, `--diff` and `--format
+html` use (a result's `fix_sources` and `token_view`: closures over the loaded template) is not
+stored: those runs do not use the cache.
 
 Entries are pickles signed with HMAC-SHA256 under a key kept in the user's cache directory,
 never in the repository: a `.prefixlint_cache/` committed by someone else is not loaded.
@@ -22,6 +24,7 @@ import os
 import pickle
 import secrets
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
@@ -179,5 +182,5 @@ def check_cached(files: list[str], settings_for, walked: frozenset[str], cache: 
         own, segment = by_file[path], reads[marks[index]:marks[index + 1]] if index + 1 < len(marks) else []
         if (path not in shared and keys.get(path) and os.path.abspath(path) in segment
                 and all(r.error is None and r.chat_format != "jinja" for r in own)):
-            cache.put(keys[path], own, segment)
+            cache.put(keys[path], [replace(r, fix_sources=(), token_view=None) for r in own], segment)
     return [r for path in files for r in (hits[path] if path in hits else by_file[path])] + extra
