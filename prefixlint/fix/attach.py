@@ -168,25 +168,34 @@ def _unfixed(finding, reason: str):
     extra = {**finding.extra, "fix": None, "fix_unavailable": reason}
     promise = extra.get("promise")
     message = finding.message
-    if promise and message.endswith(promise):
+    parts = _around(message, promise)
+    if parts is not None:
         where = extra.get("promise_where", "Moved")
-        message = (message[: -len(promise)] + f" No automatic fix: {reason}."
-                   + promise.replace(f" {where}:", f" {where} by hand:", 1))
+        head, tail = parts
+        message = (head + f" No automatic fix: {reason}."
+                   + promise.replace(f" {where}:", f" {where} by hand:", 1) + tail)
     return replace(finding, message=message, extra=extra)
+
+
+def _around(message: str, promise) -> tuple[str, str] | None:
+    """The message before and after its promise (the evidence follows it), or None without one."""
+    at = message.rfind(promise) if promise else -1
+    return None if at < 0 else (message[:at], message[at + len(promise):])
 
 
 def _promised(finding, after, fixes: int):
     """The finding's promise restated as the measurement of the file's fixed text."""
     extra = finding.extra
     promise = extra.get("promise")
-    if after is None or not promise or not finding.message.endswith(promise):
+    parts = _around(finding.message, promise)
+    if after is None or parts is None:
         return finding
     where = extra.get("promise_where", "Moved")
     together = f", with the file's other fix{'es' if fixes > 2 else ''}" if fixes > 1 else ""
     restated = (f" {where}{together}: {percent(after.fixed_shared_prefix_tokens, after.fixed_tokens, bare_ends=True)}"
                 f" ({percent(after.fixed_reusable_tokens, after.fixed_tokens, bare_ends=True)}"
                 f" after {extra.get('promise_unit', 'blocks')}).")
-    return replace(finding, message=finding.message[: -len(promise)] + restated,
+    return replace(finding, message=parts[0] + restated + parts[1],
                    fixed_reusable_tokens=after.fixed_reusable_tokens,
                    extra={**extra, "promise": restated, "fixed_tokens": after.fixed_tokens,
                           "fixed_shared_prefix_tokens": after.fixed_shared_prefix_tokens})

@@ -70,7 +70,10 @@ def test_a_typescript_template_literal_keeps_its_substitutions_and_quotes():
 
 def test_the_message_says_where_a_source_prompt_moves():
     result, _ = fix("research_agent.ts")
-    assert "Moved after the stable text, with the file's other fix: " in result.findings[0].message
+    message = result.findings[0].message
+    assert "Moved after the stable text, with the file's other fix: " in message
+    # the evidence after the promise is kept when the promise is restated
+    assert message.endswith(' Evidence: filled by new Date().toISOString().split("T")[0] (research_agent.ts:5).')
 
 
 def test_a_format_template_and_an_f_string_keep_their_braces_and_escapes():
