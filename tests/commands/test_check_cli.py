@@ -261,13 +261,21 @@ def test_formatter_registry_and_the_public_result_shape():
 
 def test_skip_non_templates_skips_named_files_that_are_no_template(tmp_path):
     # pre-commit names every staged file that matches the hook's extensions, package.json too.
+    # --skip-non-templates takes a named file only when a walk of its repository would (issue 25
+    # item 2, on issue 19's evidence): a prompt folder's Markdown is taken, the same text at the
+    # repository's top with nothing naming it (a notes page) is not.
+    (tmp_path / ".git").mkdir()
     manifest = tmp_path / "package.json"
     manifest.write_text('{"name": "web", "version": "1.0.0", "dependencies": {}}\n')
     workflow = tmp_path / "ci.yml"
     workflow.write_text("on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n")
-    prompt = tmp_path / "greeting.md"
-    prompt.write_text("Hello {{ user_name }}.\n" + "Follow the refund policy, section by section.\n" * 20)
-    named = [str(manifest), str(workflow), str(prompt)]
+    text = "Hello {{ user_name }}.\n" + "Follow the refund policy, section by section.\n" * 20
+    (tmp_path / "prompts").mkdir()
+    prompt = tmp_path / "prompts" / "greeting.md"
+    prompt.write_text(text)
+    notes = tmp_path / "notes.md"
+    notes.write_text(text)
+    named = [str(manifest), str(workflow), str(prompt), str(notes)]
 
     strict = run(*named)
     assert strict.exit_code == 2
