@@ -73,6 +73,10 @@ class Explaining:
         self.total: Any = None  # the replay's overall tally, set before --rewrite replays again
 
     def observe(self, request, outcome, context) -> None:
+        if self.out is None and _token_ids_only(context):
+            # A prompt logged as token ids has no text to name a cause from: by default it is
+            # replayed at the speed of reading the log; --per-request still explains it.
+            return
         if self.tally is None:
             from prefixlint.explain.tally import explained
 
@@ -113,6 +117,12 @@ class Explaining:
                       f"  hit rate before {r['before']['hit_rate']:.1%} ({r['before']['cached_tokens']:,} cached tokens),"
                       f" after {r['after']['hit_rate']:.1%} ({r['after']['cached_tokens']:,})"]
         return "\n\n" + "\n".join(lines) if lines else ""
+
+
+def _token_ids_only(context) -> bool:
+    """Whether a request came as token ids alone (a completions `prompt` list): no messages,
+    no tools, nothing of its text in the log."""
+    return context is not None and not context.messages and not context.tools_text and context.token_ids
 
 
 def gate(ctx: click.Context, rate: float, fail_under: float | None) -> None:

@@ -47,7 +47,15 @@ class Explainer:
     """Feed requests in the order served (`explain`); each is then part of the history."""
 
     def __init__(self, token_text: Callable[[int], str], block: int = BLOCK) -> None:
-        self._token_text = token_text
+        def safe(token: int) -> str:
+            # A token-id log may hold ids the named tokenizer has no text for (another model's
+            # vocabulary, special ids): shown by number, never an internal error.
+            try:
+                return token_text(token)
+            except (KeyError, ValueError, IndexError, OverflowError, TypeError):
+                return f"<token {token}>"
+
+        self._token_text = safe
         self._pieces: dict[int, str] = {}
         self.block = block
         self.entries: dict[int, Entry] = {}

@@ -40,6 +40,8 @@ class Context:
     request_id: str | None = None
     #: The tools with sorted keys, ordered: equal for the same schemas in another order.
     tools_canonical: str = ""
+    #: The prompt was logged as token ids (a completions `prompt` list), not as text.
+    token_ids: bool = False
 
     @property
     def last_user(self) -> str | None:
@@ -72,7 +74,9 @@ def context_of(body: dict, request_id: str | None = None) -> Context:
     tools = body.get("tools")
     tools_text = json.dumps(tools, ensure_ascii=False) if isinstance(tools, list) else ""
     canonical = "" if not tools_text else json.dumps(sorted(_canonical(t) for t in tools))
-    return Context(tuple(messages), tools_text, request_id, canonical)
+    prompt = body.get("prompt")
+    token_ids = isinstance(prompt, list) and bool(prompt) and isinstance(prompt[0], int)
+    return Context(tuple(messages), tools_text, request_id, canonical, token_ids)
 
 
 @dataclass
