@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from datetime import datetime
-from typing import IO, Any, Iterator, Mapping
+from typing import IO, Any, Iterator
 
 from prefixlint.limits import MAX_LINE_BYTES
 from prefixlint.load import timestamps
 from prefixlint.load.timestamps import naive_utc
+
 
 def parse_timestamp(value: Any) -> datetime | None:
     """ISO 8601 text or epoch seconds (milliseconds when that large), in UTC without an offset;

@@ -12,7 +12,8 @@ around items are not. A part without content (no url or data) cannot be keyed: a
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 #: Part type -> (the key holding an object, the key of the content in it); None: at the top.
 MEDIA_PARTS = {

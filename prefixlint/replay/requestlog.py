@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import IO, Any, Callable, Hashable, Iterator, Mapping
+from typing import IO, Any, Callable, Hashable, Iterator
 
 from prefixlint.engines.request import Request
 from prefixlint.errors import PrefixlintError
