@@ -126,6 +126,14 @@ def attach(findings, template, placeholders, measurer, measured, remeasure=None,
             fixed_measurer = checker(fixed)
             after = fixed_measurer.measure_all(set(), vary)
             source = replace(source, fixed_ids=tuple(fixed_measurer.render().ids))
+            if after.fixed_reusable_tokens < measurer.measure_all(set(), vary).reusable_tokens:
+                # the one number says the fixed file reuses less than now (the next value then
+                # opens the shared prefix): not offered, as a fix that does not help
+                reason = ("moving it leaves the file reusing less than now with every value different"
+                          " (the next value then ends the shared prefix)")
+                out = [_unfixed(f, reason) if k in fixes else f for k, f in enumerate(out)]
+                fixes, after = {}, None
+                source = FixSource(template, tuple(placeholders), check=checker)
     for k, fix in fixes.items():
         data = {"applicability": fix.applicability, "message": fix.message,
                 "edits": edits_json(template.source, fix.edits)}
@@ -164,16 +172,26 @@ def _grows(fixed_measurer, item, before: int) -> None:
 
 
 def _unfixed(finding, reason: str):
-    """No fix: the reason in the JSON and in the message, and the promise labelled as by hand."""
+    """No fix: the reason in the JSON and in the message, and the promise labelled as by hand.
+    A move by hand measured to reuse less than now (the text after the value holds it again, or
+    the two values happen to share their first characters) is said to be no gain, and the
+    finding's `fixed_reusable_tokens` is the reuse now: nothing suggested reuses less."""
     extra = {**finding.extra, "fix": None, "fix_unavailable": reason}
     promise = extra.get("promise")
     message = finding.message
     parts = _around(message, promise)
+    worse = (finding.fixed_reusable_tokens is not None and finding.reusable_tokens is not None
+             and finding.fixed_reusable_tokens < finding.reusable_tokens)
     if parts is not None:
         where = extra.get("promise_where", "Moved")
         head, tail = parts
-        message = (head + f" No automatic fix: {reason}."
-                   + promise.replace(f" {where}:", f" {where} by hand:", 1) + tail)
+        by_hand = promise.replace(f" {where}:", f" {where} by hand:", 1)
+        if worse:
+            by_hand = by_hand[:-1] + ", no gain over now." if by_hand.endswith(".") else by_hand
+        message = head + f" No automatic fix: {reason}." + by_hand + tail
+    if worse:
+        extra["by_hand_reusable_tokens"] = finding.fixed_reusable_tokens
+        return replace(finding, message=message, extra=extra, fixed_reusable_tokens=finding.reusable_tokens)
     return replace(finding, message=message, extra=extra)
 
 
