@@ -49,6 +49,7 @@ def check_text(path: str, text: str, settings_for, version: int | None = None, e
     """Check `text` as the content of `path` with `settings_for(path)` (a SettingsBuilder)."""
     from prefixlint.check.runner import check_files
     from prefixlint.errors import PrefixlintError
+    from prefixlint.load.registry import NotATemplate
     from prefixlint.results import FileResult
 
     started = time.perf_counter()
@@ -62,7 +63,10 @@ def check_text(path: str, text: str, settings_for, version: int | None = None, e
             size = len(index.loaded_text.encode("utf-8", "surrogatepass"))
             results = [FileResult(path, error=too_large(path, size, _max_bytes()))]
         else:
-            results = check_files([path], settings_for, frozenset({path}), texts={path: index.loaded_text})
+            # Checked as a named file (an open document's errors are its diagnostics, where a
+            # walk would skip them), less a file that no loader reads.
+            results = [r for r in check_files([path], settings_for, texts={path: index.loaded_text})
+                       if not isinstance(r.error, NotATemplate)]
     except PrefixlintError as exc:  # a configuration that cannot be read
         results = [FileResult(path, error=exc.located(path))]
     except Exception as exc:  # a bug: this document's diagnostic, the server goes on

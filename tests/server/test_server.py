@@ -200,10 +200,13 @@ async def test_closing_a_document_clears_its_diagnostics(client: LanguageClient)
 
 RULES = "\n".join(f"{n}. Answer the customer's question about order {n} politely, precisely and briefly."
                   for n in range(1, 31))
+# The prompts in code are built per call, in a function: a module-level f-string or template
+# literal is evaluated once per process, which is no finding.
 IN_CODE = {
-    "agent.py": f'from datetime import datetime\n\nSYSTEM_PROMPT = f"""Current time: {{datetime.now().isoformat()}}'
-                f'\n\n{RULES}\n"""\n',
-    "agent.ts": f"export const systemPrompt = `Current time: ${{new Date().toISOString()}}\n\n{RULES}\n`;\n",
+    "agent.py": f'from datetime import datetime\n\n\ndef system_prompt():\n'
+                f'    return f"""Current time: {{datetime.now().isoformat()}}\n\n{RULES}\n"""\n',
+    "agent.ts": f"export function systemPrompt(): string {{\n"
+                f"  return `Current time: ${{new Date().toISOString()}}\n\n{RULES}\n`;\n}}\n",
     "agent.md": f"Current time: {{{{ now }}}}  \u00e9\U0001F600 \n\n{RULES}\n",
 }
 SAMPLES = sorted(p for p in (Path(__file__).resolve().parents[2] / "samples").iterdir() if p.is_file())
@@ -299,15 +302,17 @@ async def test_a_render_past_its_time_limit_is_a_diagnostic_and_the_server_answe
 
 
 async def test_an_unsafe_fix_is_marked_and_never_preferred(client: LanguageClient):
-    path = next(p for p in SAMPLES if p.name == "research_agent_chat.yaml")
+    # `Today is ${today}.` is cut from the persona's line (unsafe); the iteration line moves whole (safe)
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "sources" / "research_agent.ts"
     text = path.read_text(encoding="utf-8")
     uri = path.as_uri()
     if uri not in client.diagnostics:
-        open_document(client, path, text)
+        open_document(client, path, text, language="typescript")
         await published(client, uri, 1)
     findings = {f.code: f for f in cli_findings(path)[0]}
     applicability = {code: f.extra["fix"]["applicability"] for code, f in findings.items() if f.extra.get("fix")}
-    assert "unsafe" in applicability.values()  # the sample has one: a value inside a longer sentence
+    assert applicability == {"PFX001": "unsafe", "PFX004": "safe"}
+    assert sorted(d.code for d in client.diagnostics[uri]) == ["PFX001", "PFX004"]
     for diagnostic in client.diagnostics[uri]:
         actions = await client.text_document_code_action_async(types.CodeActionParams(
             types.TextDocumentIdentifier(uri=uri), diagnostic.range,
