@@ -24,8 +24,9 @@ and for three defects read in the diff:
             no longer found whole in the fixed text: it was split, or a line taken out of it;
 - `label`   a placeholder no longer follows the label written just before it on its line.
 
-Besides, `figure` counts files where a one-finding file's finding and the file report different
-after-fix figures (`fixed_reusable_tokens`). The table has one row per repository; `--details`
+Besides, `figure` counts the files, as first checked, whose findings and file give different
+after-fix figures (`fixed_reusable_tokens`): a file offering no fix must report the reuse it has
+now, and every fixed finding of a one-prompt file the file's own figure. The table has one row per repository; `--details`
 names each failing file and invariant.
 """
 
@@ -234,6 +235,24 @@ def judge_file(path: str, before: list[Prompt] | None, after: list[Prompt] | Non
     return judged
 
 
+def figure_disagreements(entry: dict) -> list[str]:
+    """Where a file's "after the suggested fixes" and its findings' promises are not one number:
+    a file offering no fix must say the reuse it has now; a one-prompt file's every fixed finding
+    promises the file's figure."""
+    if entry.get("error") or entry.get("fixed_reusable_tokens") is None:
+        return []
+    fixed = [f for f in entry.get("findings", []) if f.get("fix")]
+    if not fixed:
+        if entry["fixed_reusable_tokens"] != entry.get("reusable_tokens"):
+            return [f"no fix offered, yet {entry['reusable_tokens']} -> {entry['fixed_reusable_tokens']} after the fixes"]
+        return []
+    if (entry.get("prompts") or 1) > 1:
+        return []
+    return [f"{f['code']} line {f['line']} promises {f.get('fixed_reusable_tokens')}, the file "
+            f"{entry['fixed_reusable_tokens']}" for f in fixed
+            if f.get("fixed_reusable_tokens") != entry["fixed_reusable_tokens"]]
+
+
 def run(command: list[str], cwd: Path, timeout: float) -> tuple[int, str]:
     try:
         done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
@@ -291,11 +310,7 @@ def judge_repo(repo: Path, timeout: float = 900.0) -> RepoJudgement:
         result.findings_after = sum(count(e) for e in after.values())
         for path, entries in before.items():
             for entry in entries:
-                found = [f for f in entry.get("findings", []) if f["code"] in MOVING]
-                if (len(found) == 1 and found[0].get("fix") and entry.get("fixed_reusable_tokens") is not None
-                        and found[0].get("fixed_reusable_tokens") != entry["fixed_reusable_tokens"]):
-                    result.figure.append(f"{path}: finding {found[0].get('fixed_reusable_tokens')} "
-                                         f"file {entry['fixed_reusable_tokens']}")
+                result.figure += [f"{path}: {x}" for x in figure_disagreements(entry)]
         changed = sorted(p for p in after_bytes if before_bytes.get(p) != after_bytes[p])
         for path in changed:
             entries_after = after.get(path, [])

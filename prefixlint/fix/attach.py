@@ -141,16 +141,17 @@ def attach(findings, template, placeholders, measurer, measured, remeasure=None,
     return out, source, after
 
 
-def after_fixes(overall, after, findings):
+def after_fixes(overall, after):
     """The file's measurement with its "after the suggested fixes" figures those of its fixed
-    text (`after`); as it is now when its moving findings offer no fix."""
+    text (`after`); as it is now when no fix is offered."""
     if after is not None:
         return replace(overall, fixed_tokens=after.fixed_tokens, fixed_reusable_tokens=after.fixed_reusable_tokens,
                        fixed_shared_prefix_tokens=after.fixed_shared_prefix_tokens)
-    if any(f.extra.get("fix", False) is None for f in findings):
-        return replace(overall, fixed_tokens=overall.tokens, fixed_reusable_tokens=overall.reusable_tokens,
-                       fixed_shared_prefix_tokens=overall.shared_prefix_tokens)
-    return overall
+    # No fix offered: the text after the suggested fixes is the text as it is, whatever a move
+    # by hand might give (that is each finding's own, labelled "by hand"), and whatever the
+    # measurement of the prompt with its conversation held the same would say.
+    return replace(overall, fixed_tokens=overall.tokens, fixed_reusable_tokens=overall.reusable_tokens,
+                   fixed_shared_prefix_tokens=overall.shared_prefix_tokens)
 
 
 def flagged(measurer, measured=None) -> int:
