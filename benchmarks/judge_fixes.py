@@ -230,7 +230,7 @@ def judge_file(path: str, before: list[Prompt] | None, after: list[Prompt] | Non
                 fail(f"split: {container.splitlines()[0][:40]!r}... is not kept whole")
     label_before = sum((labels(t, s) for _, t, s in texts_before), Counter())
     label_after = sum((labels(t, s) for _, t, s in texts_after), Counter())
-    for (label, value), n in (label_before - label_after).items():
+    for label, value in (label_before - label_after):
         fail(f"label: {value} left its label {label!r}")
     return judged
 
