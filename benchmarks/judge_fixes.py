@@ -22,7 +22,8 @@ and for three defects read in the diff:
 - `persona` a message's opening sentence (its persona or first instruction) no longer opens it;
 - `split`   a container (code fence, JSON example, XML-like element) that held a placeholder is
             no longer found whole in the fixed text: it was split, or a line taken out of it;
-- `label`   a placeholder no longer follows the label written just before it on its line.
+- `label`   a placeholder no longer follows the label written just before it on its line, or
+            the header or `…:` line above it when it stands alone on its line.
 
 Besides, `figure` counts the files, as first checked, whose findings and file give different
 after-fix figures (`fixed_reusable_tokens`): a file offering no fix must report the reuse it has
@@ -57,10 +58,13 @@ _EMPTY_TAG = re.compile(r"<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?>\s*</\1\s*>")
 _EMPTY_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n[ \t\n]*\1[ \t]*$", re.MULTILINE)
 _EMPTY_JSON = re.compile(r"(?<![\w{$])(\{\s*\}|\[\s*\])")
 _EMPTY_KEY = re.compile(r"^([ \t]*)(?:- )?[\"']?[\w-]+[\"']?:[ \t]*$")
-_HEADER = re.compile(r"^[ \t]*#{1,6}[ \t]+\S.*$|^[ \t]*[A-Z][A-Z0-9 _/&-]{2,60}:[ \t]*$|^[ \t]*\*\*[^*\n]+\*\*:?[ \t]*$")
+_HEADER = re.compile(r"^[ \t]*#{1,6}[ \t]+\S.*$|^[ \t]*[A-Z][A-Z0-9 _/&-]{2,60}:[ \t]*$|^[ \t]*\*\*[^*\n]+\*\*:?[ \t]*$"
+                     r"|^[ \t]*([=*~#-])\1{2,}[ \t]*\S(?:.*?\S)?[ \t]*\1{3,}[ \t]*$")
 _SENTENCE = re.compile(r"[^.!?\n]*[.!?\n]?")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.MULTILINE | re.DOTALL)
 _ELEMENT = re.compile(r"<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?>.*?</\1\s*>", re.DOTALL)
+_INTRO = re.compile(r"[ \t]*(?:#{1,6}[ \t]+\S.*|\S.*:|([=*~#-])\1{2,}[ \t]*\S(?:.*?\S)?[ \t]*\1{3,})[ \t]*")
+_OPENER = re.compile(r"[ \t]*(?:<[A-Za-z][^<>]*>|[{\[]|```[^\n]*|~~~[^\n]*)[ \t]*")
 _LABEL = re.compile(r"([^\W_][\w'’ -]{0,40}?)[ \t]*[:=][ \t]*[\"'`(\[]?$")
 
 
@@ -185,14 +189,26 @@ def opening(text: str, spans) -> str:
 
 
 def labels(text: str, spans) -> Counter:
-    """(label, placeholder text) for every placeholder written right after `Label:` on its line."""
+    """(label, placeholder text) for every placeholder written right after `Label:` on its line,
+    and for every placeholder alone on its line (or opening a tag under it) whose line above
+    (past blank lines) introduces it: a header, or a line ending with `:`."""
     out: Counter = Counter()
+    plain = blanked(text, spans)
     for start, end in spans:
         line_start = text.rfind("\n", 0, start) + 1
-        match = _LABEL.search(blanked(text[line_start:start], [(s - line_start, e - line_start)
-                                                                 for s, e in spans if line_start <= s < start]))
+        line_end = text.find("\n", start)
+        line_end = len(text) if line_end < 0 else line_end
+        match = _LABEL.search(plain[line_start:start])
         if match:
             out[(" ".join(words(match.group(1))[-3:]), text[start:end])] += 1
+            continue
+        if plain[line_start:line_end].strip():
+            continue
+        above = [line for line in text[:line_start].split("\n") if line.strip()][-2:]
+        if above and _OPENER.fullmatch(above[-1]):  # `<Messages>` over the value: the line above the tag
+            above = above[:-1]
+        if above and _INTRO.fullmatch(above[-1]):
+            out[(above[-1].strip()[-40:], text[start:end])] += 1
     return out
 
 

@@ -126,10 +126,10 @@ def attach(findings, template, placeholders, measurer, measured, remeasure=None,
             fixed_measurer = checker(fixed)
             after = fixed_measurer.measure_all(set(), vary)
             source = replace(source, fixed_ids=tuple(fixed_measurer.render().ids))
-            if after.fixed_reusable_tokens < measurer.measure_all(set(), vary).reusable_tokens:
-                # the one number says the fixed file reuses less than now (the next value then
+            if after.fixed_reusable_tokens <= measurer.measure_all(set(), vary).reusable_tokens:
+                # the one number says the fixed file reuses no more than now (the next value then
                 # opens the shared prefix): not offered, as a fix that does not help
-                reason = ("moving it leaves the file reusing less than now with every value different"
+                reason = ("moving it leaves the file reusing no more than now with every value different"
                           " (the next value then ends the shared prefix)")
                 out = [_unfixed(f, reason) if k in fixes else f for k, f in enumerate(out)]
                 fixes, after = {}, None

@@ -123,3 +123,15 @@ def test_the_smoke_run_on_the_fixture_repositories(tmp_path):
 def test_every_fixture_repository_has_a_volatile_prompt(name):
     texts = [p.read_text() for p in (FIXTURES / name).rglob("*") if p.is_file()]
     assert any(marker in t for t in texts for marker in ("{{ ", "${", "datetime.now"))
+
+
+def test_a_value_taken_from_the_line_introducing_it_fails_label():
+    before = prompt("Rules first.\n" + RULES + "=== REPORT A ===\n{{ a }}\n\n=== END ===\nReply A or B.\n", "a")
+    after = prompt("Rules first.\n" + RULES + "=== REPORT A ===\n\n=== END ===\nReply A or B.\n{{ a }}\n", "a")
+    assert failures(before, after) == ["empty", "label"]
+    before = prompt("Rules first.\nThese are the messages so far:\n<Messages>\n{{ m }}\n</Messages>\n" + RULES, "m")
+    after = prompt("Rules first.\nThese are the messages so far:\n" + RULES + "<Messages>\n{{ m }}\n</Messages>\n", "m")
+    assert failures(before, after) == ["label"]
+    moved_together = prompt("Rules first.\n" + RULES + "These are the messages so far:\n<Messages>\n{{ m }}\n</Messages>\n",
+                            "m")
+    assert failures(before, moved_together) == []
