@@ -5,6 +5,8 @@ verifier rejects a fix that separates them, whatever the planner proposes."""
 
 from __future__ import annotations
 
+import pytest
+
 from prefixlint.fix.source import SourceMessage
 from prefixlint.fix.verify import Rejected, introductions, verify
 from prefixlint.fix.write import fixed_text
@@ -12,8 +14,6 @@ from prefixlint.match.units import BLOCK, NoUnit, block_region, choose
 from prefixlint.render.spans import Span
 from tests.fix.helpers import check
 from tests.fix.test_fix_value_sentence import FIXTURES
-
-import pytest
 
 
 def unit(text: str, value: str):
@@ -33,8 +33,8 @@ def test_a_delimited_section_moves_with_its_header_and_its_closing():
 
 
 @pytest.mark.parametrize("text,value", [
-    ("These are the messages that have been exchanged so far with the user asking for it:\n<Messages>\n{{ m }}\n</Messages>\n\nAssess it.\n",
-     "{{ m }}"),
+    ("These are the messages that have been exchanged so far with the user asking for it:\n"
+     "<Messages>\n{{ m }}\n</Messages>\n\nAssess it.\n", "{{ m }}"),
     ("Judge the two reports below on exactly one dimension:\n\n{{ q }}\n\nTopic: {{ t }}\n", "{{ q }}"),
 ])
 def test_a_value_a_sentence_introduces_is_not_moved_alone(text, value):
