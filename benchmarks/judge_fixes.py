@@ -22,6 +22,7 @@ and for three defects read in the diff:
 - `persona` a message's opening sentence (its persona or first instruction) no longer opens it;
 - `split`   a container (code fence, JSON example, XML-like element) that held a placeholder is
             no longer found whole in the fixed text: it was split, or a line taken out of it;
+- `gain`    the fixed file, checked again, reuses no more tokens than before the fix;
 - `label`   a placeholder no longer follows the label written just before it on its line, or
             the header or `…:` line above it when it stands alone on its line.
 
@@ -47,7 +48,7 @@ from pathlib import Path
 
 MOVING = frozenset({"PFX001", "PFX002", "PFX003", "PFX004", "PFX005"})
 INVARIANTS = ("loads", "places", "words", "empty", "fewer")
-REVIEW = ("persona", "split", "label")
+REVIEW = ("persona", "split", "label", "gain")
 #: Words a clause loses when it is made a sentence of its own (`, and the date is {d}`).
 CONNECTORS = frozenset({"and", "but", "where", "with", "on", "at", "as", "of", "since", "until", "for"})
 #: A short label: at most this many words added per fix.
@@ -337,6 +338,9 @@ def judge_repo(repo: Path, timeout: float = 900.0) -> RepoJudgement:
             prompts = prompts_before.get(path) or _read_bytes(root / path, before_bytes[path])
             judged = judge_file(path, prompts, read_prompts(root / path),
                                 count(before.get(path, [])), count(entries_after), error, fixes)
+            reused = [sum(e.get("reusable_tokens") or 0 for e in x) for x in (before.get(path, []), entries_after)]
+            if not error and reused[1] <= reused[0]:
+                judged.failures.append(f"gain: {reused[0]} -> {reused[1]} reusable tokens")
             result.changed.append(judged)
     return result
 
@@ -375,7 +379,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the judgements as JSON")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per prefixlint run")
     args = parser.parse_args(argv)
-    results = [judge_repo(repo, args.timeout) for repo in args.repos]
+    results = []
+    for repo in args.repos:
+        results.append(judge_repo(repo, args.timeout))
+        print(f"judged {repo.name}: {len(results[-1].changed)} files changed", file=sys.stderr, flush=True)
     if args.json:
         print(json.dumps([{"repo": r.name, "files": r.files, "changed": [vars(j) for j in r.changed],
                            "figure": r.figure, "findings": [r.findings_before, r.findings_after]}

@@ -114,7 +114,7 @@ def test_the_smoke_run_on_the_fixture_repositories(tmp_path):
     head = done.stdout.splitlines()[0].split()
     values = dict(zip(head, row))
     assert (values["files"], values["volatile"], values["changed"]) == ("5", "8->3", "4")
-    assert [values[k] for k in (*judge.INVARIANTS, *judge.REVIEW, "figure")] == ["0"] * 9, done.stdout
+    assert [values[k] for k in (*judge.INVARIANTS, *judge.REVIEW, "figure")] == ["0"] * 10, done.stdout
     # the judge fixed its copy, never the repository it was given
     assert (repo / "traps" / "report.yaml").read_text().splitlines()[3].endswith("Session: {{ session_id }}")
 
