@@ -28,7 +28,9 @@ and for three defects read in the diff:
 
 Besides, `figure` counts the files, as first checked, whose findings and file give different
 after-fix figures (`fixed_reusable_tokens`): a file offering no fix must report the reuse it has
-now, and every fixed finding of a one-prompt file the file's own figure. The table has one row per repository; `--details`
+now, and every fixed finding of a one-prompt file the file's own figure. With `--faults`, a
+second copy is fixed with every write limited to 1,024 bytes (`prlimit --fsize`): `torn` counts
+the changed files left neither as they were nor as fixed. The table has one row per repository; `--details`
 names each failing file and invariant.
 """
 
@@ -92,6 +94,8 @@ class RepoJudgement:
     changed: list[FileJudgement] = field(default_factory=list)
     figure: list[str] = field(default_factory=list)
     exit_fix: int = 0
+    #: With --faults: files that a fix under a file-size limit left neither as they were nor fixed.
+    torn: list[str] = field(default_factory=list)
     note: str = ""
 
     def failing(self, invariant: str) -> int:
@@ -305,11 +309,14 @@ def snapshot(root: Path) -> dict[str, bytes]:
     return out
 
 
-def judge_repo(repo: Path, timeout: float = 900.0) -> RepoJudgement:
+def judge_repo(repo: Path, timeout: float = 900.0, faults: bool = False) -> RepoJudgement:
     result = RepoJudgement(repo.name)
     with tempfile.TemporaryDirectory(prefix="judge-") as temp:
         root = Path(temp) / repo.name
         shutil.copytree(repo, root, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        if faults:
+            faulty = Path(temp) / "faults" / repo.name
+            shutil.copytree(root, faulty, symlinks=True)
         before_report = check_json(root, timeout)
         before_bytes = snapshot(root)
         prompts_before = {}
@@ -329,6 +336,11 @@ def judge_repo(repo: Path, timeout: float = 900.0) -> RepoJudgement:
             for entry in entries:
                 result.figure += [f"{path}: {x}" for x in figure_disagreements(entry)]
         changed = sorted(p for p in after_bytes if before_bytes.get(p) != after_bytes[p])
+        if faults:  # the same fix with every write limited to 1,024 bytes: each file whole or fixed
+            run(["prlimit", "--fsize=1024", sys.executable, "-m", "prefixlint", "check", "--offline", "--no-cache",
+                 "--exit-zero", "--fix", "--unsafe-fixes", "-q", "."], faulty, timeout)
+            written = snapshot(faulty)
+            result.torn = sorted(p for p in changed if written.get(p) not in (before_bytes[p], after_bytes[p]))
         for path in changed:
             entries_after = after.get(path, [])
             error = next((e["error"] for e in entries_after if e.get("error")), None)
@@ -356,16 +368,16 @@ def _read_bytes(path: Path, data: bytes) -> list[Prompt] | None:
 
 
 def table(results: list[RepoJudgement]) -> str:
-    head = ["repository", "files", "volatile", "changed", *INVARIANTS, *REVIEW, "figure"]
+    head = ["repository", "files", "volatile", "changed", *INVARIANTS, *REVIEW, "figure", "torn"]
     rows = [head]
     for r in results:
         rows.append([r.name[:40], str(r.files), f"{r.findings_before}->{r.findings_after}", str(len(r.changed)),
-                     *(str(r.failing(i)) for i in (*INVARIANTS, *REVIEW)), str(len(r.figure))])
+                     *(str(r.failing(i)) for i in (*INVARIANTS, *REVIEW)), str(len(r.figure)), str(len(r.torn))])
     total = ["total", str(sum(r.files for r in results)),
              f"{sum(r.findings_before for r in results)}->{sum(r.findings_after for r in results)}",
              str(sum(len(r.changed) for r in results)),
              *(str(sum(r.failing(i) for r in results)) for i in (*INVARIANTS, *REVIEW)),
-             str(sum(len(r.figure) for r in results))]
+             str(sum(len(r.figure) for r in results)), str(sum(len(r.torn) for r in results))]
     rows.append(total)
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths)))
@@ -378,10 +390,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--details", action="store_true", help="name each failing file and invariant")
     parser.add_argument("--json", action="store_true", help="print the judgements as JSON")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per prefixlint run")
+    parser.add_argument("--faults", action="store_true",
+                        help="also fix a second copy with writes limited to 1,024 bytes (prlimit): no file may be torn")
     args = parser.parse_args(argv)
     results = []
     for repo in args.repos:
-        results.append(judge_repo(repo, args.timeout))
+        results.append(judge_repo(repo, args.timeout, args.faults))
         print(f"judged {repo.name}: {len(results[-1].changed)} files changed", file=sys.stderr, flush=True)
     if args.json:
         print(json.dumps([{"repo": r.name, "files": r.files, "changed": [vars(j) for j in r.changed],
@@ -396,6 +410,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{r.name}/{judged.path}: {failure}")
             for line in r.figure:
                 print(f"{r.name}/{line}: figure")
+            for path in r.torn:
+                print(f"{r.name}/{path}: torn by a write that failed part-way")
     return 0
 
 

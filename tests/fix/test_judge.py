@@ -107,14 +107,14 @@ def test_the_smoke_run_on_the_fixture_repositories(tmp_path):
     `<context>` and JSON example) and the TS system prompt served on its own keep their findings."""
     repo = tmp_path / "judge"
     shutil.copytree(FIXTURES, repo)
-    done = subprocess.run([sys.executable, str(SCRIPT), str(repo), "--details"], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, str(SCRIPT), str(repo), "--details", "--faults"], capture_output=True, text=True,
                           timeout=600, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-2000:]
     row = next(line.split() for line in done.stdout.splitlines() if line.startswith("judge "))
     head = done.stdout.splitlines()[0].split()
     values = dict(zip(head, row))
     assert (values["files"], values["volatile"], values["changed"]) == ("5", "8->3", "4")
-    assert [values[k] for k in (*judge.INVARIANTS, *judge.REVIEW, "figure")] == ["0"] * 10, done.stdout
+    assert [values[k] for k in (*judge.INVARIANTS, *judge.REVIEW, "figure", "torn")] == ["0"] * 11, done.stdout
     # the judge fixed its copy, never the repository it was given
     assert (repo / "traps" / "report.yaml").read_text().splitlines()[3].endswith("Session: {{ session_id }}")
 
