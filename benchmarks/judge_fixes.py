@@ -13,8 +13,8 @@ fix engine's verifier), for the five invariants:
 - `places`  the same multiset of placeholders (names and calls);
 - `words`   the same multiset of words outside placeholders, less at most the connecting words
             of a clause made a sentence and plus at most a short label per fix;
-- `empty`   no more empty XML-like tag pairs, empty code fences, empty JSON/YAML containers
-            or headers without a body than before;
+- `empty`   no more empty XML-like tag pairs, empty code fences, quotes quoting nothing, empty
+            JSON/YAML containers or headers without a body than before;
 - `fewer`   strictly fewer volatile findings (PFX001-PFX005) in that file;
 
 and for three defects read in the diff:
@@ -59,6 +59,7 @@ LABEL_WORDS = 4
 _WORD = re.compile(r"[^\W_](?:[\w'’-]*[^\W_])?")
 _EMPTY_TAG = re.compile(r"<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?>\s*</\1\s*>")
 _EMPTY_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n[ \t\n]*\1[ \t]*$", re.MULTILINE)
+_EMPTY_QUOTES = re.compile(r'("""|\'\'\'|``)\s*\1|(?<![\w"])""(?![\w"])')
 _EMPTY_JSON = re.compile(r"(?<![\w{$])(\{\s*\}|\[\s*\])")
 _EMPTY_KEY = re.compile(r"^([ \t]*)(?:- )?[\"']?[\w-]+[\"']?:[ \t]*$")
 _HEADER = re.compile(r"^[ \t]*#{1,6}[ \t]+\S.*$|^[ \t]*[A-Z][A-Z0-9 _/&-]{2,60}:[ \t]*$|^[ \t]*\*\*[^*\n]+\*\*:?[ \t]*$"
@@ -138,7 +139,8 @@ def read_prompts(path: Path) -> list[Prompt] | None:
 
 
 def empty_containers(text: str) -> int:
-    count = len(_EMPTY_TAG.findall(text)) + len(_EMPTY_FENCE.findall(text)) + len(_EMPTY_JSON.findall(text))
+    count = (len(_EMPTY_TAG.findall(text)) + len(_EMPTY_FENCE.findall(text)) + len(_EMPTY_JSON.findall(text))
+             + len(_EMPTY_QUOTES.findall(text)))
     lines = text.split("\n")
     for number, line in enumerate(lines):
         following = next((x for x in lines[number + 1 :] if x.strip()), None)
@@ -222,7 +224,7 @@ def judge_file(path: str, before: list[Prompt] | None, after: list[Prompt] | Non
     judged = FileJudgement(path)
     fail = judged.failures.append
     if after is None or after_error or before is None or [p.format for p in before] != [p.format for p in after]:
-        fail("loads: " + (after_error or "the fixed file does not load as the same prompts"))
+        fail(f"loads: {after_error or 'the fixed file does not load as the same prompts'}")
         return judged
     names_before = sum((p.names for p in before), Counter())
     names_after = sum((p.names for p in after), Counter())
@@ -343,7 +345,8 @@ def judge_repo(repo: Path, timeout: float = 900.0, faults: bool = False) -> Repo
             result.torn = sorted(p for p in changed if written.get(p) not in (before_bytes[p], after_bytes[p]))
         for path in changed:
             entries_after = after.get(path, [])
-            error = next((e["error"] for e in entries_after if e.get("error")), None)
+            error = next((e["error"].get("message", "error") if isinstance(e["error"], dict) else str(e["error"])
+                          for e in entries_after if e.get("error")), None)
             error = error or next((e.get("message", "error") for e in after_report.get("errors", [])
                                    if e.get("path") == path), None)
             fixes = sum(bool(f.get("fix")) for e in before.get(path, []) for f in e.get("findings", []))
@@ -395,7 +398,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     results = []
     for repo in args.repos:
-        results.append(judge_repo(repo, args.timeout, args.faults))
+        try:
+            results.append(judge_repo(repo, args.timeout, args.faults))
+        except Exception as exc:  # noqa: BLE001 - one repository's failure is reported, the others judged
+            results.append(RepoJudgement(repo.name, note=f"{type(exc).__name__}: {exc}"))
         print(f"judged {repo.name}: {len(results[-1].changed)} files changed", file=sys.stderr, flush=True)
     if args.json:
         print(json.dumps([{"repo": r.name, "files": r.files, "changed": [vars(j) for j in r.changed],
@@ -410,6 +416,8 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{r.name}/{judged.path}: {failure}")
             for line in r.figure:
                 print(f"{r.name}/{line}: figure")
+            if r.note:
+                print(f"{r.name}: not judged: {r.note}")
             for path in r.torn:
                 print(f"{r.name}/{path}: torn by a write that failed part-way")
     return 0

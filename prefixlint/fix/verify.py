@@ -17,6 +17,7 @@ CONNECTORS = frozenset({"and", "but", "where", "with", "on", "at", "as", "of", "
 ADDED_WORDS = 4
 _EMPTY_ELEMENT = re.compile(r"<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?>\s*</\1>")
 _EMPTY_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n[ \t\n]*\1[ \t]*$", re.MULTILINE)
+_EMPTY_QUOTES = re.compile(r'("""|\'\'\'|``)\s*\1')
 _HEADER = re.compile(r"^[ \t]*(#{1,6})[ \t]+\S.*$|^[ \t]*[A-Z][A-Z0-9 _/&-]{2,60}:[ \t]*$"
                      r"|^[ \t]*([=*~#-])\2{2,}[ \t]*\S(?:.*?\S)?[ \t]*\2{3,}[ \t]*$", re.MULTILINE)
 #: A line that introduces what follows it: a header, or a line ending with `:`.
@@ -40,10 +41,11 @@ def text_words(messages) -> Counter:
 
 
 def empty_containers(texts) -> int:
-    """Empty tag pairs, empty code fences and headers with no body, over the texts."""
+    """Empty tag pairs, empty code fences, triple quotes quoting nothing and headers with no body,
+    over the texts."""
     count = 0
     for text in texts:
-        count += len(_EMPTY_ELEMENT.findall(text)) + len(_EMPTY_FENCE.findall(text))
+        count += len(_EMPTY_ELEMENT.findall(text)) + len(_EMPTY_FENCE.findall(text)) + len(_EMPTY_QUOTES.findall(text))
         for header in _HEADER.finditer(text):
             if header.group(2) and "END" in header.group(0).upper().split():  # `=== END REPORT ===` closes
                 continue

@@ -1,6 +1,6 @@
 """The containers of a prompt's text that a moved value must not be cut out of (issue 24 item 2):
-fenced code blocks, JSON-like examples, XML-like elements, list items, and the Markdown header
-or `LABEL:` line whose body a unit is. Offsets are of the text with the values blanked
+fenced code blocks, JSON-like examples, XML-like elements, triple-quoted blocks, list items, and
+the Markdown or delimited header or `LABEL:` line whose body a unit is. Offsets are of the text with the values blanked
 (`prefixlint.match.units.masked`), so that a value's own brackets or tags never count."""
 
 from __future__ import annotations
@@ -155,6 +155,8 @@ def introduction(plain: str, start: int, end: int, container: bool = False) -> t
             else "intro" if INTRO.match(header) else None)
     if kind is None:
         return None
+    if kind == "label" and re.search(r"[.!?][ \t]+\S", header):  # sentences, not a label's phrase
+        kind = "intro"
     rest = plain[end:].split("\n")
     following = next((line for line in rest if line.strip()), None)
     if markdown:
@@ -179,6 +181,25 @@ def end_marker(plain: str, end: int) -> int:
     return end
 
 
+_TRIPLE = re.compile(r'"""|\'\'\'')
+
+
+def triple_quoted(plain: str, start: int, end: int) -> tuple[int, int] | None:
+    """The lines of a triple-quoted block (three quotes opening it, three closing it, on other
+    lines) holding the value: the quotes are what marks the value off, and a value taken from
+    between them leaves them quoting nothing."""
+    opened = None
+    for quote in _TRIPLE.finditer(plain):
+        if opened is None:
+            opened = quote
+        elif quote.group() == opened.group():
+            if opened.end() <= start and end <= quote.start() and "\n" in plain[opened.end() : quote.start()]:
+                return line_bounds(plain, opened.start())[0], line_bounds(plain, quote.start())[1]
+            opened = None
+    return None
+
+
 def enclosing(plain: str, start: int, end: int) -> tuple[int, int] | None:
-    found = [c for c in (fence(plain, start, end), brackets(plain, start, end), element(plain, start, end)) if c]
+    found = [c for c in (fence(plain, start, end), brackets(plain, start, end), element(plain, start, end),
+                         triple_quoted(plain, start, end)) if c]
     return max(found, key=lambda c: c[0]) if found else None

@@ -36,6 +36,7 @@ def test_a_delimited_section_moves_with_its_header_and_its_closing():
     ("These are the messages that have been exchanged so far with the user asking for it:\n"
      "<Messages>\n{{ m }}\n</Messages>\n\nAssess it.\n", "{{ m }}"),
     ("Judge the two reports below on exactly one dimension:\n\n{{ q }}\n\nTopic: {{ t }}\n", "{{ q }}"),
+    ("I executed that code. This was the output: \n\n{{ o }}\n\nWhat does this output mean?\n", "{{ o }}"),
 ])
 def test_a_value_a_sentence_introduces_is_not_moved_alone(text, value):
     with pytest.raises(NoUnit, match="introduces"):
@@ -74,3 +75,18 @@ def test_the_verifier_rejects_a_value_taken_from_its_introduction():
         verify([before], {"r": 1}, [pulled], {"r": 1})
     together = _message("Rules.\n\nReply.\n=== REPORT ===\n{{ r }}\n", "{{ r }}")
     verify([before], {"r": 1}, [together], {"r": 1})
+
+
+def test_a_value_between_triple_quotes_moves_with_them_or_not_at_all():
+    text = 'Run it.\n"""\n{{ out }}\n"""\n\nWhat does this output mean? Explain it in two sentences.\n'
+    assert unit(text, "{{ out }}") == (BLOCK, '"""\n{{ out }}\n"""\n')
+    text = 'Run it. This was the output: """\n{{ out }}\n"""\n\nWhat does this output mean? Explain it.\n'
+    with pytest.raises(NoUnit, match="container"):
+        unit(text, "{{ out }}")
+
+
+def test_the_verifier_rejects_quotes_left_quoting_nothing():
+    before = _message('Rules.\nThe output: """\n{{ o }}\n"""\nReply.\n', "{{ o }}")
+    emptied = _message('Rules.\nThe output: """\n"""\nReply.\n{{ o }}\n', "{{ o }}")
+    with pytest.raises(Rejected, match="without its content"):
+        verify([before], {"o": 1}, [emptied], {"o": 1})

@@ -135,3 +135,9 @@ def test_a_value_taken_from_the_line_introducing_it_fails_label():
     moved_together = prompt("Rules first.\n" + RULES + "These are the messages so far:\n<Messages>\n{{ m }}\n</Messages>\n",
                             "m")
     assert failures(before, moved_together) == []
+
+
+def test_quotes_left_quoting_nothing_fail_empty():
+    before = prompt('Rules first.\nThe output: """\n{{ o }}\n"""\n' + RULES, "o")
+    after = prompt('Rules first.\nThe output: """\n"""\n' + RULES + "{{ o }}\n", "o")
+    assert "empty" in failures(before, after)
