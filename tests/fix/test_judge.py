@@ -1,4 +1,5 @@
-"""The judge of `check --fix --unsafe-fixes .` on whole repositories (benchmarks/judge_fixes.py):
+"""The judge of `check --fix --unsafe-fixes .` on whole repositories (benchmarks/judge_fixes.py,
+its reading of a file in benchmarks/judge_invariants.py):
 each invariant and review defect fails on a fix written to break it, and the smoke run on the
 fixture repositories of tests/fixtures/judge finds every fix clean (issue 24 items 1 and 5)."""
 
@@ -17,11 +18,17 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "judge_fixes.py"
 FIXTURES = ROOT / "tests" / "fixtures" / "judge"
 
-_spec = importlib.util.spec_from_file_location("judge_fixes", SCRIPT)
-assert _spec is not None and _spec.loader is not None
-judge = importlib.util.module_from_spec(_spec)
-sys.modules["judge_fixes"] = judge
-_spec.loader.exec_module(judge)
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, SCRIPT.with_name(f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+_load("judge_invariants")  # what judge_fixes imports, as it does when run as a script
+judge = _load("judge_fixes")
 
 
 def prompt(text: str, *names: str, role: str = "system", fmt: str = "native-yaml"):
