@@ -86,7 +86,8 @@ def empty_containers(text: str) -> int:
     lines = text.split("\n")
     for number, line in enumerate(lines):
         following = next((x for x in lines[number + 1 :] if x.strip()), None)
-        if _HEADER.fullmatch(line) and (following is None or _HEADER.fullmatch(following)):
+        closing = "END" in line.upper().split()  # `=== END REPORT ===` closes a section, it heads none
+        if _HEADER.fullmatch(line) and not closing and (following is None or _HEADER.fullmatch(following)):
             count += 1
         key = _EMPTY_KEY.fullmatch(line)
         if key and not _HEADER.fullmatch(line):  # `key:` with nothing nested under it

@@ -148,3 +148,9 @@ def test_quotes_left_quoting_nothing_fail_empty():
     before = prompt('Rules first.\nThe output: """\n{{ o }}\n"""\n' + RULES, "o")
     after = prompt('Rules first.\nThe output: """\n"""\n' + RULES + "{{ o }}\n", "o")
     assert "empty" in failures(before, after)
+
+
+def test_a_closing_marker_is_no_header_left_without_a_body():
+    before = prompt("Rules first.\n=== REPORT ===\n{{ r }}\n=== END REPORT ===\n\n" + RULES, "r")
+    after = prompt("Rules first.\n\n" + RULES + "=== REPORT ===\n{{ r }}\n=== END REPORT ===\n", "r")
+    assert failures(before, after) == []
