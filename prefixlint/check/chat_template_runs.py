@@ -91,9 +91,9 @@ def _load(path: str):
 
 def _check_unfiled(chat_template, tokenizer, profile) -> FileResult:
     """A template with no file (harmony): the detections, reported at line 1 of its origin."""
+    from prefixlint.load.classify import builtin_catalog
     from prefixlint.rules.chat_template import detect_date_injection, detect_history_rewrite
     from prefixlint.rules.chat_template_check import ChatTemplateDetections
-    from prefixlint.load.classify import builtin_catalog
     from prefixlint.rules.measured import Measured
     from prefixlint.rules.registry import run_checks
 

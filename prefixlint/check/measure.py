@@ -16,21 +16,30 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from prefixlint.load.template import Template
-from prefixlint.match.prefix import shared_prefix
+from prefixlint.check.served import history_region, serve, tokens_before
 from prefixlint.engines.profiles import EngineProfile
 from prefixlint.engines.serve import reuse_after
 from prefixlint.fix.source import placements
-from prefixlint.match.clause import lead_in
+from prefixlint.load.classify import Catalog, Volatility, classify_call, classify_variable
 from prefixlint.load.registry import loader_for
-from prefixlint.match.variants import NEW_ROLE, changed_placeholders, apply_plan, decide, first_difference, in_place_target, plan_moves, target_message
+from prefixlint.load.template import Template
+from prefixlint.match.clause import lead_in
+from prefixlint.match.prefix import shared_prefix
+from prefixlint.match.variants import (
+    NEW_ROLE,
+    apply_plan,
+    changed_placeholders,
+    decide,
+    first_difference,
+    in_place_target,
+    plan_moves,
+    target_message,
+)
 from prefixlint.render.conversation import split_json, split_roles
 from prefixlint.render.framing import ApproximateFraming
-from prefixlint.check.served import history_region, serve, tokens_before
 from prefixlint.render.history import History, history_value
 from prefixlint.render.spans import CompiledTemplate, Placeholder, RenderedMessage
 from prefixlint.render.values import call_function, stable_function, variable_value
-from prefixlint.load.classify import Catalog, Volatility, classify_call, classify_variable
 from prefixlint.rules.measured import Measurement, VolatileMeasurement
 
 

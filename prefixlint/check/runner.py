@@ -10,8 +10,8 @@ import os
 from dataclasses import replace
 from typing import Callable, Iterable
 
-from prefixlint.errors import ChatTemplateFailure, PrefixlintError
 from prefixlint.check.settings import Settings
+from prefixlint.errors import ChatTemplateFailure, PrefixlintError
 from prefixlint.results import FileResult, Finding
 
 
@@ -22,8 +22,8 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
     `skip_non_templates` (a file found by a directory walk), a file no loader reads gives none.
     `chat_templates` (a `ChatTemplateRuns`) collects the findings of the chat templates the
     file's messages are rendered with; without it, they come after the file's own results."""
-    from prefixlint.load.registry import NotATemplate, load_templates
     from prefixlint.check.chat_template_runs import ChatTemplateRuns
+    from prefixlint.load.registry import NotATemplate, load_templates
 
     if chat_templates is None:
         runs = ChatTemplateRuns()
@@ -59,7 +59,7 @@ def merge_by_path(results: list[FileResult]) -> list[FileResult]:
     for result in results:
         merged.setdefault(result.path, []).append(result)
     out = []
-    for path, group in merged.items():
+    for group in merged.values():
         out += [r for r in group if r.error is not None]
         good = [r for r in group if r.error is None and r.skipped is None]
         if not good and not any(r.error is not None for r in group):
@@ -89,7 +89,6 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
     (a `ChatTemplateRuns`), reported once per run against the template; without one, nowhere.
     `text`, when given, is checked as the content of `path` (a file as it is at a git revision)."""
     from prefixlint.load.registry import NotATemplate
-
     from prefixlint.sandbox import file_budget
 
     try:
@@ -107,16 +106,16 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
            text: str | None = None) -> FileResult:
     from prefixlint.check.chat_template_runs import let_through
     from prefixlint.check.measure import Measurer
+    from prefixlint.engines.profiles import get_profile
     from prefixlint.fix.attach import after_fixes, attach
+    from prefixlint.load.classify import builtin_catalog, load_catalog_extension
     from prefixlint.load.registry import load_template, loader_for
-    from prefixlint.load.template import SLOT_NAMES
     from prefixlint.load.source_prompts import finding_tags
     from prefixlint.load.system_prompt import as_system_prompt
-    from prefixlint.render.history import History
-    from prefixlint.engines.profiles import get_profile
+    from prefixlint.load.template import SLOT_NAMES
     from prefixlint.render.compile import compile_template
     from prefixlint.render.framing import framing_for
-    from prefixlint.load.classify import builtin_catalog, load_catalog_extension
+    from prefixlint.render.history import History
     from prefixlint.rules.measured import Measured
     from prefixlint.rules.registry import CHAT_TEMPLATE_CODES, run_checks
     from prefixlint.rules.suppress import Suppressions, literal_ranges
@@ -226,8 +225,8 @@ def _chat_format(framing) -> dict[str, str]:
 
 def _check_chat_template(path, template, settings: Settings, profile, suppressions) -> FileResult:
     """A chat template on its own: PFX101/PFX102 from probe renders with the run's tokenizer."""
-    from prefixlint.rules.chat_template_check import detect, prompt_tokens
     from prefixlint.load.classify import builtin_catalog
+    from prefixlint.rules.chat_template_check import detect, prompt_tokens
     from prefixlint.rules.measured import Measured
     from prefixlint.rules.registry import run_checks
     from prefixlint.tokenize import load_tokenizer

@@ -6,7 +6,6 @@ import click
 
 from prefixlint.commands.options import allow_outside_paths_option, format_option, tokenizer_options
 from prefixlint.engines.profiles import DEFAULT_ENGINE, engine_names
-from prefixlint.errors import PrefixlintError
 from prefixlint.report.formats import CHECK_FORMATS
 
 EXIT_FINDINGS = 1
@@ -87,11 +86,11 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     """
     from pathlib import Path
 
+    from prefixlint.check.runner import check_files
+    from prefixlint.check.settings import SettingsBuilder
     from prefixlint.commands import check_inputs
     from prefixlint.engines.profiles import DEFAULT_ENGINE, get_profile
     from prefixlint.report.formats import format_results
-    from prefixlint.check.runner import check_files
-    from prefixlint.check.settings import SettingsBuilder
     from prefixlint.results import FileResult
     from prefixlint.tokenize import load_tokenizer
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from dataclasses import replace
@@ -9,9 +10,9 @@ from pathlib import Path
 
 import click
 
+from prefixlint.commands import replay_explain as explain
 from prefixlint.commands.kv import dtype_option
 from prefixlint.commands.options import engine_options, format_option, tokenizer_options
-from prefixlint.commands import replay_explain as explain
 from prefixlint.commands.replay_explain import explain_options
 from prefixlint.errors import PrefixlintError
 from prefixlint.replay.options import parallel_options, router_options, token_list
@@ -65,9 +66,9 @@ def _chat_settings(tokenizer, chat_template_path, now_text):
     """The chat template resolved once: (settings, the error to raise at the first chat line)."""
     from datetime import datetime
 
-    from prefixlint.replay.requestlog import parse_timestamp
-    from prefixlint.replay.prepare import ChatSettings
     from prefixlint.render.templates import read_chat_template, resolve_chat_template
+    from prefixlint.replay.prepare import ChatSettings
+    from prefixlint.replay.requestlog import parse_timestamp
 
     now = datetime.now()
     if now_text is not None:
@@ -187,16 +188,16 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
       prefixlint replay conversation_trace.jsonl --cache-tokens 3000000
       prefixlint replay traffic.jsonl --engine sglang --format json
     """
-    from prefixlint.load.model_config import load_model_config
-    from prefixlint.kv.layout import kv_layout
     from prefixlint.engines.profiles import get_profile
+    from prefixlint.engines.simulators import make_simulator
+    from prefixlint.kv.layout import kv_layout
+    from prefixlint.load.model_config import load_model_config
     from prefixlint.replay import report, router_report
     from prefixlint.replay.driver import Replay
     from prefixlint.replay.lora import LoraError, lora_key, parse_lora_modules
-    from prefixlint.replay.run import replay_log
-    from prefixlint.engines.simulators import make_simulator
     from prefixlint.replay.options import check_options, fixed_now
     from prefixlint.replay.routed import build
+    from prefixlint.replay.run import replay_log
     from prefixlint.replay.sources import Setup, record_source
 
     curve = curve or bool(curve_at) or plot_file is not None
@@ -250,7 +251,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         raise click.BadParameter(str(exc), param_hint="--lora-modules") from None
     renderer = _Renderer(tokenizer, offline, chat_template, fixed_now(now_text), lora_of, profile.name)
     source, opened = record_source(log, workers, use_ray, Setup(renderer, trace_block_size, lora_of))
-    explaining = explain.Explaining(renderer, per_request, ctx.with_resource(explain.ExitStack()), not no_causes)
+    explaining = explain.Explaining(renderer, per_request, ctx.with_resource(contextlib.ExitStack()), not no_causes)
     seen = replay_log(log, make_replay, renderer, strict=strict, trace_block_size=trace_block_size,
                       lora_of=lora_of, progress=_progress, source=source, opened=opened, observe=explaining.hook)
     run, (blocks, capacity_from) = seen.replay, capacities[seen.trace]

@@ -7,7 +7,6 @@ Kept apart from `commands/replay.py` (the replay itself): the causes come from
 from __future__ import annotations
 
 import contextlib
-from contextlib import ExitStack
 from typing import Any, Callable
 
 import click

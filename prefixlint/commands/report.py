@@ -81,8 +81,8 @@ def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, pos
     from dataclasses import replace
 
     from prefixlint.prreport import markdown
-    from prefixlint.report.github import is_github_actions, to_github
     from prefixlint.prreport.rows import build_rows, link_for_environment, new_findings
+    from prefixlint.report.github import is_github_actions, to_github
 
     fail_on_findings, max_drop = parse_fail_on(fail_on)
     prices = _price(price)
@@ -137,7 +137,10 @@ def _price(given: str | None) -> tuple[float, float] | None:
 
 def _post(body: str, repository: str | None, number: int | None, create: bool = True) -> None:
     from prefixlint.prreport.github_comment import (
-        GitHubError, api_from_environment, find_pull_request, upsert_comment,
+        GitHubError,
+        api_from_environment,
+        find_pull_request,
+        upsert_comment,
     )
 
     pr = find_pull_request(repository, number)

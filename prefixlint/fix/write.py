@@ -15,10 +15,10 @@ import difflib
 import os
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.fix.attach import reloader
-from prefixlint.fix.plan import combine
 from prefixlint.fix.atomic import replace_atomically
+from prefixlint.fix.attach import reloader
 from prefixlint.fix.edits import apply_edits
+from prefixlint.fix.plan import combine
 
 BOM = "\ufeff".encode("utf-8")
 

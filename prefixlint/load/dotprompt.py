@@ -30,8 +30,8 @@ from __future__ import annotations
 import re
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.load.front_matter import has_front_matter, python, split, trimmed, variable
 from prefixlint.load.base import Loader
+from prefixlint.load.front_matter import has_front_matter, python, split, trimmed, variable
 from prefixlint.load.template import SLOT_ROLE, Template, Variable
 from prefixlint.load.yaml_source import line_of, mapping_get
 

@@ -30,9 +30,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.load.base import Loader
 from prefixlint.load.json_source import compose_json, looks_like_json, node_offsets
 from prefixlint.load.langchain_sniff import sniff
-from prefixlint.load.base import Loader
 from prefixlint.load.template import SLOT_NAMES, SLOT_ROLE, Message, Template, Variable, align
 from prefixlint.load.yaml_source import compose, line_of, mapping_get, to_python
 
@@ -86,8 +86,8 @@ class _Reader:
 
     def referenced(self, node) -> Message:
         """Text from a file next to this one: every character points at the path as written."""
-        from prefixlint.load.files import read_text
         from prefixlint.limits import confined
+        from prefixlint.load.files import read_text
 
         target = Path(self.path).parent / str(node.value)
         try:
@@ -136,8 +136,8 @@ class _Reader:
 
     def load_other(self, node):
         """The node tree of a JSON or YAML file named by a `*_path` value."""
-        from prefixlint.load.files import read_text
         from prefixlint.limits import confined
+        from prefixlint.load.files import read_text
 
         target = str(Path(self.path).parent / str(node.value))
         try:

@@ -33,9 +33,9 @@ from __future__ import annotations
 import re
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.load.base import Loader
 from prefixlint.load.file_refs import resolve
 from prefixlint.load.front_matter import has_front_matter, python, split, trimmed, variable
-from prefixlint.load.base import Loader
 from prefixlint.load.template import SLOT_NAMES, Template, Variable
 from prefixlint.load.yaml_source import line_of, mapping_get
 

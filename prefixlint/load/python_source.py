@@ -20,11 +20,10 @@ from __future__ import annotations
 import ast
 import re
 
+from prefixlint.load.base import Loader
 from prefixlint.load.python_values import Resolver, dotted
 from prefixlint.load.registry import NotATemplate
-from prefixlint.load.source_prompts import (PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content,
-                                            to_template)
-from prefixlint.load.base import Loader
+from prefixlint.load.source_prompts import PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content, to_template
 from prefixlint.load.template import Template
 
 FORMAT = "python"

@@ -17,9 +17,9 @@ from typing import Any
 
 from prefixlint.load.fill_sites import from_callers, function_lines, stable_fill
 from prefixlint.load.source_literals import RawField, scan
-from prefixlint.load.template import Variable, line_starts
 from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, stable_variable, variable_name
 from prefixlint.load.source_text import dedent_pieces, strip_pieces, template_fields
+from prefixlint.load.template import Variable, line_starts
 
 _DEPTH = 8
 

@@ -24,8 +24,8 @@ from prefixlint.load.base import Loader
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import PROMPT_NAME, PromptMessage, SourcePrompt, Text, has_content, to_template
 from prefixlint.load.source_text import template_fields
-from prefixlint.load.ts_values import Values, node_key
 from prefixlint.load.template import Template
+from prefixlint.load.ts_values import Values, node_key
 
 FORMAT = "typescript"
 HINT = ("prefixlint reads texts declared under prompt-like names (*Prompt*, SYSTEM*, *instructions*, *template*)"

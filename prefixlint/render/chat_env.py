@@ -55,11 +55,12 @@ class TemplateDict:
 
 @lru_cache(maxsize=1)
 def _extensions() -> tuple[type, type]:
+    from contextlib import contextmanager
+    from contextvars import ContextVar
+
     import jinja2
     import jinja2.ext
     import jinja2.nodes
-    from contextvars import ContextVar
-    from contextlib import contextmanager
 
     class AssistantTracker(jinja2.ext.Extension):
         """`{% generation %}...{% endgeneration %}`: renders its body, and records the span of

@@ -33,8 +33,8 @@ from typing import Any, Callable, Mapping
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Message, Template
 from prefixlint.render.jinja_spans import CLOSE, OPEN, SEP, unmark
-from prefixlint.sandbox import time_limit
 from prefixlint.render.spans import Placeholder, RenderedMessage
+from prefixlint.sandbox import time_limit
 
 #: One tag: a comment, a triple-stash, or any double-brace tag (blocks, closers, outputs).
 TAG = re.compile(r"\{\{!--.*?--\}\}|\{\{![^}]*\}\}|\{\{\{~?\s*(?P<raw>[^}]*?)\s*~?\}\}\}|\{\{(?P<body>[^}]*)\}\}", re.S)
@@ -211,7 +211,7 @@ class EngineTemplate:
 
     def render(self, values: Mapping[str, Any], functions: Mapping[str, Callable]) -> tuple[RenderedMessage, ...]:
         rendered = []
-        for number, (message, compiled) in enumerate(zip(self.template.messages, self._compiled)):
+        for message, compiled in zip(self.template.messages, self._compiled):
             try:
                 with time_limit():
                     raw = compiled(self._with_paths(values))

@@ -16,8 +16,8 @@ from typing import Any, Callable, Mapping
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Message, Template, line_starts, source_location
-from prefixlint.sandbox import MAX_OUTPUT_CHARS, RenderTimeout, environment, output_limit, time_limit
 from prefixlint.render.spans import Placeholder, RenderedMessage, Span
+from prefixlint.sandbox import MAX_OUTPUT_CHARS, RenderTimeout, environment, output_limit, time_limit
 
 OPEN, SEP, CLOSE = "\ue000", "\ue001", "\ue002"
 _MARK = re.compile(f"{OPEN}(\\d+){SEP}|{CLOSE}")

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from prefixlint.load.template import Template, source_location
-from prefixlint.rules.catalog import Rule
 from prefixlint.results import Finding
+from prefixlint.rules.catalog import Rule
 
 
 @dataclass(frozen=True)

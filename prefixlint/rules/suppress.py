@@ -45,7 +45,7 @@ DIRECTIVE = re.compile(
     """,
     re.VERBOSE | re.MULTILINE,
 )
-#: ruff's `# noqa` / `# noqa: CODE, CODE` in any of the comment forms above.
+#: ruff's noqa comment, bare or with codes (`noqa: E501, F401`), in any of the comment forms above.
 NOQA = re.compile(
     r"""
     (?P<comment> \{\#[-+]? | \{\{!(?:--)? | <!-- | \# | // ) [ \t]*

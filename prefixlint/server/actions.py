@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from lsprotocol import types
 
-from prefixlint.server.diagnostics import finding_diagnostic, finding_range
+from prefixlint.server.diagnostics import finding_diagnostic
 from prefixlint.server.documents import Checked
 
 FIX_ALL_KIND = "source.fixAll.prefixlint"

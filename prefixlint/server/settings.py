@@ -32,7 +32,7 @@ def from_options(options: Any, root: str | None) -> ServerSettings:
     """The server's settings from the client's `initializationOptions` (None: none given);
     relative paths in them (`config`, `chat-template`) are relative to the workspace `root`."""
     from prefixlint.check.settings import SettingsBuilder
-    from prefixlint.config_keys import ConfigValueError, KEYS, check_value, normalize_key, unknown_key_message
+    from prefixlint.config_keys import KEYS, ConfigValueError, check_value, normalize_key, unknown_key_message
 
     problems: list[str] = []
     given: Mapping[str, Any] = options if isinstance(options, Mapping) else {}

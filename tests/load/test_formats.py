@@ -10,9 +10,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from click.testing import CliRunner
 
 from prefixlint.cli import cli
 from prefixlint.load.discover import discover
