@@ -59,7 +59,8 @@ def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | N
     blocks = size // (block_size * layout.bytes_per_token) - 1
     if blocks < 1:
         raise PrefixlintError(f"--memory {memory} holds no {block_size}-token block of this model")
-    return _bounded_blocks(blocks, "--memory"), f"--memory {format_bytes(size)} / {format_bytes(layout.bytes_per_token)} per token"
+    return _bounded_blocks(blocks, "--memory"), (f"--memory {format_bytes(size)}"
+                                                 f" / {format_bytes(layout.bytes_per_token)} per token")
 
 
 def _chat_settings(tokenizer, chat_template_path, now_text):

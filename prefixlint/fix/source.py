@@ -90,7 +90,10 @@ def _split(message: SourceMessage, role_line: str | None) -> list[SourceMessage]
         spans = tuple(Span(s.placeholder, s.start - start, s.end - start)
                       for s in message.spans if s.start >= start and s.end <= end)
         files = message.files[start:end]
-        after = message.files[end - 1] + 1 if end > start else (message.files[start] if start < len(message.files) else message.end)
+        if end > start:
+            after = message.files[end - 1] + 1
+        else:
+            after = message.files[start] if start < len(message.files) else message.end
         out.append(SourceMessage(role, text[start:end], spans, files, after))
     return out or [message]
 

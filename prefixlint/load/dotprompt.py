@@ -18,7 +18,8 @@
 `{{role "x"}}` starts a message with that role (text before the first one is a user message,
 as Dotprompt does); `{{history}}` is the conversation slot: the earlier turns are inserted
 there as messages of their own. Variables are the schema's properties, with `input.default`
-values as samples. `{{> name}}` partials are read from the `_name.prompt` files beside the file. The body is Handlebars, rendered with dotpromptz-handlebars.
+values as samples. `{{> name}}` partials are read from the `_name.prompt` files beside the file.
+The body is Handlebars, rendered with dotpromptz-handlebars.
 
 `.prompt` is also Humanloop's extension. A Humanloop file has front matter with `provider` or
 `endpoint` and a body of `<system>` / `<user>` tags; `sniff` rejects it, and

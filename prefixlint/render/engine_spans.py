@@ -13,7 +13,8 @@ dotpromptz-handlebars is the pure-Python Handlebars of the Genkit team, the engi
 own Python SDK renders with, conformance-tested against Handlebars.js, with no dependencies,
 and it refuses functions in the input and unknown helpers (a template can only call code
 prefixlint chose). Partials are the ones the loader found (Dotprompt's `_name.prompt` files);
-Mustache partials are never loaded. Text a partial writes is rendered, but has no spans. Both are imported only when a Mustache or Handlebars template is rendered.
+Mustache partials are never loaded. Text a partial writes is rendered, but has no spans. Both are
+imported only when a Mustache or Handlebars template is rendered.
 
 So that every placeholder is checked (issue 11): a Handlebars `{{#if x}}` / `{{#unless x}}` whose
 condition reads no declared sample is rendered with the condition true (its body, not its

@@ -65,7 +65,8 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
             continue
         now = item.now
         fixed = (f" {where}: {percent(now.fixed_shared_prefix_tokens, now.fixed_tokens, bare_ends=True)}"
-                 f" ({percent(now.fixed_reusable_tokens, now.fixed_tokens, bare_ends=True)} after {rounding(data.profile).split(' ')[-1]}).")
+                 f" ({percent(now.fixed_reusable_tokens, now.fixed_tokens, bare_ends=True)}"
+                 f" after {rounding(data.profile).split(' ')[-1]}).")
         value = f"{item.placeholder.text} ({data.catalog.describe(v.cls, v.frequency)})"
         # the promise, restated by `prefixlint.fix.attach` as the measurement of the fixed file
         extra = {"promise": fixed, "promise_where": where, "promise_unit": rounding(data.profile).split(' ')[-1]}

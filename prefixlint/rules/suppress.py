@@ -7,9 +7,9 @@
 
 `disable-line` and `disable` cover the line they are written on; `disable-file` covers the
 whole file wherever it is written. Any comment form works in any file: a YAML or Python
-comment (`#`), a TypeScript/JavaScript comment (`//`), a Jinja comment (`{# ... #}`, also `{#- ... -#}`) or a Handlebars/Mustache comment
-(`{{! ... }}`, `{{!-- ... --}}`, for Dotprompt, Prompty's Mustache variant, LangChain
-mustache and Semantic Kernel handlebars templates). No code means every code. A
+comment (`#`), a TypeScript/JavaScript comment (`//`), a Jinja comment (`{# ... #}`, also
+`{#- ... -#}`) or a Handlebars/Mustache comment (`{{! ... }}`, `{{!-- ... --}}`, for Dotprompt,
+Prompty's Mustache variant, LangChain mustache and Semantic Kernel handlebars templates). No code means every code. A
 directive on a line of its own covers only that (empty) line, never the file: write
 `disable-file` for that. Inside a YAML block scalar (`content: |`) a `#` line is prompt text,
 not a comment: use the Jinja form there, which the renderer drops. A suppression that
