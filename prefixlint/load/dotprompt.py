@@ -105,7 +105,9 @@ def _messages(text: str, body: int) -> list:
         if piece is not None:
             messages.append(piece)
         if match.group("history"):
-            messages.append(trimmed(SLOT_ROLE, text, match.start(), match.end()))
+            slot = trimmed(SLOT_ROLE, text, match.start(), match.end())
+            assert slot is not None  # the `{{history}}` marker itself: never blank
+            messages.append(slot)
         else:
             role = (match.group("role") or match.group("role2")).lower()
         cursor = match.end()

@@ -63,12 +63,15 @@ class _Reader:
         offsets = node_offsets(node, self.text) if self.json else align(node.value, self.text, start, end)
         return Message(None, node.value, offsets, start)
 
-    def format_of(self, node) -> None:
+    def format_of(self, node) -> str:
+        """The file's template syntax: the first `template_format` read decides it."""
         value = mapping_get(node, "template_format")
         name = value.value if value is not None else "f-string"
         if name not in SYNTAX:
             raise self.error(f"unknown template_format {name!r}", value)
-        self.syntax = self.syntax or SYNTAX[name]
+        syntax = self.syntax or SYNTAX[name]
+        self.syntax = syntax
+        return syntax
 
     def template(self, node, what: str = "template") -> Message:
         """A PromptTemplate's text: `template`, or the file named by `template_path`."""
@@ -99,7 +102,7 @@ class _Reader:
 
     def few_shot(self, node) -> Message:
         node = _kwargs(node)
-        self.format_of(node)
+        syntax = self.format_of(node)
         example_prompt = mapping_get(node, "example_prompt")
         if example_prompt is None and mapping_get(node, "example_prompt_path") is not None:
             example_prompt = self.load_other(mapping_get(node, "example_prompt_path"))
@@ -118,14 +121,15 @@ class _Reader:
             piece = mapping_get(node, key) or mapping_get(node, f"{key}_path")
             if key == "suffix":
                 for item in examples.value:
-                    text = _escape(_fill(example.content, to_python(item, self.path), self.syntax, self), self.syntax)
+                    text = _escape(_fill(example.content, to_python(item, self.path), syntax, self), syntax)
                     at = (item if examples is examples_node else examples_node).start_mark.index
                     pieces.append(Message(None, text, (at,) * len(text), at))
             if piece is not None:
                 message = self.referenced(piece) if mapping_get(node, key) is None else self.string(piece, key)
                 if message.content:
                     pieces.append(message)
-        content, offsets = "", ()
+        content = ""
+        offsets: tuple[int, ...] = ()
         for number, piece in enumerate(pieces):
             if number:
                 content += separator

@@ -137,7 +137,7 @@ class _Source(Values):
                 pieces = self.text_of(node.child_by_field_name("value") or node, 0, function=True)
                 if node.type == "pair":  # a property's value is a prompt when it is prose (has a blank);
                     # its `{NAME}` fields are the ones the application fills in (`{datetime}`)
-                    pieces = template_fields(pieces, "format", self.text) if _has_blank(pieces) else None
+                    pieces = template_fields(pieces, "format", self.text) if pieces and _has_blank(pieces) else None
                 if pieces is not None:
                     label = name.text.decode().strip("'\"`")
                     role = "system" if label.lstrip("_").lower().startswith("system") else None

@@ -107,8 +107,8 @@ class Values:
                 return out
         if arguments is not None and arguments.type == "template_string" and callee is not None:
             pieces = self.text_of(arguments, depth + 1)  # a tagged template: dedent`...`
-            return dedent_pieces(pieces) if callee.text.decode().lower().endswith(("dedent", "outdent", "stripindent")) \
-                else None
+            dedent = callee.text.decode().lower().endswith(("dedent", "outdent", "stripindent"))
+            return dedent_pieces(pieces) if dedent and pieces is not None else None  # None: past the depth bound
         if callee is not None and callee.type == "identifier":
             bound = self.bindings.get(callee.text.decode())
             if bound is not None and bound.type in ("arrow_function", "function_expression", "function_declaration"):

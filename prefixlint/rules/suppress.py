@@ -122,8 +122,8 @@ class Suppressions:
             ))
         for match in NOQA.finditer(source_text):
             named = re.findall(r"[A-Za-z]+[0-9]+", match.group("codes") or "")
-            codes = tuple(dict.fromkeys(code.upper() for code in named if CODE.fullmatch(code.upper())))
-            if named and not codes:
+            noqa_codes = tuple(dict.fromkeys(code.upper() for code in named if CODE.fullmatch(code.upper())))
+            if named and not noqa_codes:
                 continue  # another tool's noqa
             newlines = newlines if newlines is not None else [m.start() for m in re.finditer("\n", source_text)]
             start = match.start()
@@ -132,7 +132,7 @@ class Suppressions:
             line_end = newlines[line - 1] if line - 1 < len(newlines) else len(source_text)
             rest_of_line = source_text[line_start:start] + source_text[match.end():line_end]
             directives.append(Directive(
-                line=line, column=start - line_start + 1, scope="line", codes=codes, text=match.group().strip(),
+                line=line, column=start - line_start + 1, scope="line", codes=noqa_codes, text=match.group().strip(),
                 alone=not rest_of_line.strip(" \t#}!-/>"), noqa=True,
             ))
         directives.sort(key=lambda d: (d.line, d.column))
