@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from prefixlint.load.template import Message, Template
 from prefixlint.match.units import LINE, UNSAFE_MARK, NoUnit, choose
 from prefixlint.render.conversation import role_sections
-from prefixlint.render.spans import Span
+from prefixlint.render.spans import RenderedMessage, Span
 
 
 @dataclass(frozen=True)
-class SourceMessage:
-    role: str | None
-    text: str
-    spans: tuple[Span, ...]
+class SourceMessage(RenderedMessage):
+    """A message as the file writes it: a rendered message with the file offset of each character."""
+
     #: files[i]: the file offset of text[i]; `end`: the file offset just after the text.
     files: tuple[int, ...]
     end: int

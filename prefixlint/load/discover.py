@@ -162,7 +162,7 @@ class _Walk:
         specs = ancestor_specs(absolute) if self.gitignore else []
         found: list[Path] = []
         self.references: set[str] = set()  # file names that the walk's code names in a string
-        self.candidates: list[tuple[Path, Path]] = []  # Markdown and text, kept on evidence
+        self.candidates: list[tuple[Path, Path, bool]] = []  # Markdown and text, kept on evidence (beside templates?)
         skipped = self._walk(top, absolute, specs, found)
         for shown, path, beside in self.candidates:
             reason = prompt_evidence(shown.relative_to(top), path, self.references, self.configured(path),

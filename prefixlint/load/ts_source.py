@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import PurePath
+from typing import Any
 
 from prefixlint.load.base import Loader
 from prefixlint.load.registry import NotATemplate
@@ -58,13 +59,13 @@ def _parser(grammar: str):
     import tree_sitter
 
     if grammar == "javascript":
-        import tree_sitter_javascript as module
+        import tree_sitter_javascript as javascript
 
-        language = module.language()
+        language = javascript.language()
     else:
-        import tree_sitter_typescript as module
+        import tree_sitter_typescript as typescript
 
-        language = module.language_tsx() if grammar == "tsx" else module.language_typescript()
+        language = typescript.language_tsx() if grammar == "tsx" else typescript.language_typescript()
     return tree_sitter.Parser(tree_sitter.Language(language))
 
 
@@ -100,8 +101,8 @@ class _Source(Values):
     def __init__(self, text: str, root, cursor) -> None:
         super().__init__(text)
         self.root = root
-        self.bindings: dict[str, object] = {}
-        self.candidates: dict[tuple, object] = {}  # declarations, objects, arrays: where prompts may be
+        self.bindings: dict[str, Any] = {}  # name -> its tree-sitter node
+        self.candidates: dict[tuple, Any] = {}  # declarations, objects, arrays: where prompts may be
         captures = cursor.captures(root)
         for node in captures.get("decl", ()):
             name = node.child_by_field_name("name")

@@ -10,6 +10,8 @@ construction when it reads the clock (`new Date()`, `Date.now()`), `crypto.rando
 
 from __future__ import annotations
 
+from typing import Any
+
 from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, variable_name
 from prefixlint.load.source_text import dedent_pieces, strip_pieces
 from prefixlint.load.template import Variable
@@ -38,7 +40,7 @@ class Values:
                     self._chars[at + b] = index
                 at += width
             self._chars[at] = len(text)
-        self.bindings: dict[str, object] = {}
+        self.bindings: dict[str, Any] = {}  # name -> its tree-sitter node
         self.touched: list[tuple] = []
 
     @staticmethod

@@ -71,7 +71,7 @@ def _extensions() -> tuple[type, type]:
         def __init__(self, environment) -> None:
             super().__init__(environment)
             environment.extend(activate_tracker=self.activate_tracker)
-            self._tracking = ContextVar("assistant_tracker", default=None)
+            self._tracking: ContextVar[tuple[list, list] | None] = ContextVar("assistant_tracker", default=None)
 
         def parse(self, parser):
             lineno = next(parser.stream).lineno

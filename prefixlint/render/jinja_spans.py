@@ -63,9 +63,9 @@ class JinjaTemplate:
         except TemplateSyntaxError as exc:
             line, hint = syntax_hint(source, exc)
             raise self._error(message, f"Jinja syntax error: {exc.message}", line, hint) from None
-        outputs = []  # (index, expression), in source order
+        outputs: list[tuple[int, nodes.Expr]] = []  # (index, expression), in source order
         for output in ast.find_all(nodes.Output):
-            wrapped = []
+            wrapped: list[nodes.Expr] = []
             for child in output.nodes:
                 if isinstance(child, nodes.TemplateData):
                     wrapped.append(child)
