@@ -40,7 +40,7 @@ def from_options(options: Any, root: str | None) -> ServerSettings:
         problems.append(f"initializationOptions must be an object, not {type(options).__name__}: ignored")
     if isinstance(given.get("settings"), Mapping):
         given = {**{k: v for k, v in given.items() if k != "settings"}, **given["settings"]}
-    server = dict(SERVER_OPTIONS)
+    server: dict[str, Any] = dict(SERVER_OPTIONS)
     flags: dict[str, Any] = {}
     base = Path(root) if root else Path.cwd()
     for raw_key, value in given.items():

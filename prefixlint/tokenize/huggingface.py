@@ -40,7 +40,7 @@ def go_offline() -> None:
     os.environ["HF_HUB_OFFLINE"] = "1"
     import sys
 
-    constants = sys.modules.get("huggingface_hub.constants")
+    constants: Any = sys.modules.get("huggingface_hub.constants")
     if constants is not None:
         constants.HF_HUB_OFFLINE = True
 
