@@ -58,11 +58,11 @@ class ChatTemplateRuns:
 
 
 def _check_template(chat_template, tokenizer_spec: str, tokenizer, settings, profile) -> FileResult:
-    from prefixlint.check.runner import check_file
+    from prefixlint.check.runner import measured_file
 
     every_rule = replace(settings, tokenizer=tokenizer_spec, enabled=_chat_template_rules, engine=profile.name)
     if chat_template.path is not None:  # a file: checked as a standalone chat template is
-        result = check_file(chat_template.path, every_rule, _load(chat_template.path))
+        result = measured_file(chat_template.path, every_rule, _load(chat_template.path))
         error = result.error
         if error is not None:
             error.message = f"the chat template of {tokenizer.name} fails on prefixlint's probe messages: {error.message}"

@@ -16,6 +16,7 @@ from prefixlint.commands.options import engine_options, format_option, tokenizer
 from prefixlint.commands.replay_explain import explain_options
 from prefixlint.errors import PrefixlintError
 from prefixlint.replay.options import parallel_options, router_options, token_list
+from prefixlint.tokenize.base import Tokenizer
 
 #: Logs larger than this get a progress bar (when standard error is a terminal).
 PROGRESS_BYTES = 4 * 1024 * 1024
@@ -59,8 +60,8 @@ def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | N
     blocks = size // (block_size * layout.bytes_per_token) - 1
     if blocks < 1:
         raise PrefixlintError(f"--memory {memory} holds no {block_size}-token block of this model")
-    return _bounded_blocks(blocks, "--memory"), (f"--memory {format_bytes(size)}"
-                                                 f" / {format_bytes(layout.bytes_per_token)} per token")
+    bounded = _bounded_blocks(blocks, "--memory")
+    return bounded, f"--memory {format_bytes(size)} / {format_bytes(layout.bytes_per_token)} per token"
 
 
 def _chat_settings(tokenizer, chat_template_path, now_text):
@@ -71,11 +72,9 @@ def _chat_settings(tokenizer, chat_template_path, now_text):
     from prefixlint.replay.prepare import ChatSettings
     from prefixlint.replay.requestlog import parse_timestamp
 
-    now = datetime.now()
-    if now_text is not None:
-        now = parse_timestamp(now_text)
-        if now is None:
-            raise click.BadParameter(f"{now_text!r} is not an ISO 8601 date-time", param_hint="--now")
+    now = datetime.now() if now_text is None else parse_timestamp(now_text)
+    if now is None:
+        raise click.BadParameter(f"{now_text!r} is not an ISO 8601 date-time", param_hint="--now")
     explicit = read_chat_template(chat_template_path) if chat_template_path else None
     try:
         return ChatSettings(resolve_chat_template(tokenizer, explicit), now), None
@@ -109,27 +108,27 @@ class _Renderer:
 
     def __init__(self, tokenizer_name, offline, chat_template, now_text, lora_of, engine) -> None:
         self.args = (tokenizer_name, offline, chat_template, now_text)
-        self.tokenizer = None
+        self.tokenizer: Tokenizer | None = None
         self.lora_of, self.engine = lora_of, engine
 
-    def load(self) -> None:
+    def load(self) -> Tokenizer:
         from prefixlint.tokenize import load_tokenizer
 
         name, offline, chat_template, now_text = self.args
         self.tokenizer = load_tokenizer(name, offline=offline)
         self.settings, self.template_error = _chat_settings(self.tokenizer, chat_template, now_text)
+        return self.tokenizer
 
     def __call__(self, item):
         from prefixlint.replay.prepare import prepare
         from prefixlint.replay.run import Fatal
 
-        if self.tokenizer is None:
-            self.load()
+        tokenizer = self.tokenizer if self.tokenizer is not None else self.load()
         if item.is_chat and self.template_error is not None:
             raise Fatal(self.template_error)
         from prefixlint.engines.simulators import skips_lookup
 
-        request = prepare(item, self.tokenizer, self.settings)
+        request = prepare(item, tokenizer, self.settings)
         lora, skip = self.lora_of(item.body.get("model")), skips_lookup(item.body, self.engine)
         return request if lora is None and not skip else replace(request, lora=lora, skip_lookup=skip)
 
@@ -256,6 +255,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     seen = replay_log(log, make_replay, renderer, strict=strict, trace_block_size=trace_block_size,
                       lora_of=lora_of, progress=_progress, source=source, opened=opened, observe=explaining.hook)
     run, (blocks, capacity_from) = seen.replay, capacities[seen.trace]
+    assert run is not None  # replay_log builds one, even for an empty log
     routes = routing.get(seen.trace)
     if source is not None and not seen.trace and renderer.tokenizer is None:
         renderer.load()  # the workers rendered; the report shows tokens as text
@@ -289,7 +289,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         data = report.to_dict(setup, run.stats, seen.bad, simulator.evicted_blocks)
         data.update(explaining.json(log, rewrite_out, again))
         click.echo(json.dumps({**data, **(extra[0] if extra else {})}, indent=2, ensure_ascii=False))
-    elif routes is not None and routes.side_by_side:  # the routers' table is the report
+    elif routes is not None and routes.side_by_side and extra:  # the routers' table is the report (--router all)
         click.echo("\n".join([report.to_text(setup, run.stats, seen.bad, simulator.evicted_blocks).split("\n")[0],
                               "", *extra[1]]))
     else:

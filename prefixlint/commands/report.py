@@ -109,9 +109,9 @@ def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, pos
         click.echo(to_github(introduced), err=True)
     if post:  # no comment for a change that touches no template; an existing one says so
         _post(body, repository, pr_number, create=any(row.status != "unchanged" for row in rows))
-    errors = [row for row in rows if row.now and row.now.error]
-    for row in errors:
-        click.echo(f"prefixlint: error: {row.now.error}", err=True)
+    errors = [row.now.error for row in rows if row.now and row.now.error]
+    for error in errors:
+        click.echo(f"prefixlint: error: {error}", err=True)
     if errors:
         raise click.exceptions.Exit(2)
     dropped = max_drop is not None and any(row.drop() > max_drop for row in rows if row.status != "unchanged")
