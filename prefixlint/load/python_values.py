@@ -111,8 +111,7 @@ class Resolver:
         return start + column
 
     def span(self, node: ast.expr | ast.stmt) -> tuple[int, int]:
-        assert node.end_lineno is not None and node.end_col_offset is not None  # ast.parse sets them
-        return self.offset(node.lineno, node.col_offset), self.offset(node.end_lineno, node.end_col_offset)
+        return self.offset(node.lineno, node.col_offset), self.offset(node.end_lineno or node.lineno, node.end_col_offset or 0)
 
     # -- names ------------------------------------------------------------------------------
     def bound(self, node: ast.AST) -> ast.expr | None:
@@ -186,14 +185,13 @@ class Resolver:
         pieces = self.text(template, "plain", depth + 1)
         if pieces is None:
             return None
-        named: dict[str, ast.expr] = {}
+        named: dict[Any, ast.expr] = {}  # a dict literal's keys: any constant
         positional: list[ast.expr] = []
         if isinstance(arguments, ast.Call):
             named = {k.arg: k.value for k in arguments.keywords if k.arg}
             positional = list(arguments.args)
         elif isinstance(arguments, ast.Dict):
-            named = {k.value: v for k, v in zip(arguments.keys, arguments.values)
-                     if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+            named = {k.value: v for k, v in zip(arguments.keys, arguments.values) if isinstance(k, ast.Constant)}
         elif isinstance(arguments, ast.Tuple):
             positional = list(arguments.elts)
         elif arguments is not None:
