@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -61,24 +60,14 @@ def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | N
     return _bounded_blocks(blocks, "--memory"), f"--memory {format_bytes(size)} / {format_bytes(layout.bytes_per_token)} per token"
 
 
-def _chat_settings(tokenizer, chat_template_path, now_text):
-    """The chat template resolved once: (settings, the error to raise at the first chat line)."""
-    from datetime import datetime
+def _now(now_text: str):
+    """--now (fixed once for every process that renders) as a date-time."""
+    from prefixlint.replay.logtext import parse_timestamp
 
-    from prefixlint.replay.requestlog import parse_timestamp
-    from prefixlint.replay.prepare import ChatSettings
-    from prefixlint.render.templates import read_chat_template, resolve_chat_template
-
-    now = datetime.now()
-    if now_text is not None:
-        now = parse_timestamp(now_text)
-        if now is None:
-            raise click.BadParameter(f"{now_text!r} is not an ISO 8601 date-time", param_hint="--now")
-    explicit = read_chat_template(chat_template_path) if chat_template_path else None
-    try:
-        return ChatSettings(resolve_chat_template(tokenizer, explicit), now), None
-    except PrefixlintError as exc:
-        return ChatSettings(now=now), exc
+    now = parse_timestamp(now_text)
+    if now is None:
+        raise click.BadParameter(f"{now_text!r} is not an ISO 8601 date-time", param_hint="--now")
+    return now
 
 
 def _progress(size: int | None):
@@ -100,36 +89,6 @@ def _ttl(text, profile) -> float | None:
         raise click.UsageError("--ttl: vLLM keeps blocks until they are evicted; a time to live is modelled"
                                " for the other engines (API caches, sglang)")
     return seconds
-
-
-class _Renderer:
-    """Renders logged requests; the tokenizer is loaded at the first one (a trace needs none)."""
-
-    def __init__(self, tokenizer_name, offline, chat_template, now_text, lora_of, engine) -> None:
-        self.args = (tokenizer_name, offline, chat_template, now_text)
-        self.tokenizer = None
-        self.lora_of, self.engine = lora_of, engine
-
-    def load(self) -> None:
-        from prefixlint.tokenize import load_tokenizer
-
-        name, offline, chat_template, now_text = self.args
-        self.tokenizer = load_tokenizer(name, offline=offline)
-        self.settings, self.template_error = _chat_settings(self.tokenizer, chat_template, now_text)
-
-    def __call__(self, item):
-        from prefixlint.replay.prepare import prepare
-        from prefixlint.replay.run import Fatal
-
-        if self.tokenizer is None:
-            self.load()
-        if item.is_chat and self.template_error is not None:
-            raise Fatal(self.template_error)
-        from prefixlint.engines.simulators import skips_lookup
-
-        request = prepare(item, self.tokenizer, self.settings)
-        lora, skip = self.lora_of(item.body.get("model")), skips_lookup(item.body, self.engine)
-        return request if lora is None and not skip else replace(request, lora=lora, skip_lookup=skip)
 
 
 @click.command()
@@ -196,6 +155,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     from prefixlint.replay.run import replay_log
     from prefixlint.engines.simulators import make_simulator
     from prefixlint.replay.options import check_options, fixed_now
+    from prefixlint.replay.renderer import Renderer
     from prefixlint.replay.routed import build
     from prefixlint.replay.sources import Setup, record_source
 
@@ -248,15 +208,15 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         lora_of = lora_key(parse_lora_modules(lora_modules))
     except LoraError as exc:
         raise click.BadParameter(str(exc), param_hint="--lora-modules") from None
-    renderer = _Renderer(tokenizer, offline, chat_template, fixed_now(now_text), lora_of, profile.name)
+    renderer = Renderer(tokenizer, offline, chat_template, _now(fixed_now(now_text)), lora_of, profile.name)
     source, opened = record_source(log, workers, use_ray, Setup(renderer, trace_block_size, lora_of))
     explaining = explain.Explaining(renderer, per_request, ctx.with_resource(explain.ExitStack()), not no_causes)
     seen = replay_log(log, make_replay, renderer, strict=strict, trace_block_size=trace_block_size,
                       lora_of=lora_of, progress=_progress, source=source, opened=opened, observe=explaining.hook)
     run, (blocks, capacity_from) = seen.replay, capacities[seen.trace]
     routes = routing.get(seen.trace)
-    if source is not None and not seen.trace and renderer.tokenizer is None:
-        renderer.load()  # the workers rendered; the report shows tokens as text
+    # The report shows tokens as text (the workers rendered, or the log held token ids only).
+    texts = renderer.texts() if not seen.trace and (renderer.used or source is not None) else None
     explaining.total = run.stats.total
 
     def again(path: str):  # --rewrite: the same replay of another log
@@ -270,7 +230,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         click.echo(f"prefixlint: warning: … and {len(seen.bad) - report.BAD_LINES_SHOWN} more bad lines", err=True)
     engine_text = f"vllm block pool ({unit}-token blocks of the trace)" if seen.trace else profile.describe()
     setup = report.Setup(
-        log=log, tokenizer=renderer.tokenizer, engine=profile.name, block_size=unit,
+        log=log, tokenizer=texts, engine=profile.name, block_size=unit,
         engine_text=engine_text,
         capacity_tokens=None if blocks is None else blocks * unit * (replicas if routes and routes.side_by_side else 1),
         capacity_from=capacity_from, group_by=seen.group_by, layout=layout, si=si, trace=seen.trace,

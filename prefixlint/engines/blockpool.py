@@ -34,7 +34,6 @@ from itertools import islice, repeat
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from prefixlint.engines.base import Miss, Outcome
-from prefixlint.match.prefix import shared_prefix
 
 #: Parent of the first block (vLLM seeds it from PYTHONHASHSEED or random bytes).
 NONE_HASH = hash(("prefixlint", "vllm NONE_HASH"))
@@ -124,7 +123,7 @@ class VllmPrefixCache:
         """Serve one request to completion. `generated`: the generated tokens whose KV was
         computed (every one but the last sampled, which ends the request)."""
         size = self.block_size
-        seq = [*prompt, *generated]
+        seq = prompt if not generated and type(prompt) is list else [*prompt, *generated]
         hashes = self._hashes(seq, salt, lora)
         max_hit = 0 if skip_lookup or not prompt else (len(prompt) - 1) // size
         return self._serve(seq, hashes, max_hit, -(-len(seq) // size), root_key(salt, lora))
@@ -184,7 +183,8 @@ class VllmPrefixCache:
             return Miss("evicted" if where == hashes[hit] else "diverged" if hit else "new", start, key, ())
         offset = where & 0xFFFFFFFF
         tokens = tuple(self._segments[where >> 32][offset:offset + size])
-        common = shared_prefix(seq[start:start + size], tokens)
+        mine = seq[start:start + size]
+        common = next((i for i, (a, b) in enumerate(zip(mine, tokens)) if a != b), min(len(mine), size))
         if start + common == 0:  # nothing in common with anything cached: unrelated, not a divergence
             return Miss("new", 0, key, ())
         if common >= size:  # this very block was cached after the same parent, and is gone

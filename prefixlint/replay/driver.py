@@ -80,7 +80,10 @@ class Replay:
         stats = self.stats
         prompt_tokens = request.prompt_tokens
         stats.total.add(prompt_tokens, outcome.cached_tokens)
-        stats.groups.setdefault(request.group, Tally()).add(prompt_tokens, outcome.cached_tokens)
+        group = stats.groups.get(request.group)
+        if group is None:
+            group = stats.groups[request.group] = Tally()
+        group.add(prompt_tokens, outcome.cached_tokens)
         stats.generated_tokens += request.generated_tokens
         if outcome.over_capacity:
             stats.over_capacity_lines.append(request.line)

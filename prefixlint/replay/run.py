@@ -13,7 +13,7 @@ from typing import IO, Any, Callable, Hashable, Iterable, Iterator, NamedTuple
 from prefixlint.engines.request import Request
 from prefixlint.engines.serve import serve
 from prefixlint.errors import PrefixlintError
-from prefixlint.explain.kinds import context_of
+from prefixlint.explain.context import context_of
 from prefixlint.replay.driver import Replay
 from prefixlint.replay.requestlog import BadLine, LoggedRequest, open_log, read_log
 
