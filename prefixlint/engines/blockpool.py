@@ -113,9 +113,14 @@ class VllmPrefixCache:
         parent = hash((NONE_HASH, first, extra or None))
         hashes = [parent]
         append = hashes.append
-        for tokens in blocks:  # the salt is an extra key of the first block only
-            parent = hash((parent, tokens) if lora is None else (parent, tokens, lora))
-            append(parent)
+        if lora is None:  # the salt is an extra key of the first block only
+            for tokens in blocks:
+                parent = hash((parent, tokens))
+                append(parent)
+        else:
+            for tokens in blocks:
+                parent = hash((parent, tokens, lora))
+                append(parent)
         return hashes
 
     def serve(self, prompt: Sequence[int], generated: Sequence[int] = (), salt: str | None = None,
@@ -183,8 +188,11 @@ class VllmPrefixCache:
             return Miss("evicted" if where == hashes[hit] else "diverged" if hit else "new", start, key, ())
         offset = where & 0xFFFFFFFF
         tokens = tuple(self._segments[where >> 32][offset:offset + size])
-        mine = seq[start:start + size]
-        common = next((i for i, (a, b) in enumerate(zip(mine, tokens)) if a != b), min(len(mine), size))
+        common = 0
+        for mine, cached in zip(seq[start:start + size], tokens):  # one block: no faster way in Python
+            if mine != cached:
+                break
+            common += 1
         if start + common == 0:  # nothing in common with anything cached: unrelated, not a divergence
             return Miss("new", 0, key, ())
         if common >= size:  # this very block was cached after the same parent, and is gone

@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from prefixlint.engines.base import Outcome
 from prefixlint.engines.blockpool import _cached_prefix
 from prefixlint.engines.request import Request
-from prefixlint.replay.driver import Tally
-from prefixlint.replay.options import DECODE_TPS, PREFILL_TPS
-from prefixlint.replay.routing import Arrival, Policy
+from prefixlint.replay.routing import DECODE_TPS, PREFILL_TPS, Arrival, Policy
+from prefixlint.replay.tally import Tally
 
 
 @dataclass(frozen=True)

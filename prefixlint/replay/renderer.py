@@ -11,9 +11,9 @@ from typing import Any, Callable, Hashable
 from prefixlint.engines.request import Request
 from prefixlint.engines.simulators import skips_lookup
 from prefixlint.errors import PrefixlintError
+from prefixlint.replay.driver import Fatal
 from prefixlint.replay.prepare import needs_tokenizer, prepare
 from prefixlint.replay.requestlog import LoggedRequest
-from prefixlint.replay.run import Fatal
 from prefixlint.tokenize import Tokenizer, TokenTexts
 
 

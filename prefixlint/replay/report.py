@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from prefixlint.kv.layout import KVLayout, format_bytes
 from prefixlint.numbers import percent
-from prefixlint.replay.driver import Place, ReplayStats, Tally
 from prefixlint.replay.requestlog import BadLine
+from prefixlint.replay.tally import Place, ReplayStats, Tally
 from prefixlint.report.style import paint, visible
 from prefixlint.tokenize import TokenTexts
 from prefixlint.tokenize.base import shown_token
+
+if TYPE_CHECKING:
+    from prefixlint.kv.layout import KVLayout
 
 GROUPS_SHOWN = 10
 BAD_LINES_SHOWN = 10
@@ -179,6 +181,8 @@ def to_text(setup: Setup, stats: ReplayStats, bad: Sequence[BadLine], evicted_bl
     if setup.capacity_tokens is not None:
         lines.append(f"evicted blocks    {evicted_blocks:>14,}")
     if setup.layout is not None:
+        from prefixlint.kv.layout import format_bytes
+
         size = setup.layout.bytes_per_token
         lines += [
             f"KV reused         {format_bytes(total.cached_tokens * size, si=setup.si):>14}"

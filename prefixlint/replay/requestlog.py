@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import sys
-from array import array
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -19,6 +18,7 @@ from typing import IO, Any, Callable, Hashable, Iterator
 
 from prefixlint.engines.request import Request
 from prefixlint.errors import PrefixlintError
+from prefixlint.limits import MAX_INT_DIGITS, digit_runs
 from prefixlint.load.json_source import load_json
 from prefixlint.load.tool_calls import tool_call_problem
 from prefixlint.replay import logtext
@@ -135,29 +135,31 @@ def _check_tool_calls(number: int, calls: Any) -> None:
         raise LogError(f"message {number}: tool call arguments are not JSON ({why})")
 
 
-#: An array type code of 4-byte signed integers: it takes exactly the integers below 2**31.
-_INT32 = next(code for code in "ihl" if array(code).itemsize == 4)
+#: A run of this many digits: a line without one holds no integer of 10 digits, so none past 2**31.
+_TEN_DIGITS = b"0" * 10
+_LONG_RUN = b"0" * (MAX_INT_DIGITS + 1)
 
 
-def _token_ids(prompt: list, text: str | None) -> bool:
+def _token_ids(prompt: list, text: str | None, short_ints: bool) -> bool:
     """Whether a prompt list is token ids: integers (not booleans) from 0 to 2**31 - 1.
 
-    `text` is the JSON line the list was read from: when it holds no `-`, no number in it is
-    negative, and when it holds neither `true` nor `false` (no `e`: neither), no value is a boolean; then building
-    an int32 array from the list, one pass in C, succeeds exactly for token ids."""
-    if text is not None and "-" not in text and ("e" not in text or ("true" not in text and "false" not in text)):
+    `text` is the JSON line the list was read from, and `short_ints` says it holds no run of 10
+    digits. Then when it holds no `-`, no number in it is negative, and when it holds neither
+    `true` nor `false` (no `e`: neither), no value is a boolean; so the list is token ids exactly
+    when `sum` adds it up to an integer (a string, null, list or object stops it with a
+    TypeError, a float makes the sum a float): one pass in C, without a call per item."""
+    if short_ints and text is not None and "-" not in text and ("e" not in text or ("true" not in text and "false" not in text)):
         try:
-            array(_INT32, prompt)
-        except (TypeError, OverflowError):
+            return type(sum(prompt)) is int
+        except TypeError:
             return False
-        return True
     return set(map(type, prompt)) == {int} and 0 <= min(prompt) and max(prompt) < 1 << 31
 
 
-def _check_prompt(prompt: Any, text: str | None = None) -> None:
+def _check_prompt(prompt: Any, text: str | None = None, short_ints: bool = False) -> None:
     if isinstance(prompt, str):
         return
-    if isinstance(prompt, list) and prompt and _token_ids(prompt, text):
+    if isinstance(prompt, list) and prompt and _token_ids(prompt, text, short_ints):
         return  # token ids, as the completions endpoint accepts them
     if isinstance(prompt, list):
         raise LogError("`prompt` is a list that is not token ids (non-negative integers);"
@@ -202,9 +204,9 @@ def _response(response: Any) -> tuple[str | None, str | None, int | None, dict |
     raise LogError("`response.choices[0]` has neither `message` nor `text`")
 
 
-def _json_object(text: str) -> dict:
+def _json_object(text: str, digits_checked: bool = False) -> dict:
     try:
-        data = load_json(text, None, "not JSON")
+        data = load_json(text, None, "not JSON", digits_checked=digits_checked)
     except PrefixlintError as exc:  # not JSON, nested too deeply, an integer of 5,000 digits, NaN
         raise LogError(exc.message + (f" (column {exc.column})" if exc.column else "")) from None
     if SURROGATE.search(text) and has_lone_surrogate(data):
@@ -218,9 +220,9 @@ def parse_line(text: str, line: int) -> LoggedRequest:
     return parse_request(_json_object(text), line, text)
 
 
-def parse_request(data: dict, line: int, text: str | None = None) -> LoggedRequest:
+def parse_request(data: dict, line: int, text: str | None = None, short_ints: bool = False) -> LoggedRequest:
     """The request of a log line's JSON object `data` (`text`: the line itself, which lets
-    some checks be made on the text at once)."""
+    some checks be made on the text at once; `short_ints`: it holds no run of 10 digits)."""
     outer: dict[str, Any] = {}
     response: Any = None
     if isinstance(data.get("request"), dict):
@@ -228,7 +230,7 @@ def parse_request(data: dict, line: int, text: str | None = None) -> LoggedReque
     if "messages" in data:
         _check_messages(data["messages"])
     elif "prompt" in data:
-        _check_prompt(data["prompt"], text)
+        _check_prompt(data["prompt"], text, short_ints)
     else:
         raise LogError("no `messages` or `prompt`: not a chat or completions request")
     salt = data.get("cache_salt")
@@ -274,10 +276,12 @@ def read_log(stream: IO[bytes], source: str, block_size: int = 512,
             continue
         if number == 1:
             text = text.removeprefix("\ufeff")
-        if not text.strip():
+        if not text or text.isspace():  # `not text.strip()` without copying the line
             continue
+        runs = digit_runs(raw)  # the digits of the line bounded once, for every integer in it
+        short_ints = _TEN_DIGITS not in runs
         try:
-            data = _json_object(text)
+            data = _json_object(text, digits_checked=short_ints or _LONG_RUN not in runs)
             is_trace = TRACE_KEY in data
             if kind is not None and is_trace != kind:
                 raise PrefixlintError(
@@ -290,7 +294,7 @@ def read_log(stream: IO[bytes], source: str, block_size: int = 512,
             elif sharegpt.is_conversation(data):
                 yield from sharegpt.expand(data, number)
             else:
-                yield parse_request(data, number, text)
+                yield parse_request(data, number, text, short_ints)
         except (LogError, TraceError) as exc:
             yield BadLine(number, str(exc))
 

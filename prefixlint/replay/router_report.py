@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from prefixlint.replay.driver import ReplayStats, Tally
+from prefixlint.numbers import percent
 from prefixlint.replay.cluster import Cluster
 from prefixlint.replay.routed import Routing
-from prefixlint.numbers import percent
+from prefixlint.replay.tally import ReplayStats, Tally
 
 
 def _tally(t: Tally) -> dict:

@@ -161,6 +161,9 @@ class KvCost:
 
 
 POLICIES = ("round-robin", "random", "session", "prefix-aware", "kv-cost")
+#: The default speed model: a request's prefill and decode rates (tokens per second).
+PREFILL_TPS = 10_000.0
+DECODE_TPS = 50.0
 
 
 def make_policy(name: str, replicas: int, seed: int = 0) -> Policy:

@@ -10,14 +10,12 @@ path, so prefixlint never downloads a rank file.
 from __future__ import annotations
 
 import base64
-import gzip
 import hashlib
 import os
 import re
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -83,6 +81,9 @@ def _verified(path: Path, sha256: str) -> bool:
 
 def shipped_ranks(rank_file: RankFile) -> bytes:
     """The rank file shipped in this package, checked against tiktoken's expected sha256."""
+    import gzip
+    from importlib import resources
+
     blob = resources.files("prefixlint.tokenize").joinpath("data", rank_file.shipped).read_bytes()
     data = gzip.decompress(blob)
     if hashlib.sha256(data).hexdigest() != rank_file.sha256:
