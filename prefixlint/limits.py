@@ -124,13 +124,12 @@ def bounded_int(text: str) -> int:
     return int(text)
 
 
-def loads_json(text: str, path: str | None = None, *, digits_checked: bool = False) -> Any:
+def loads_json(text: str, path: str | None = None) -> Any:
     """`json.loads` with the failures Python raises outside JSONDecodeError made diagnostics:
     integers too long to convert, nesting deeper than the interpreter's recursion limit,
-    `NaN` and `Infinity` (not JSON). JSONDecodeError itself is left to the caller.
-    `digits_checked`: the caller found no run of more than MAX_INT_DIGITS digits in `text`."""
+    `NaN` and `Infinity` (not JSON). JSONDecodeError itself is left to the caller."""
     try:
-        if digits_checked or not _long_digits(text):  # no integer can pass the bound: the digits bounded once
+        if not _long_digits(text):  # no integer can pass the bound: the digits bounded once
             if text.startswith("\ufeff"):  # json.loads names a BOM; the decoder would not
                 return json.loads(text, parse_constant=_json_constant)
             return _DECODER.decode(text)  # json.loads(text, parse_constant=...) without a new decoder each time
@@ -151,16 +150,11 @@ _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_RUN = b"0" * (MAX_INT_DIGITS + 1)
 
 
-def digit_runs(data: bytes) -> bytes:
-    """`data` with every ASCII digit made 0: a run of N digits is then `b"0" * N in` it."""
-    return data.translate(_DIGITS_AS_ZERO)
-
-
 def _long_digits(text: str) -> bool:
     """Whether `text` holds a run of digits longer than any integer may be (JSON numbers are
     ASCII digits); only such a text has its integers parsed one by one (a long run inside a
     string is text, and allowed). Three passes in C, about 15 times faster than a regex."""
-    return _LONG_RUN in digit_runs(text.encode("utf-8", "surrogatepass"))
+    return _LONG_RUN in text.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZERO)
 
 
 def _json_constant(name: str) -> float:

@@ -17,12 +17,12 @@ from prefixlint.limits import loads_json
 from prefixlint.load.yaml_source import compose
 
 
-def load_json(text: str, path: str | None, what: str = "malformed JSON", *, digits_checked: bool = False) -> Any:
+def load_json(text: str, path: str | None, what: str = "malformed JSON") -> Any:
     """`json.loads(text)` within the bounds of `limits.loads_json` (integers of at most
     MAX_INT_DIGITS digits, no NaN/Infinity, nesting no deeper than the interpreter allows), a
     syntax error as one diagnostic at its line and column, the message starting with `what`."""
     try:
-        return loads_json(text, path, digits_checked=digits_checked)
+        return loads_json(text, path)
     except json.JSONDecodeError as exc:
         raise PrefixlintError(f"{what}: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from None
 

@@ -106,8 +106,9 @@ def prepare(entry: LoggedRequest, tokenizer: Tokenizer | None, settings: ChatSet
     """Raises PrefixlintError when the request cannot be rendered (a bad line). `tokenizer`
     and `settings` may be None for an entry that `needs_tokenizer` says needs neither."""
     last = None
+    generated: list[int] = []
     if tokenizer is None or settings is None:  # only for a request that does not `needs_tokenizer`
-        prompt, generated = entry.body["prompt"], []  # token ids, checked as the log was read
+        prompt = entry.body["prompt"]  # token ids, checked as the log was read
     elif entry.is_chat:
         prompt, generated, last = _chat(entry, tokenizer, settings)
     else:
@@ -119,7 +120,8 @@ def prepare(entry: LoggedRequest, tokenizer: Tokenizer | None, settings: ChatSet
     if entry.finish_reason == "length" and generated:
         last = generated.pop()  # no stop token: the last text token was the last sampled
     elif last is None and entry.finish_reason == "stop" and entry.response_text is not None:
-        last = stop_token(tokenizer) if tokenizer is not None else UNKNOWN_STOP  # a completion's text never shows the EOS it ended with
+        # A completion's text never shows the EOS it ended with (a response needs the tokenizer).
+        last = stop_token(tokenizer) if tokenizer is not None else UNKNOWN_STOP
     group = entry.template if entry.template is not None else leading_group(_first_text(entry))
     return Request(entry.line, group, prompt, generated, last, entry.cache_salt,
                    timestamp=entry.timestamp.timestamp() if entry.timestamp is not None else None,

@@ -14,25 +14,21 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import IO, Any, Callable, Hashable, Iterator
+from typing import IO, Any, Callable, Hashable, Iterator, TypeGuard
 
 from prefixlint.engines.request import Request
 from prefixlint.errors import PrefixlintError
-from prefixlint.limits import MAX_INT_DIGITS, digit_runs
 from prefixlint.load.json_source import load_json
-from prefixlint.load.tool_calls import tool_call_problem
 from prefixlint.replay import logtext
+from prefixlint.replay.linecheck import LogError, check_messages, check_prompt
 from prefixlint.replay.logtext import SURROGATE, bounded_lines, duration_of, has_lone_surrogate, parse_timestamp
-from prefixlint.replay.media import MEDIA_PARTS, media_content
 from prefixlint.replay.trace import TRACE_KEY, TraceError, parse_trace
 
-ROLES = ("system", "developer", "user", "assistant", "tool", "function")
-TEXT_PART_TYPES = ("text", "input_text", "output_text")
 #: Keys of `metadata` that name the template a request was built from, first found wins.
 TEMPLATE_KEYS = ("template", "template_id", "template_name", "prompt_template", "prompt_id", "prompt_name")
 
 
-def _mapping(value: Any) -> bool:
+def _mapping(value: Any) -> TypeGuard[Mapping]:
     """`isinstance(value, Mapping)` at a dict's speed (JSON gives dicts, and asking the ABC
     about None, the usual other value, is slow)."""
     return type(value) is dict or (value is not None and isinstance(value, Mapping))
@@ -85,88 +81,6 @@ class BadLine:
     message: str
 
 
-class LogError(Exception):
-    """A line that is not a request (raised and caught inside this module)."""
-
-
-def _check_messages(messages: Any) -> None:
-    if not isinstance(messages, list) or not messages:
-        raise LogError("`messages` must be a non-empty list")
-    for number, message in enumerate(messages, 1):
-        if not isinstance(message, Mapping):
-            raise LogError(f"message {number} is not an object")
-        role = message.get("role")
-        if role not in ROLES:
-            raise LogError(f"message {number}: unknown role {role!r} (known: {', '.join(ROLES)})")
-        _check_tool_calls(number, message.get("tool_calls"))
-        content = message.get("content")
-        if isinstance(content, list):
-            for part in content:
-                kind = part.get("type") if isinstance(part, Mapping) else type(part).__name__
-                if kind in TEXT_PART_TYPES and not isinstance(part.get("text", ""), str):
-                    raise LogError(f"message {number}: a {kind} part's `text` must be a string")
-                if isinstance(part, str) or kind in TEXT_PART_TYPES:
-                    continue
-                if kind in MEDIA_PARTS:
-                    if media_content(part) is None:
-                        raise LogError(f"message {number}: a {kind!r} part without its content (url or data):"
-                                       " its cache key (vLLM's mm_hash) cannot be known")
-                    continue
-                raise LogError(f"message {number}: content part of type {kind!r} is neither text nor"
-                               f" an image or audio part ({', '.join(MEDIA_PARTS)})")
-        elif content is not None and not isinstance(content, str):
-            raise LogError(f"message {number}: content must be a string or a list of parts")
-
-
-def _check_tool_calls(number: int, calls: Any) -> None:
-    """Tool calls as the chat template renders them: objects with `function: {name, arguments}`,
-    whose `arguments` string (parsed, as vLLM does) is JSON."""
-    if calls is None:
-        return
-    if not isinstance(calls, list):
-        raise LogError(f"message {number}: `tool_calls` must be a list")
-    for call in calls:
-        problem = tool_call_problem(call)
-        if problem is None:
-            continue
-        kind, why = problem
-        if kind == "shape":
-            raise LogError(f"message {number}: each tool call needs `function: {{name, arguments}}`")
-        raise LogError(f"message {number}: tool call arguments are not JSON ({why})")
-
-
-#: A run of this many digits: a line without one holds no integer of 10 digits, so none past 2**31.
-_TEN_DIGITS = b"0" * 10
-_LONG_RUN = b"0" * (MAX_INT_DIGITS + 1)
-
-
-def _token_ids(prompt: list, text: str | None, short_ints: bool) -> bool:
-    """Whether a prompt list is token ids: integers (not booleans) from 0 to 2**31 - 1.
-
-    `text` is the JSON line the list was read from, and `short_ints` says it holds no run of 10
-    digits. Then when it holds no `-`, no number in it is negative, and when it holds neither
-    `true` nor `false` (no `e`: neither), no value is a boolean; so the list is token ids exactly
-    when `sum` adds it up to an integer (a string, null, list or object stops it with a
-    TypeError, a float makes the sum a float): one pass in C, without a call per item."""
-    if short_ints and text is not None and "-" not in text and ("e" not in text or ("true" not in text and "false" not in text)):
-        try:
-            return type(sum(prompt)) is int
-        except TypeError:
-            return False
-    return set(map(type, prompt)) == {int} and 0 <= min(prompt) and max(prompt) < 1 << 31
-
-
-def _check_prompt(prompt: Any, text: str | None = None, short_ints: bool = False) -> None:
-    if isinstance(prompt, str):
-        return
-    if isinstance(prompt, list) and prompt and _token_ids(prompt, text, short_ints):
-        return  # token ids, as the completions endpoint accepts them
-    if isinstance(prompt, list):
-        raise LogError("`prompt` is a list that is not token ids (non-negative integers);"
-                       " batched prompts: one per line, please")
-    raise LogError("`prompt` must be a string or a list of token ids")
-
-
 def _template(*sources: Any) -> str | None:
     for source in sources:
         metadata = source.get("metadata") if source and _mapping(source) else None
@@ -204,9 +118,9 @@ def _response(response: Any) -> tuple[str | None, str | None, int | None, dict |
     raise LogError("`response.choices[0]` has neither `message` nor `text`")
 
 
-def _json_object(text: str, digits_checked: bool = False) -> dict:
+def _json_object(text: str) -> dict:
     try:
-        data = load_json(text, None, "not JSON", digits_checked=digits_checked)
+        data = load_json(text, None, "not JSON")
     except PrefixlintError as exc:  # not JSON, nested too deeply, an integer of 5,000 digits, NaN
         raise LogError(exc.message + (f" (column {exc.column})" if exc.column else "")) from None
     if SURROGATE.search(text) and has_lone_surrogate(data):
@@ -220,17 +134,17 @@ def parse_line(text: str, line: int) -> LoggedRequest:
     return parse_request(_json_object(text), line, text)
 
 
-def parse_request(data: dict, line: int, text: str | None = None, short_ints: bool = False) -> LoggedRequest:
+def parse_request(data: dict, line: int, text: str | None = None) -> LoggedRequest:
     """The request of a log line's JSON object `data` (`text`: the line itself, which lets
-    some checks be made on the text at once; `short_ints`: it holds no run of 10 digits)."""
+    some checks be made on the text at once)."""
     outer: dict[str, Any] = {}
     response: Any = None
     if isinstance(data.get("request"), dict):
         outer, data, response = data, data["request"], data.get("response")
     if "messages" in data:
-        _check_messages(data["messages"])
+        check_messages(data["messages"])
     elif "prompt" in data:
-        _check_prompt(data["prompt"], text, short_ints)
+        check_prompt(data["prompt"], text)
     else:
         raise LogError("no `messages` or `prompt`: not a chat or completions request")
     salt = data.get("cache_salt")
@@ -278,10 +192,8 @@ def read_log(stream: IO[bytes], source: str, block_size: int = 512,
             text = text.removeprefix("\ufeff")
         if not text or text.isspace():  # `not text.strip()` without copying the line
             continue
-        runs = digit_runs(raw)  # the digits of the line bounded once, for every integer in it
-        short_ints = _TEN_DIGITS not in runs
         try:
-            data = _json_object(text, digits_checked=short_ints or _LONG_RUN not in runs)
+            data = _json_object(text)
             is_trace = TRACE_KEY in data
             if kind is not None and is_trace != kind:
                 raise PrefixlintError(
@@ -294,7 +206,7 @@ def read_log(stream: IO[bytes], source: str, block_size: int = 512,
             elif sharegpt.is_conversation(data):
                 yield from sharegpt.expand(data, number)
             else:
-                yield parse_request(data, number, text, short_ints)
+                yield parse_request(data, number, text)
         except (LogError, TraceError) as exc:
             yield BadLine(number, str(exc))
 

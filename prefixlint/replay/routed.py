@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Callable
 
 from prefixlint.engines.base import Outcome
 from prefixlint.engines.request import Request
+from prefixlint.replay.routing import Speed
 
 if TYPE_CHECKING:
-    from prefixlint.replay.cluster import Cluster, Speed
+    from prefixlint.replay.cluster import Cluster
 
 
 @dataclass
@@ -45,7 +46,7 @@ def build(policy: str | None, replicas: int, seed: int, tps: tuple[float, float]
           blocks: int | None, make_sim: Callable[[int | None], object]):
     """The replay's simulator: one plain simulator, one cluster, or every policy beside a
     global cache (a `Routing` whose `serve` serves them all). `tps`: prefill and decode speed."""
-    from prefixlint.replay.cluster import Cluster, Speed  # not imported for one plain cache
+    from prefixlint.replay.cluster import Cluster  # not imported for one plain cache
     from prefixlint.replay.routing import POLICIES, make_policy
 
     speed = Speed(*tps)

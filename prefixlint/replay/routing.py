@@ -166,6 +166,14 @@ PREFILL_TPS = 10_000.0
 DECODE_TPS = 50.0
 
 
+@dataclass(frozen=True)
+class Speed:
+    """How fast a replica prefills and decodes, for logs without per-request durations."""
+
+    prefill_tps: float = PREFILL_TPS
+    decode_tps: float = DECODE_TPS
+
+
 def make_policy(name: str, replicas: int, seed: int = 0) -> Policy:
     makers: dict[str, Callable[[], Policy]] = {
         "round-robin": RoundRobin,

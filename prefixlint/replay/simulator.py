@@ -37,7 +37,8 @@ def _bounded_blocks(blocks: int, option: str) -> int:
     return blocks
 
 
-def capacity(engine: str, block_size: int, cache_tokens: int | None, memory: str | None, layout: Any) -> tuple[int | None, str]:
+def capacity(engine: str, block_size: int, cache_tokens: int | None, memory: str | None,
+             layout: Any) -> tuple[int | None, str]:
     """Usable cache blocks and where the number came from; None: unlimited."""
     from prefixlint.kv.layout import format_bytes, parse_bytes
 
@@ -61,7 +62,8 @@ def capacity(engine: str, block_size: int, cache_tokens: int | None, memory: str
     blocks = size // (block_size * layout.bytes_per_token) - 1
     if blocks < 1:
         raise PrefixlintError(f"--memory {memory} holds no {block_size}-token block of this model")
-    return _bounded_blocks(blocks, "--memory"), f"--memory {format_bytes(size)} / {format_bytes(layout.bytes_per_token)} per token"
+    where = f"--memory {format_bytes(size)} / {format_bytes(layout.bytes_per_token)} per token"
+    return _bounded_blocks(blocks, "--memory"), where
 
 
 def ttl_seconds(text: str | None, profile: EngineProfile) -> float | None:
