@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from contextlib import contextmanager
@@ -146,11 +147,12 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         raise click.BadParameter(str(exc), param_hint="--lora-modules") from None
     renderer = Renderer(tokenizer, offline, chat_template, _now(fixed_now(now_text)), lora_of, profile.name)
     source, opened = record_source(log, workers, use_ray, Setup(renderer, trace_block_size, lora_of))
-    explaining = explain.Explaining(renderer, per_request, ctx.with_resource(explain.ExitStack()), not no_causes)
+    explaining = explain.Explaining(renderer, per_request, ctx.with_resource(contextlib.ExitStack()), not no_causes)
     with _as_click():
         seen = replay_log(log, choice.make_replay, renderer, strict=strict, trace_block_size=trace_block_size,
                           lora_of=lora_of, progress=_progress, source=source, opened=opened, observe=explaining.hook)
     run, (blocks, capacity_from) = seen.replay, choice.capacities[seen.trace]
+    assert run is not None  # replay_log builds one, even for an empty log
     routes = choice.routing.get(seen.trace)
     # The report shows tokens as text (the workers rendered, or the log held token ids only).
     texts = renderer.texts() if not seen.trace and (renderer.used or source is not None) else None
@@ -187,7 +189,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         data = report.to_dict(setup, run.stats, seen.bad, simulator.evicted_blocks)
         data.update(explaining.json(log, rewrite_out, again))
         click.echo(json.dumps({**data, **(extra[0] if extra else {})}, indent=2, ensure_ascii=False))
-    elif routes is not None and routes.side_by_side:  # the routers' table is the report
+    elif routes is not None and routes.side_by_side and extra:  # the routers' table is the report (--router all)
         click.echo("\n".join([report.to_text(setup, run.stats, seen.bad, simulator.evicted_blocks).split("\n")[0],
                               "", *extra[1]]))
     else:

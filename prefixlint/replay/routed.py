@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from prefixlint.engines.base import Outcome
+from prefixlint.engines.base import Outcome, Simulator
 from prefixlint.engines.request import Request
 from prefixlint.replay.routing import Speed
 
@@ -26,7 +26,7 @@ class Routing:
     replicas: int
     seed: int
     speed: Speed
-    main: object
+    main: Simulator
     clusters: list[Cluster] = field(default_factory=list)
     #: --router all: `main` is the global cache, and every cluster serves each request too.
     side_by_side: bool = False
@@ -43,7 +43,7 @@ class Routing:
 
 
 def build(policy: str | None, replicas: int, seed: int, tps: tuple[float, float], block_size: int,
-          blocks: int | None, make_sim: Callable[[int | None], object]):
+          blocks: int | None, make_sim: Callable[[int | None], Simulator]):
     """The replay's simulator: one plain simulator, one cluster, or every policy beside a
     global cache (a `Routing` whose `serve` serves them all). `tps`: prefill and decode speed."""
     from prefixlint.replay.cluster import Cluster  # not imported for one plain cache
