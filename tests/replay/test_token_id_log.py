@@ -82,3 +82,16 @@ def test_the_rank_file_texts_are_tiktokens():
             continue
         assert texts.token_text(token) == expected, token
     assert texts.token_text(199999) == "<|endoftext|>"  # a special token: asked of tiktoken
+
+
+def test_an_id_without_text_is_shown_by_number(tmp_path):
+    # 199998 is no token of o200k_base (its rank file stops at 199997; 199999 is <|endoftext|>).
+    first = list(range(1000, 1040))
+    second = first[:20] + [199998] + list(range(2000, 2020))
+    log = tmp_path / "ids.jsonl"
+    log.write_text(json.dumps({"prompt": first}) + "\n" + json.dumps({"prompt": second}) + "\n")
+    result = CliRunner().invoke(cli, ["replay", str(log), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    (place,) = json.loads(result.output)["places"]
+    assert place["position"] == 20
+    assert place["this_side"].startswith("<token 199998>")
