@@ -20,11 +20,11 @@ from __future__ import annotations
 import ast
 import re
 
+from prefixlint.load.base import Loader
+from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_kind
 from prefixlint.load.python_values import Resolver, dotted
 from prefixlint.load.registry import NotATemplate
-from prefixlint.load.source_prompts import (PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content,
-                                            to_template)
-from prefixlint.load.base import Loader
+from prefixlint.load.source_prompts import PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content, to_template
 from prefixlint.load.template import Template
 
 FORMAT = "python"
@@ -234,10 +234,14 @@ class _Finder:
             return
         before, self.resolve.touched = set(self.resolve.used), []
         call = self.resolve.format_calls.get(name.lower())
-        if call is not None and _is_text_literal(value):
+        kind = template_kind(self.resolve.template_imports, value)  # jinja2.Template / string.Template
+        fill = self.resolve.render_calls.get(name.lower())
+        if kind is not None and fill is not None and fill.func.attr in FILL_METHODS[kind]:  # type: ignore[attr-defined]
+            pieces = self.resolve.formatted(value.args[0], kind, fill_arguments(fill), 0)  # type: ignore[attr-defined]
+        elif call is not None and _is_text_literal(value):
             pieces = self.resolve.formatted(value, "format", call, 0)
         else:
-            pieces = self.resolve.text(value, _style(value))
+            pieces = self.resolve.text(value, kind or _style(value))
         if pieces is None or all(touched in before for touched in self.resolve.touched):
             return  # not a text, or one already read as part of another prompt
         role = "system" if name.lstrip("_").lower().startswith("system") else None
