@@ -168,7 +168,7 @@ def to_template(path: str, source: str, fmt: str, prompt: SourcePrompt) -> Sourc
         offsets: list[int] = []
         for piece in message.pieces:
             if isinstance(piece, Text):
-                if prompt.syntax == "format":
+                if prompt.syntax == "format" and ("{" in piece.chars or "}" in piece.chars):
                     for char, offset in zip(piece.chars, piece.offsets):
                         chars.append(char * 2 if char in "{}" else char)
                         offsets.extend([offset] * (2 if char in "{}" else 1))
