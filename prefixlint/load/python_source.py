@@ -21,6 +21,7 @@ import ast
 import re
 
 from prefixlint.load.base import Loader
+from prefixlint.load.python_shapes import concatenated, fill_style, is_text_expression, is_text_literal, returned
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_kind
 from prefixlint.load.python_values import Resolver, dotted
 from prefixlint.load.registry import NotATemplate
@@ -129,6 +130,8 @@ class _Finder:
         the conversation so far (the slot). None when it is not such a list."""
         if isinstance(items, (ast.Name, ast.Attribute)):
             items = self.resolve.bound(items)
+        if isinstance(items, ast.BinOp):  # `[system] + history + [user]`: the history is the slot
+            items = ast.List(elts=concatenated(items, self.resolve.bound))
         if not isinstance(items, (ast.List, ast.Tuple)) or not any(
                 isinstance(e, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "role" for k in e.keys)
                 or isinstance(e, ast.Call) and dotted(e.func).rsplit(".", 1)[-1] in MESSAGE_CLASSES for e in items.elts):
@@ -223,12 +226,12 @@ class _Finder:
             target, value = node.targets[0], node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             target, value = node.target, node.value
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _returned(node) is not None:
-            target, value = ast.Name(node.name), _returned(node)  # `def prompt_template(...): return f"..."`
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and returned(node) is not None:
+            target, value = ast.Name(node.name), returned(node)  # `def prompt_template(...): return f"..."`
         else:
             return
         name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
-        if name is None or not PROMPT_NAME.search(name) or not _is_text_expression(value):
+        if name is None or not PROMPT_NAME.search(name) or not is_text_expression(value):
             return
         if any(id(n) in self.done for n in ast.walk(value)):
             return
@@ -238,10 +241,10 @@ class _Finder:
         fill = self.resolve.render_calls.get(name.lower())
         if kind is not None and fill is not None and fill.func.attr in FILL_METHODS[kind]:  # type: ignore[attr-defined]
             pieces = self.resolve.formatted(value.args[0], kind, fill_arguments(fill), 0)  # type: ignore[attr-defined]
-        elif call is not None and _is_text_literal(value):
+        elif call is not None and is_text_literal(value):
             pieces = self.resolve.formatted(value, "format", call, 0)
         else:
-            pieces = self.resolve.text(value, kind or _style(value))
+            pieces = self.resolve.text(value, kind or fill_style(value))
         if pieces is None or all(touched in before for touched in self.resolve.touched):
             return  # not a text, or one already read as part of another prompt
         role = "system" if name.lstrip("_").lower().startswith("system") else None
@@ -252,47 +255,10 @@ def _value(keywords: dict, *keys: str):
     return next((keywords[k] for k in keys if k in keywords), None)
 
 
-def _returned(function) -> ast.expr | None:
-    """The value of a function's last `return` of its own (not of a nested function)."""
-    found, stack = None, list(reversed(function.body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Return) and node.value is not None:
-            found = node.value
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            for body in ("body", "orelse", "finalbody", "handlers", "cases"):
-                stack.extend(reversed(getattr(node, body, None) or []))
-    return found
-
-
 def _slot_name(node: ast.AST) -> str:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value.strip("{} ") or "history"
     return "history"
-
-
-def _is_text_expression(node: ast.AST) -> bool:
-    """A literal, an f-string, or a call or operation on one (`.format`, `dedent`, `+`, `join`)."""
-    return any(isinstance(n, ast.JoinedStr) or isinstance(n, ast.Constant) and isinstance(n.value, str)
-               and len(n.value) > 1 for n in ast.walk(node))
-
-
-def _is_text_literal(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str) or (
-        isinstance(node, ast.Call) and dotted(node.func).rsplit(".", 1)[-1] in ("dedent", "strip"))
-
-
-def _style(node: ast.AST) -> str:
-    """How a text assigned to a prompt-like name is filled in later, from its fields: `{name}`
-    (str.format, LangChain's default), `%(name)s` (printf-style), else used as it is."""
-    texts = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-    if isinstance(node, ast.JoinedStr) or not texts:
-        return "plain"
-    if any(re.search(r"(?<!\{)\{[A-Za-z_][\w.\[\]']*\}", text) for text in texts):
-        return "format"
-    if any(re.search(r"%\(\w+\)[sdifr]", text) for text in texts):
-        return "percent"
-    return "plain"
 
 
 LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, many=load_all, program_source=True,

@@ -1,0 +1,42 @@
+"""The history after a system prompt, by structure (issue 19 item 7): a message list whose
+system message is followed by the conversation, whatever the names, is one chat with the
+conversation slot where the code puts it."""
+
+from __future__ import annotations
+
+import pytest
+
+from prefixlint.load.registry import load_templates
+from prefixlint.load.template import SLOT_ROLE
+
+HEAD = ("from openai import OpenAI\nclient = OpenAI()\n"
+        'GUIDE = "You are the shop helper. Answer from the handbook, cite the section, be brief."\n\n\n'
+        "def reply(past, question):\n")
+SYSTEM = '{"role": "system", "content": GUIDE}'
+USER = '{"role": "user", "content": question}'
+
+
+@pytest.mark.parametrize("messages,roles", [
+    (f"[{SYSTEM}] + past + [{USER}]", ["system", SLOT_ROLE, "user"]),
+    (f"[{SYSTEM}] + past", ["system", SLOT_ROLE]),
+    (f"[{SYSTEM}, *past, {USER}]", ["system", SLOT_ROLE, "user"]),
+    (f"[{SYSTEM}] + self.turns[-8:] + [{USER}]", ["system", SLOT_ROLE, "user"]),
+])
+def test_a_system_message_then_the_history_is_one_chat_with_its_slot(messages, roles):
+    text = HEAD + f'    return client.chat.completions.create(model="gpt-4o", messages={messages})\n'
+    (template,) = load_templates("bot.py", text)
+    assert [m.role for m in template.messages] == roles
+    assert template.is_chat and template.slot is not None
+    system = template.messages[0]
+    assert system.content.startswith("You are the shop helper.")
+    assert system.offsets[0] == text.index("You are the shop helper.")
+    slot = template.messages[1]
+    written = "*past" if "*past" in messages else "past" if "past" in messages else "self.turns"
+    assert slot.offsets[0] == text.index(written, text.index("messages="))  # where the code puts it
+
+
+def test_a_list_bound_to_a_name_joins_the_history_too():
+    text = HEAD + (f"    opening = [{SYSTEM}]\n"
+                   f'    return client.chat.completions.create(model="gpt-4o", messages=opening + past + [{USER}])\n')
+    (template,) = load_templates("bot.py", text)
+    assert [m.role for m in template.messages] == ["system", SLOT_ROLE, "user"]
