@@ -40,3 +40,31 @@ def test_a_list_bound_to_a_name_joins_the_history_too():
                    f'    return client.chat.completions.create(model="gpt-4o", messages=opening + past + [{USER}])\n')
     (template,) = load_templates("bot.py", text)
     assert [m.role for m in template.messages] == ["system", SLOT_ROLE, "user"]
+
+
+def test_messages_after_the_users_message_are_this_requests_steps_not_the_history(tmp_path):
+    """An agent's `MessagesPlaceholder("agent_scratchpad")` after `("human", "{question}")` holds
+    the tool calls of this request: the question before it is the request's last content."""
+    from click.testing import CliRunner
+
+    from prefixlint.cli import cli
+
+    rules = " ".join(f"Rule {i}: answer from the handbook and cite the section." for i in range(20))
+    text = ("from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder\n\n"
+            "prompt = ChatPromptTemplate.from_messages([\n"
+            f'    ("system", "{rules}"),\n'
+            '    MessagesPlaceholder(variable_name="chat_history", optional=True),\n'
+            '    ("human", "{question}"),\n'
+            '    MessagesPlaceholder(variable_name="steps"),\n])\n')
+    (template,) = load_templates("agent.py", text)
+    assert [m.role for m in template.messages] == ["system", SLOT_ROLE, "user", "assistant"]
+    assert template.slot == "chat_history"
+    assert template.variables["steps"].kind == "per_request"
+    assert template.messages[3].offsets[0] == text.index('MessagesPlaceholder(variable_name="steps")')
+    path = tmp_path / "agent.py"
+    path.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["check", "--isolated", str(path)])
+    assert result.exit_code == 0 and "0 findings" in result.output
+    # the same question with a stable block after it is a finding
+    path.write_text(text.replace('MessagesPlaceholder(variable_name="steps")', f'("human", "{rules}")'), encoding="utf-8")
+    assert CliRunner().invoke(cli, ["check", "--isolated", str(path)]).exit_code == 1
