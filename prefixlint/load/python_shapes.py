@@ -43,14 +43,18 @@ def is_text_literal(node: ast.AST) -> bool:
         isinstance(node, ast.Call) and dotted(node.func).rsplit(".", 1)[-1] in ("dedent", "strip"))
 
 
-def fill_style(node: ast.AST) -> str:
+def fill_style(node: ast.AST, dollar: bool = False) -> str:
     """How a text assigned to a prompt-like name is filled in later, from its fields: `{name}`
-    (str.format, LangChain's default), `%(name)s` (printf-style), else used as it is."""
+    (str.format, LangChain's default), `%(name)s` (printf-style), `${name}` (string.Template,
+    asked for a message list: `dollar`), else used as it is."""
     texts = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
     if isinstance(node, ast.JoinedStr) or not texts:
         return "plain"
-    if any(re.search(r"(?<!\{)\{[A-Za-z_][\w.\[\]']*\}", text) for text in texts):
+    field = r"(?<![{$])\{" if dollar else r"(?<!\{)\{"  # in a message list `${x}` is string.Template's
+    if any(re.search(field + r"[A-Za-z_][\w.\[\]']*\}", text) for text in texts):
         return "format"
     if any(re.search(r"%\(\w+\)[sdifr]", text) for text in texts):
         return "percent"
+    if dollar and any(re.search(r"\$\{[A-Za-z_]\w*\}", text) for text in texts):
+        return "dollar"
     return "plain"

@@ -75,6 +75,7 @@ class _Finder:
         self.resolve = Resolver(text, tree)
         self.found: list[tuple[int, SourcePrompt]] = []
         self.done: set[int] = set()  # ids of calls already read as part of another prompt
+        self.content_style = "plain"  # how a message's content is filled later (a list assigned to a name)
 
     def prompts(self) -> list[SourcePrompt]:
         calls = self.resolve.calls
@@ -202,7 +203,7 @@ class _Finder:
                     if "text" in entries:
                         blocks.append(self.message(role, entries["text"], "plain"))
             return [b for b in blocks if b is not None]
-        message = self.message(role, node, "plain")
+        message = self.message(role, node, self.content_style)
         return [message] if message is not None else []
 
     # -- single prompts ---------------------------------------------------------------------
@@ -236,6 +237,15 @@ class _Finder:
         if any(id(n) in self.done for n in ast.walk(value)):
             return
         before, self.resolve.touched = set(self.resolve.used), []
+        if isinstance(value, (ast.List, ast.Tuple)):  # `prompt_template = [{"role": "system", ...}, ...]`
+            self.content_style = fill_style(value, dollar=True)
+            try:
+                listed = self.message_list(value)
+            finally:
+                self.content_style = "plain"
+            if listed and not all(touched in before for touched in self.resolve.touched):
+                self.add(value, SourcePrompt(name, listed, is_chat=True))
+            return
         call = self.resolve.format_calls.get(name.lower())
         kind = template_kind(self.resolve.template_imports, value)  # jinja2.Template / string.Template
         fill = self.resolve.render_calls.get(name.lower())

@@ -71,3 +71,18 @@ def test_every_jinja_field_is_found_at_its_position(names, trim):
         at = text.index("{{" + trim + " " + name + " ", at)
         expected[at] = text[at : text.index("}}", at) + 2]
     assert found == expected
+
+
+def test_a_message_list_assigned_to_a_prompt_name_is_one_chat_with_its_dollar_fields():
+    """`prompt_template = [{"role": "system", ...}, few-shot turns, {"role": "user", "content":
+    "Query: ${query}"}]`, substituted later with string.Template: a chat whose last user message
+    holds `${query}`."""
+    text = (f'guide = """{RULES}"""\nshot_in = "Query: when was the library founded?"\n'
+            'shot_out = "founded, established, opened"\n\n'
+            'prompt_template = [\n    {"role": "system", "content": guide},\n'
+            '    {"role": "user", "content": shot_in},\n    {"role": "assistant", "content": shot_out},\n'
+            '    {"role": "user", "content": "Query: ${query}"},\n]\n')
+    (template,) = load_templates("expansion.py", text)
+    assert [m.role for m in template.messages] == ["system", "user", "assistant", "user"]
+    assert placeholders(template) == {text.index("${query}"): "${query}"}
+    assert template.messages[0].offsets[0] == text.index("Rule 0")
