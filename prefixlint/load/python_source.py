@@ -21,6 +21,7 @@ import ast
 import re
 
 from prefixlint.load.base import Loader
+from prefixlint.load.python_modules import fill_elsewhere
 from prefixlint.load.python_shapes import concatenated, fill_style, is_text_expression, is_text_literal, returned
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_kind
 from prefixlint.load.python_values import Resolver, dotted
@@ -63,15 +64,15 @@ def load_all(path: str, text: str) -> list[Template]:
         raise NotATemplate(f"not valid Python: {exc.msg}", path=path, line=exc.lineno, column=exc.offset) from None
     except ValueError as exc:  # a NUL byte, on older Pythons
         raise NotATemplate(f"not valid Python: {exc}", path=path, line=1) from None
-    prompts = _Finder(text, tree).prompts()
+    prompts = _Finder(text, tree, path).prompts()
     if not prompts:
         raise NotATemplate("no prompt found in this Python module", path=path, line=1, hint=HINT)
     return [to_template(path, text, FORMAT, prompt) for prompt in prompts]
 
 
 class _Finder:
-    def __init__(self, text: str, tree: ast.Module) -> None:
-        self.tree = tree
+    def __init__(self, text: str, tree: ast.Module, path: str | None = None) -> None:
+        self.tree, self.path = tree, path
         self.resolve = Resolver(text, tree)
         self.found: list[tuple[int, SourcePrompt]] = []
         self.done: set[int] = set()  # ids of calls already read as part of another prompt
@@ -246,19 +247,29 @@ class _Finder:
             if listed and not all(touched in before for touched in self.resolve.touched):
                 self.add(value, SourcePrompt(name, listed, is_chat=True))
             return
-        call = self.resolve.format_calls.get(name.lower())
         kind = template_kind(self.resolve.template_imports, value)  # jinja2.Template / string.Template
-        fill = self.resolve.render_calls.get(name.lower())
-        if kind is not None and fill is not None and fill.func.attr in FILL_METHODS[kind]:  # type: ignore[attr-defined]
-            pieces = self.resolve.formatted(value.args[0], kind, fill_arguments(fill), 0)  # type: ignore[attr-defined]
-        elif call is not None and is_text_literal(value):
-            pieces = self.resolve.formatted(value, "format", call, 0)
-        else:
+        pieces = self.filled(name, value, kind)
+        if pieces is None:
             pieces = self.resolve.text(value, kind or fill_style(value))
         if pieces is None or all(touched in before for touched in self.resolve.touched):
             return  # not a text, or one already read as part of another prompt
         role = "system" if name.lstrip("_").lower().startswith("system") else None
         self.add(value, SourcePrompt(name, [PromptMessage(role, pieces, self.start(value))], is_chat=role is not None))
+
+
+    def filled(self, name: str, value: ast.expr, kind: str | None) -> list | None:
+        """The pieces of a text filled by a call of this module (`NAME.format(date=...)`,
+        `NAME.render(...)`), else of another module that imports it (`python_modules`)."""
+        filler, call = None, self.resolve.format_calls.get(name.lower()) or self.resolve.render_calls.get(name.lower())
+        if call is None and self.path is not None:
+            filler = fill_elsewhere(self.path, name)
+            call = filler.call if filler is not None else None
+        method = call.func.attr if call is not None and isinstance(call.func, ast.Attribute) else None
+        if kind is not None and isinstance(value, ast.Call) and method in FILL_METHODS[kind]:
+            return self.resolve.formatted(value.args[0], kind, fill_arguments(call), 0, filler)  # type: ignore[arg-type]
+        if kind is None and method == "format" and is_text_literal(value):
+            return self.resolve.formatted(value, "format", call, 0, filler)
+        return None
 
 
 def _value(keywords: dict, *keys: str):

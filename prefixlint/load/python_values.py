@@ -143,8 +143,9 @@ class Resolver:
             return self.text(default, style, depth + 1)
         return None
 
-    def formatted(self, template: ast.AST, style: str, arguments: Any, depth: int) -> list | None:
-        """`template.format(...)`, `template % (...)`, `Template(template).substitute(...)`."""
+    def formatted(self, template: ast.AST, style: str, arguments: Any, depth: int, filler=None) -> list | None:
+        """`template.format(...)`, `template % (...)`, `Template(template).substitute(...)`;
+        `filler`: the call is in another module (`python_modules.Fill`), its values read there."""
         pieces = self.text(template, "plain", depth + 1)
         if pieces is None:
             return None
@@ -159,6 +160,9 @@ class Resolver:
             positional = list(arguments.elts)
         elif arguments is not None:
             positional = [arguments]
+        if filler is not None:
+            return template_fields(pieces, style, self.source,
+                                   named=lambda name: _elsewhere(filler, named[name]) if name in named else None)
         return template_fields(
             pieces, style, self.source,
             positional=lambda i: self.field(positional[i]) if i < len(positional) else None,
@@ -261,3 +265,12 @@ class Resolver:
             return [dotted(node.func).replace("?", "value")], False
         names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
         return (names[:1] or ["value"]), False
+
+
+def _elsewhere(filler, node: ast.AST) -> Variable | None:
+    """A `.format()` argument of another module, read there; its evidence names that file."""
+    variable = filler.resolver.declared(node)
+    if variable is None or not variable.evidence or not variable.line:
+        return variable
+    return Variable(variable.name, variable.kind, variable.samples, None,
+                    f"{variable.evidence} ({filler.where}:{variable.line})")

@@ -1,0 +1,140 @@
+"""Names followed across the modules of a repository (issue 19 item 4): a prompt constant of
+one module filled in another (`prompts.SYSTEM.format(date=...)` in agent.py after
+`import prompts`, `SYSTEM_PROMPT_TEMPLATE.render(...)` after `from prompts import
+SYSTEM_PROMPT_TEMPLATE`).
+
+A small bounded resolver over the modules' own ASTs (jedi and astroid infer far more, at a
+cost per name that grows with the repository; this needs only imports and the fill calls):
+the repository's Python files (at most MAX_MODULES, each at most MAX_BYTES, no symlinks, no
+virtual environments or hidden folders) are indexed once per process, each read once and
+parsed only when it holds a fill call. A call counts only when its module imports the name
+from the prompt's module, or imports that module and calls `module.NAME.format(...)`.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+MAX_MODULES = 2000
+MAX_BYTES = 1024 * 1024
+FILL_METHODS = frozenset({"format", "render", "substitute", "safe_substitute"})
+_HINT = re.compile(r"\.(?:format|render|substitute|safe_substitute)\(")
+_SKIP = frozenset({"node_modules", "site-packages", "venv", "env", "__pycache__", "build", "dist"})
+_ROOT_MARKS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
+
+
+@dataclass(frozen=True)
+class Fill:
+    """A fill call of another module: its file (relative to the root), resolver and call."""
+
+    where: str
+    resolver: Any
+    call: ast.Call
+
+
+def fill_elsewhere(path: str, name: str) -> Fill | None:
+    """The first call in another module of the repository that fills `name` of the module at
+    `path`, when that module imports it; None when there is none (or the path is not a file)."""
+    try:
+        module = Path(path).resolve()
+    except (OSError, RuntimeError):
+        return None
+    if not module.is_file():
+        return None
+    root = _root(module.parent)
+    for other, call in _calls(root).get(name, ()):
+        if other != module and _imports(other, module, name, call):
+            return Fill(other.relative_to(root).as_posix(), _resolver(other), call)
+    return None
+
+
+def _root(folder: Path) -> Path:
+    for candidate in [folder, *list(folder.parents)[:12]]:
+        if any((candidate / mark).exists() for mark in _ROOT_MARKS):
+            return candidate
+    return folder
+
+
+@lru_cache(maxsize=8)
+def _calls(root: Path) -> dict[str, list[tuple[Path, ast.Call]]]:
+    """Fill calls `X.format(...)` (and render/substitute) of the repository, by X's last name."""
+    found: dict[str, list[tuple[Path, ast.Call]]] = {}
+    count = 0
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP)
+        for file in sorted(files):
+            if not file.endswith(".py"):
+                continue
+            count += 1
+            if count > MAX_MODULES:
+                return found
+            path = Path(folder) / file
+            tree = _tree(path)
+            for node in ast.walk(tree) if tree is not None else ():
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and node.func.attr in FILL_METHODS and isinstance(node.func.value, (ast.Name, ast.Attribute))):
+                    receiver = node.func.value
+                    last = receiver.id if isinstance(receiver, ast.Name) else receiver.attr
+                    found.setdefault(last, []).append((path, node))
+    return found
+
+
+@lru_cache(maxsize=256)
+def _source(path: Path) -> str | None:
+    try:
+        if path.is_symlink() or path.stat().st_size > MAX_BYTES:
+            return None
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+@lru_cache(maxsize=256)
+def _tree(path: Path) -> ast.Module | None:
+    text = _source(path)
+    if text is None or not _HINT.search(text):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+@lru_cache(maxsize=64)
+def _resolver(path: Path):
+    from prefixlint.load.python_values import Resolver
+
+    return Resolver(_source(path) or "", _tree(path) or ast.Module(body=[], type_ignores=[]))
+
+
+def _imports(other: Path, module: Path, name: str, call: ast.Call) -> bool:
+    """Does `other` import `name` from `module` (`from pkg.prompts import NAME`), or `module`
+    itself with the call reading `module.NAME` (`import prompts` / `from pkg import prompts`)?"""
+    tree = _tree(other)
+    stem = module.stem
+    receiver = call.func.value  # type: ignore[attr-defined]
+    through = receiver.value.id if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) else None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.ImportFrom):
+            source = (node.module or "").split(".")
+            for alias in node.names:
+                local = alias.asname or alias.name
+                if source[-1:] == [stem] and alias.name == name and isinstance(receiver, ast.Name) and local == name:
+                    return True
+                if alias.name == stem and through == local:  # from pkg import prompts; prompts.NAME
+                    return True
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[-1] == stem and through is not None and \
+                        through == (alias.asname or alias.name.split(".")[0]) and (alias.asname or "." not in alias.name):
+                    return True
+    return False
