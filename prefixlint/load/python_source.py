@@ -196,6 +196,8 @@ class _Finder:
 
     def sdk_content(self, node: ast.AST, role: str | None) -> list[PromptMessage]:
         """A message's content: a text, or a list of content blocks (`{"type": "text", "text": ...}`)."""
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(self.resolve.bound(node), ast.List):
+            node = self.resolve.bound(node)  # type: ignore[assignment]  # `system=blocks`, bound in the module
         if isinstance(node, ast.List):
             blocks = []
             for block in node.elts:

@@ -68,3 +68,13 @@ def test_messages_after_the_users_message_are_this_requests_steps_not_the_histor
     # the same question with a stable block after it is a finding
     path.write_text(text.replace('MessagesPlaceholder(variable_name="steps")', f'("human", "{rules}")'), encoding="utf-8")
     assert CliRunner().invoke(cli, ["check", "--isolated", str(path)]).exit_code == 1
+
+
+def test_system_content_blocks_bound_to_a_name_are_the_system_prompt():
+    text = ("import anthropic\nclient = anthropic.Anthropic()\n"
+            'blocks = [{"type": "text", "text": "You are the shop helper. Answer from the handbook."}]\n\n\n'
+            "def reply(history):\n"
+            '    return client.messages.create(model="m", system=blocks, messages=history)\n')
+    (template,) = load_templates("bot.py", text)
+    assert template.messages[0].role == "system"
+    assert template.messages[0].offsets[0] == text.index("You are the shop helper.")
