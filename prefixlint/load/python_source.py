@@ -26,7 +26,7 @@ from prefixlint.load.python_shapes import concatenated, fill_style, is_text_expr
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_kind
 from prefixlint.load.python_values import Resolver, dotted
 from prefixlint.load.registry import NotATemplate
-from prefixlint.load.source_prompts import PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content, to_template
+from prefixlint.load.source_prompts import PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content, to_template, words
 from prefixlint.load.template import Template
 
 FORMAT = "python"
@@ -41,6 +41,9 @@ MESSAGE_CLASSES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage
 #: Keyword arguments that take the system prompt: OpenAI (`instructions`), Anthropic (`system`),
 #: pydantic-ai and other agent frameworks (`system_prompt`, `system_message`).
 SYSTEM_KEYWORDS = ("system", "instructions", "system_prompt", "system_message")
+#: A name that says it holds the system prompt wherever the words sit (`ORCHESTRATOR_SYSTEM_PROMPT`,
+#: `DEFAULT_SYSTEM_MESSAGE`): a system message, served with the conversation after it.
+SYSTEM_NAME = re.compile(r"(?:^|_)system_?(?:prompt|message|msg|instructions?)(?:_|$)", re.IGNORECASE)
 LANGCHAIN_SYNTAX = {"f-string": "format", "jinja2": "jinja", "mustache": "mustache"}
 
 
@@ -235,7 +238,7 @@ class _Finder:
         else:
             return
         name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
-        if name is None or not PROMPT_NAME.search(name) or not is_text_expression(value):
+        if name is None or not (PROMPT_NAME.search(name) or SYSTEM_NAME.search(name)) or not is_text_expression(value):
             return
         if any(id(n) in self.done for n in ast.walk(value)):
             return
@@ -255,7 +258,9 @@ class _Finder:
             pieces = self.resolve.text(value, kind or fill_style(value))
         if pieces is None or all(touched in before for touched in self.resolve.touched):
             return  # not a text, or one already read as part of another prompt
-        role = "system" if name.lstrip("_").lower().startswith("system") else None
+        first = (words(name) or [""])[0]  # `system_prompt`, `SystemPrompt`, not `SYSTEMATIC_REVIEW`
+        role = "system" if first == "system" or first.startswith(("systemprompt", "systemmessage")) \
+            or SYSTEM_NAME.search(name) else None
         self.add(value, SourcePrompt(name, [PromptMessage(role, pieces, self.start(value))], is_chat=role is not None))
 
 

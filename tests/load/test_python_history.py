@@ -78,3 +78,14 @@ def test_system_content_blocks_bound_to_a_name_are_the_system_prompt():
     (template,) = load_templates("bot.py", text)
     assert template.messages[0].role == "system"
     assert template.messages[0].offsets[0] == text.index("You are the shop helper.")
+
+
+@pytest.mark.parametrize("name,system", [
+    ("ORCHESTRATOR_MEM_SYSTEM_PROMPT", True), ("DEFAULT_SYSTEM_MESSAGE", True), ("bot_system_instructions", True),
+    ("SYSTEMATIC_REVIEW_PROMPT", False), ("EMAIL_PROMPT", False),
+])
+def test_a_name_that_says_system_prompt_anywhere_is_the_system_message(name, system):
+    text = (f'{name} = """You are the team\'s orchestrator. Follow the rules of the team.\n'
+            'System Time: {time}"""\n')
+    (template,) = load_templates("prompts.py", text)
+    assert (template.messages[0].role == "system") is system
