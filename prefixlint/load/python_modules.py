@@ -25,7 +25,7 @@ from typing import Any
 MAX_MODULES = 2000
 MAX_BYTES = 1024 * 1024
 FILL_METHODS = frozenset({"format", "render", "substitute", "safe_substitute"})
-_HINT = re.compile(r"\.(?:format|render|substitute|safe_substitute)\(")
+_HINT = re.compile(r"\.(?:format|render|substitute|safe_substitute|kickoff)\(")
 _SKIP = frozenset({"node_modules", "site-packages", "venv", "env", "__pycache__", "build", "dist"})
 _ROOT_MARKS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 
@@ -78,7 +78,9 @@ def _calls(root: Path) -> dict[str, list[tuple[Path, ast.Call]]]:
             path = Path(folder) / file
             tree = _tree(path)
             for node in ast.walk(tree) if tree is not None else ():
-                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "kickoff":
+                    found.setdefault("(kickoff)", []).append((path, node))  # CrewAI runs (`kickoff_literals`)
+                elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                         and node.func.attr in FILL_METHODS and isinstance(node.func.value, (ast.Name, ast.Attribute))):
                     receiver = node.func.value
                     last = receiver.id if isinstance(receiver, ast.Name) else receiver.attr
@@ -138,3 +140,45 @@ def _imports(other: Path, module: Path, name: str, call: ast.Call) -> bool:
                         through == (alias.asname or alias.name.split(".")[0]) and (alias.asname or "." not in alias.name):
                     return True
     return False
+
+
+def kickoff_literals(path: str) -> dict[str, tuple[str, str]] | None:
+    """The inputs every `crew.kickoff(inputs={...})` of the crew of `path` (a CrewAI config
+    file: the modules beside its `config/` folder and below) passes as a literal: name ->
+    (value, "main.py:7"). A name some kickoff fills otherwise (a variable, a request field,
+    inputs not written as a dict) is left out; None when the crew has no kickoff call."""
+    try:
+        root = Path(path).resolve().parent
+    except (OSError, RuntimeError):
+        return None
+    root = root.parent if root.name == "config" else root
+    found: dict[str, tuple[str, str]] = {}
+    other: set[str] = set()
+    calls = 0
+    for module, call in _calls(root).get("(kickoff)", ()):
+        calls += 1
+        inputs = next((k.value for k in call.keywords if k.arg == "inputs"), call.args[0] if call.args else None)
+        if isinstance(inputs, ast.Name):
+            inputs = _bound_dict(module, inputs.id, call)
+        if not isinstance(inputs, ast.Dict) or None in inputs.keys:
+            return {}  # inputs built otherwise: no name is known to be a literal
+        for key, value in zip(inputs.keys, inputs.values):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return {}
+            if isinstance(value, ast.Constant) and isinstance(value.value, (str, int, float)):
+                found.setdefault(key.value, (str(value.value), f"{module.relative_to(root).as_posix()}:{value.lineno}"))
+            else:
+                other.add(key.value)
+    return {name: site for name, site in found.items() if name not in other} if calls else None
+
+
+def _bound_dict(module: Path, name: str, call: ast.Call) -> ast.AST | None:
+    """The dict literal last bound to `name` before `call` in its module (`inputs = {...}`)."""
+    tree = _tree(module)
+    bound = None
+    for node in ast.walk(tree) if tree is not None else ():
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == name and node.lineno <= call.lineno):
+            if bound is None or node.lineno > bound.lineno:
+                bound = node
+    return bound.value if bound is not None else None

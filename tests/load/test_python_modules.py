@@ -58,3 +58,27 @@ def test_a_value_from_settings_in_the_importing_module_is_stable(tmp_path):
         "from config import settings\nfrom prompts import SYSTEM_PROMPT\n\n\ndef system():\n"
         "    return SYSTEM_PROMPT.format(date=settings.launch_date)\n")
     assert findings(tmp_path / "prompts.py") == []
+
+
+AGENTS = ('researcher:\n  role: "{topic} researcher"\n  goal: "Find the latest news about {topic}"\n'
+          '  backstory: "You have followed this field for years and know its sources well."\n')
+
+
+@pytest.mark.parametrize("inputs,kind", [
+    ('{"topic": "open-source databases"}', "stable"),
+    ("{\"topic\": request.topic}", "per_request"),
+    ("make_inputs()", "per_request"),
+])
+def test_a_crewai_input_every_kickoff_passes_as_a_literal_is_a_program_constant(tmp_path, inputs, kind):
+    from prefixlint.load.registry import load_templates
+
+    _calls.cache_clear()
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "agents.yaml").write_text(AGENTS)
+    (tmp_path / "main.py").write_text(f"from crew import Crew\n\n\ndef run(request=None):\n"
+                                      f"    Crew().kickoff(inputs={inputs})\n")
+    (template,) = load_templates(str(tmp_path / "config" / "agents.yaml"))
+    topic = template.variables["topic"]
+    assert topic.kind == kind
+    if kind == "stable":
+        assert topic.evidence == "filled by the literal 'open-source databases' passed to kickoff (main.py:5)"
