@@ -157,7 +157,8 @@ def kickoff_literals(path: str) -> dict[str, tuple[str, str]] | None:
     calls = 0
     for module, call in _calls(root).get("(kickoff)", ()):
         calls += 1
-        inputs = next((k.value for k in call.keywords if k.arg == "inputs"), call.args[0] if call.args else None)
+        inputs: ast.AST | None = next((k.value for k in call.keywords if k.arg == "inputs"),
+                                      call.args[0] if call.args else None)
         if isinstance(inputs, ast.Name):
             inputs = _bound_dict(module, inputs.id, call)
         if not isinstance(inputs, ast.Dict) or None in inputs.keys:

@@ -22,7 +22,7 @@ def returned(function) -> ast.expr | None:
     return found
 
 
-def concatenated(node: ast.AST, bound) -> list[ast.expr]:
+def concatenated(node: ast.expr, bound) -> list[ast.expr]:
     """The items of lists joined with `+`; an operand that is no list (`history`) is spread in."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return concatenated(node.left, bound) + concatenated(node.right, bound)

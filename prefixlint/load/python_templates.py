@@ -27,7 +27,7 @@ def template_imports(tree: ast.Module) -> dict[str, str]:
     found: dict[str, str] = {}
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module:
-            kind = JINJA if node.module.split(".")[0] == "jinja2" else DOLLAR if node.module == "string" else None
+            kind = JINJA if node.module.split(".")[0] == "jinja2" else DOLLAR if node.module == "string" else ""
             for alias in node.names if kind else ():
                 found[alias.asname or alias.name] = kind
         elif isinstance(node, ast.Import):
@@ -39,7 +39,7 @@ def template_imports(tree: ast.Module) -> dict[str, str]:
     return found
 
 
-def template_kind(imports: dict[str, str], call: ast.AST) -> str | None:
+def template_kind(imports: dict[str, str], call: ast.AST | None) -> str | None:
     """"jinja" / "dollar" when `call` makes a template object of its first argument, else None."""
     if not isinstance(call, ast.Call) or not call.args:
         return None
@@ -54,7 +54,7 @@ def template_kind(imports: dict[str, str], call: ast.AST) -> str | None:
         kind = imports.get(root) if root else None
         if kind:
             return kind
-    elif func.id in imports:
+    elif isinstance(func, ast.Name) and func.id in imports:
         return imports[func.id]
     return _by_text(call.args[0])
 
