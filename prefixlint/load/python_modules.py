@@ -42,17 +42,33 @@ class Fill:
 def fill_elsewhere(path: str, name: str) -> Fill | None:
     """The first call in another module of the repository that fills `name` of the module at
     `path`, when that module imports it; None when there is none (or the path is not a file)."""
-    try:
-        module = Path(path).resolve()
-    except (OSError, RuntimeError):
+    place = _place(path)
+    if place is None:
         return None
-    if not module.is_file():
-        return None
-    root = _root(module.parent)
+    module, root = place
     for other, call in _calls(root).get(name, ()):
         if other != module and _imports(other, module, name, call):
             return Fill(other.relative_to(root).as_posix(), _resolver(other), call)
     return None
+
+
+_PLACES: dict[str, tuple[Path, Path]] = {}
+
+
+def _place(path: str) -> tuple[Path, Path] | None:
+    """The module at `path` and its repository's root, found once per path (every prompt of
+    the module asks); a path that is no file yet is asked again next time."""
+    if path not in _PLACES:
+        try:
+            module = Path(path).resolve()
+        except (OSError, RuntimeError):
+            return None
+        if not module.is_file():
+            return None
+        if len(_PLACES) > 4096:
+            _PLACES.clear()
+        _PLACES[path] = (module, _root(module.parent))
+    return _PLACES[path]
 
 
 def _root(folder: Path) -> Path:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from bisect import bisect_right
+from functools import lru_cache
 from typing import Any
 
 from prefixlint.load.fill_sites import from_callers, function_lines, stable_fill
@@ -173,7 +174,7 @@ class Resolver:
         """An f-string field: the text it inlines (another prompt constant) or one Field."""
         written = self.source[raw.start : raw.end]
         try:
-            node = ast.parse("(" + raw.expression.strip() + "\n)", mode="eval").body
+            node = _field_expression(raw.expression.strip())
         except SyntaxError:
             return [Field(raw.start, written, variable_name([raw.expression]))]
         if isinstance(node, (ast.Name, ast.Attribute)) and self.bound(node) is not None:
@@ -274,3 +275,10 @@ def _elsewhere(filler, node: ast.AST) -> Variable | None:
         return variable
     return Variable(variable.name, variable.kind, variable.samples, None,
                     f"{variable.evidence} ({filler.where}:{variable.line})")
+
+
+@lru_cache(maxsize=4096)
+def _field_expression(expression: str) -> ast.expr:
+    """An f-string field's expression, parsed once per text (a module is loaded again for each
+    prompt's fix, issue 19 item 9); its nodes are only read."""
+    return ast.parse("(" + expression + "\n)", mode="eval").body
