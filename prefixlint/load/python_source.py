@@ -244,6 +244,12 @@ class _Finder:
         if any(id(n) in self.done for n in ast.walk(value)):
             return
         before, self.resolve.touched = set(self.resolve.used), []
+        if isinstance(value, ast.Dict):  # `TASK_PROMPTS = {"summarize": "Summarize ...", ...}`: one prompt a value
+            for key, item in zip(value.keys, value.values):
+                pieces = self.resolve.text(item, fill_style(item)) if is_text_expression(item) else None
+                if isinstance(key, ast.Constant) and pieces is not None and not any(id(n) in before for n in ast.walk(item)):
+                    self.add(item, SourcePrompt(f"{name}[{key.value!r}]", [PromptMessage(None, pieces, self.start(item))]))
+            return
         if isinstance(value, (ast.List, ast.Tuple)):  # `prompt_template = [{"role": "system", ...}, ...]`
             self.content_style = fill_style(value, dollar=True)
             try:

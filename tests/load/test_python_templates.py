@@ -86,3 +86,12 @@ def test_a_message_list_assigned_to_a_prompt_name_is_one_chat_with_its_dollar_fi
     assert [m.role for m in template.messages] == ["system", "user", "assistant", "user"]
     assert placeholders(template) == {text.index("${query}"): "${query}"}
     assert template.messages[0].offsets[0] == text.index("Rule 0")
+
+
+def test_each_text_of_a_prompt_dict_is_a_prompt_of_its_own():
+    text = ('TASK_PROMPTS = {\n    "summarize": "Summarize the following text in two sentences:\\n\\n",\n'
+            '    "qa": "Answer from the context.\\nContext: {context}\\nQuestion: {question}",\n    "limit": 3,\n}\n')
+    first, second = load_templates("tasks.py", text)
+    assert (first.prompt_name, second.prompt_name) == ("TASK_PROMPTS['summarize']", "TASK_PROMPTS['qa']")
+    assert first.messages[0].offsets[0] == text.index("Summarize")
+    assert sorted(placeholders(second).values()) == ["{context}", "{question}"]
