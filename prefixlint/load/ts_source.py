@@ -22,7 +22,8 @@ from pathlib import PurePath
 
 from prefixlint.load.base import Loader
 from prefixlint.load.registry import NotATemplate
-from prefixlint.load.source_prompts import PROMPT_NAME, PromptMessage, SourcePrompt, Text, has_content, to_template
+from prefixlint.load.source_prompts import (PROMPT_NAME, Field, PromptMessage, SourcePrompt, Text, has_content,
+                                            to_template, variable_name)
 from prefixlint.load.source_text import template_fields
 from prefixlint.load.ts_values import Values, node_key
 from prefixlint.load.template import Template
@@ -107,6 +108,8 @@ class _Source(Values):
             name = node.child_by_field_name("name")
             value = node.child_by_field_name("value") or node
             self.bindings.setdefault(name.text.decode(), value)
+            if node.type == "variable_declarator":
+                self.declarators.setdefault(name.text.decode(), []).append(node)
             if PROMPT_NAME.search(name.text.decode()):
                 self.candidates[node_key(node)] = node
         for node in [*captures.get("pair", ()), *captures.get("short", ())]:
@@ -115,6 +118,8 @@ class _Source(Values):
             holder = node.parent
             if name == "role" and holder.parent is not None and holder.parent.type == "array":
                 self.candidates[node_key(holder.parent)] = holder.parent
+            elif name == "role" and _unshift(holder) is not None:
+                self.candidates[node_key(holder.parent.parent)] = holder.parent.parent
             elif name in TEXT_KEYS or name == "messages":
                 self.candidates[node_key(holder)] = holder
             elif node.type == "pair" and PROMPT_NAME.search(name):
@@ -129,12 +134,17 @@ class _Source(Values):
             self.touched = []
             if node.type == "object" and node_key(node) not in consumed:
                 prompt = self.sdk_object(node, consumed)
+            elif node.type == "call_expression":  # `messages.unshift({role: 'system', ...})`: before the history
+                messages = self.role_messages(node.child_by_field_name("arguments"))
+                target = node.child_by_field_name("function").child_by_field_name("object")
+                prompt = SourcePrompt(None, messages + [self.slot(target)], is_chat=True) if messages else None
             elif node.type == "array" and node_key(node) not in consumed:
                 messages = self.role_messages(node)
                 prompt = SourcePrompt(None, messages, is_chat=True) if messages else None
             elif node.type in ("variable_declarator", "function_declaration", "pair"):
                 name = node.child_by_field_name("key" if node.type == "pair" else "name")
-                pieces = self.text_of(node.child_by_field_name("value") or node, 0, function=True)
+                pieces = self.declared(node, 0, function=True) if node.type == "variable_declarator" else \
+                    self.text_of(node.child_by_field_name("value") or node, 0, function=True)
                 if node.type == "pair":  # a property's value is a prompt when it is prose (has a blank);
                     # its `{NAME}` fields are the ones the application fills in (`{datetime}`)
                     pieces = template_fields(pieces, "format", self.text) if _has_blank(pieces) else None
@@ -190,6 +200,9 @@ class _Source(Values):
     def role_messages(self, array) -> list[PromptMessage]:
         messages: list[PromptMessage] = []
         for item in array.named_children:
+            if item.type == "spread_element" and messages:  # `...history` after the system message
+                messages.append(self.slot(item.named_children[0] if item.named_children else item))
+                continue
             pairs = self.pairs(item) if item.type == "object" else {}
             role = pairs.get("role")
             if role is None or "content" not in pairs or role.type != "string":
@@ -198,11 +211,32 @@ class _Source(Values):
             messages += self.content(pairs["content"], ROLES.get(name, name))
         return messages
 
+    def slot(self, node) -> PromptMessage:
+        """The conversation so far, where the code puts it (`...history`, the array unshifted into)."""
+        start = self.at(node.start_byte)
+        name = variable_name(self.segments(node)[0]) if node.type in ("identifier", "member_expression") else "history"
+        return PromptMessage("(conversation)", [Field(start, self.written(node), name)], start, slot=name)
+
     def content(self, node, role: str | None) -> list[PromptMessage]:
+        if node.type == "array":  # `content: [{type: 'text', text: p}, {type: 'image_url', ...}]`
+            parts = [self.pairs(item) for item in node.named_children if item.type == "object"]
+            texts = [part["text"] for part in parts if "text" in part and part["text"] is not None]
+            if texts and len(texts) == len(node.named_children):
+                return [message for text in texts for message in self.content(text, role)]
         pieces = self.text_of(node, 0)
         if pieces is None:
             pieces = [self.field(node)]
         return [PromptMessage(role, pieces, self.at(node.start_byte))]
+
+
+def _unshift(holder):
+    """The `x.unshift(...)` call an object literal is an argument of, else None."""
+    arguments = holder.parent
+    call = arguments.parent if arguments is not None and arguments.type == "arguments" else None
+    callee = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+    if callee is None or callee.type != "member_expression":
+        return None
+    return call if callee.child_by_field_name("property").text == b"unshift" else None
 
 
 def _has_blank(pieces) -> bool:

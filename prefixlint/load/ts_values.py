@@ -10,7 +10,10 @@ construction when it reads the clock (`new Date()`, `Date.now()`), `crypto.rando
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from prefixlint.load.template import Variable
+from prefixlint.load.ts_assembly import additions, declaration, replaced_field
 from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, variable_name
 from prefixlint.load.source_text import dedent_pieces, strip_pieces
 
@@ -39,6 +42,8 @@ class Values:
                 at += width
             self._chars[at] = len(text)
         self.bindings: dict[str, object] = {}
+        self.declarators: dict[str, list] = {}  # every declaration of a name, for the one in scope
+        self.parameters: set[str] = set()  # names bound to a call's arguments (`applied`)
         self.touched: list[tuple] = []
 
     @staticmethod
@@ -64,8 +69,7 @@ class Values:
             self.touched.append(node_key(node))
             return self.literal(node, depth)
         if kind in ("identifier", "shorthand_property_identifier"):
-            bound = self.bindings.get(node.text.decode())
-            return self.text_of(bound, depth + 1) if bound is not None and bound.type != "function_declaration" else None
+            return self.variable_text(node, depth)
         if kind in ("parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression"):
             return self.text_of(node.named_children[0], depth + 1) if node.named_children else None
         if kind == "binary_expression" and node.child_by_field_name("operator").type == "+":
@@ -79,6 +83,34 @@ class Values:
         if function and kind in ("arrow_function", "function_expression", "function_declaration"):
             return self.returned(node, depth)
         return None
+
+    def bound(self, node):
+        """The declarator of the identifier `node` in scope where it is used, else None."""
+        name = node.text.decode()
+        if name in self.parameters:
+            return None
+        return declaration(node, self.declarators.get(name, ()))
+
+    def variable_text(self, node, depth: int) -> list | None:
+        """A name's text: its value where declared, then what code adds to it (`+=`, `x = x + ...`)."""
+        declarator = self.bound(node)
+        if declarator is None:
+            bound = self.bindings.get(node.text.decode())
+            return self.text_of(bound, depth + 1) if bound is not None and bound.type != "function_declaration" else None
+        return self.declared(declarator, depth)
+
+    def declared(self, declarator, depth: int, function: bool = False) -> list | None:
+        value = declarator.child_by_field_name("value")
+        if value is not None and value.type == "array":
+            return None
+        pieces = self.text_of(value, depth + 1, function) if value is not None else []
+        added = additions(declarator) if _reassignable(declarator) else []
+        if pieces is None and not added:
+            return None
+        out = list(pieces) if pieces is not None else [self.field(value)]
+        for item in added:
+            out += self.text_of(item, depth + 1) or [self.field(item)]
+        return out
 
     def returned(self, function, depth: int) -> list | None:
         body = function.child_by_field_name("body")
@@ -98,13 +130,16 @@ class Values:
             if method in ("trim", "trimStart", "trimEnd"):
                 pieces = self.text_of(target, depth + 1)
                 return strip_pieces(pieces, method != "trimEnd", method != "trimStart") if pieces is not None else None
-            if method == "join" and target.type == "array":
+            items = self.array_items(target)
+            if method == "join" and items is not None:
                 separator = self.text_of(arguments.named_children[0], depth + 1) if arguments.named_children else [
                     Text(",", (self.at(arguments.start_byte),))]
                 out: list = []
-                for number, item in enumerate(target.named_children):
+                for number, item in enumerate(items):
                     out += ((separator or []) if number else []) + (self.text_of(item, depth + 1) or [self.field(item)])
                 return out
+            if method in ("replace", "replaceAll") and arguments is not None and len(arguments.named_children) == 2:
+                return self.replaced(node, target, arguments.named_children, method == "replaceAll", depth)
         if arguments is not None and arguments.type == "template_string" and callee is not None:
             pieces = self.text_of(arguments, depth + 1)  # a tagged template: dedent`...`
             return dedent_pieces(pieces) if callee.text.decode().lower().endswith(("dedent", "outdent", "stripindent")) \
@@ -115,17 +150,55 @@ class Values:
                 return self.applied(bound, arguments, depth)
         return None
 
+    def array_items(self, node) -> list | None:
+        """The items of an array literal, or of a declared array with what `push` adds to it."""
+        if node.type == "array":
+            return list(node.named_children)
+        if node.type != "identifier":
+            return None
+        declarator = self.bound(node)
+        value = declarator.child_by_field_name("value") if declarator is not None else None
+        if value is None or value.type != "array":
+            return None
+        return [*value.named_children, *additions(declarator)]
+
+    def replaced(self, call, target, arguments, every: bool, depth: int) -> list | None:
+        """`text.replace('{var}', value)`: the text with its `{var}` filled by `value`."""
+        placeholder = replaced_field(arguments[0])
+        pieces = self.text_of(target, depth + 1) if placeholder is not None else None
+        if pieces is None:
+            return None
+        self.touched.append(node_key(call))  # the filled text outranks the template it fills
+        value = arguments[1]
+        out: list = []
+        done = False
+        for piece in pieces:
+            while isinstance(piece, Text) and not done and placeholder in piece.chars:
+                at = piece.chars.index(placeholder)
+                end = at + len(placeholder)
+                if at:
+                    out.append(Text(piece.chars[:at], piece.offsets[:at]))
+                out.append(replace(self.field(value), offset=piece.offsets[at], text=placeholder))
+                piece = Text(piece.chars[end:], piece.offsets[end:])
+                done = not every
+            if not isinstance(piece, Text) or piece.chars:
+                out.append(piece)
+        return out
+
     def applied(self, function, arguments, depth: int) -> list | None:
         """The text a call returns, its parameters bound to the call's arguments (`frame(`...`)`)."""
         names = [_parameter_name(p) for p in _parameters(function)]
         given = list(arguments.named_children) if arguments is not None else []
         saved = {name: self.bindings.get(name) for name in names if name}
+        outer = set(self.parameters)
         for name, value in zip(names, given):
             if name:
                 self.bindings[name] = value
+                self.parameters.add(name)
         try:
             return self.returned(function, depth + 1)
         finally:
+            self.parameters = outer
             for name, value in saved.items():
                 if value is None:
                     self.bindings.pop(name, None)
@@ -242,6 +315,13 @@ def _parameter_name(node) -> str | None:
         return node.text.decode()
     pattern = node.child_by_field_name("pattern")
     return pattern.text.decode() if pattern is not None and pattern.type == "identifier" else None
+
+
+def _reassignable(declarator) -> bool:
+    """Whether a declarator is a `let` or `var` (a `const` string cannot grow)."""
+    holder = declarator.parent
+    return holder is not None and (holder.type == "variable_declaration" or holder.type == "lexical_declaration"
+                                   and holder.children[0].type == "let")
 
 
 def _hex(raw: str) -> str:

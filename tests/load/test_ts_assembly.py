@@ -1,0 +1,119 @@
+"""TypeScript/JavaScript prompts assembled after their declaration (issue 19 item 4): `+=`
+sections, `push` then `join`, `messages.unshift({role: 'system', ...})` before the history,
+`{var}` placeholders filled by `.replace('{var}', ...)`, `text:` parts of a message. Each
+module is written here in our own words with the structure of a real one."""
+
+from __future__ import annotations
+
+from prefixlint.load.registry import load_templates
+from tests.test_python_source import findings, where
+
+_RULES = ("Answer in the language of the question, cite the page of the handbook that you used, "
+          "and say plainly when the handbook does not cover the question asked by the employee.")
+
+
+def write(tmp_path, name: str, text: str):
+    module = tmp_path / name
+    module.write_text(text)
+    return module
+
+
+def test_plus_equals_sections_in_source_order(tmp_path):
+    module = write(tmp_path, "prompt.ts", (
+        "export function helpdeskPrompt(team: string, extra?: string): string {\n"
+        "  let prompt = `You answer questions about the ${team} handbook.`;\n"
+        "  if (extra) {\n"
+        "    prompt += `\\n\\nNotes: ${extra}`;\n"
+        "  }\n"
+        f"  prompt += `\\n\\n{_RULES}`;\n"
+        "  prompt = prompt + '\\nToday is ' + new Date().toDateString() + '.';\n"
+        "  return prompt;\n}\n"))
+    (template,) = load_templates(str(module))
+    assert template.messages[0].content == (
+        "You answer questions about the {team} handbook.\n\nNotes: {extra}\n\n" + _RULES + "\nToday is {now}.")
+    assert template.variables["now"].kind == "per_day"
+
+
+def test_let_in_another_function_is_not_mixed_in(tmp_path):
+    module = write(tmp_path, "two.ts", (
+        "function first(): string {\n  let prompt = 'You summarise tickets for the support team.';\n"
+        "  prompt += ' Keep each summary under five lines.';\n  return prompt;\n}\n"
+        "function second(): string {\n  let prompt = 'You translate tickets into English for the team.';\n"
+        "  return prompt;\n}\n"))
+    contents = sorted(t.messages[0].content for t in load_templates(str(module)))
+    assert contents == ["You summarise tickets for the support team. Keep each summary under five lines.",
+                        "You translate tickets into English for the team."]
+
+
+def test_const_string_is_not_grown_by_a_later_shadow(tmp_path):
+    module = write(tmp_path, "c.ts", (
+        "const systemPrompt = 'You review pull requests for style and naming only.';\n"
+        "function other(): string { let systemPrompt = 'x'; systemPrompt += ' y z'; return systemPrompt; }\n"))
+    assert [t.messages[0].content for t in load_templates(str(module))][0] == \
+        "You review pull requests for style and naming only."
+
+
+def test_push_then_join(tmp_path):
+    module = write(tmp_path, "sections.js", (
+        "function buildInstructions(user) {\n"
+        "  const sections = ['You plan meals for one week at a time.'];\n"
+        "  sections.push(`The person is ${user.name}.`, 'List the shopping at the end.');\n"
+        f"  sections.push('{_RULES}');\n"
+        "  return sections.join('\\n');\n}\n"))
+    (template,) = load_templates(str(module))
+    assert template.messages[0].content == (
+        "You plan meals for one week at a time.\nThe person is {user_name}.\nList the shopping at the end.\n" + _RULES)
+
+
+def test_unshift_system_before_the_history_fires_on_the_date(tmp_path):
+    module = write(tmp_path, "chat.ts", (
+        "import OpenAI from 'openai';\n"
+        "function systemText(): string {\n"
+        "  const now = new Date().toISOString();\n"
+        f"  return `Current time: ${{now}}.\\n{_RULES}`;\n}}\n"
+        "export async function reply(client: OpenAI, history: any[]) {\n"
+        "  const messages = [...history];\n"
+        "  messages.unshift({ role: 'system', content: systemText() });\n"
+        "  return client.chat.completions.create({ model: 'gpt-4o', messages });\n}\n"))
+    (template,) = load_templates(str(module))
+    assert [m.role for m in template.messages][0] == "system" and template.slot == "messages"
+    (finding,) = findings(module)
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(module, "${now}"))
+    assert "new Date().toISOString()" in finding["evidence"]
+
+
+def test_history_spread_after_the_system_message(tmp_path):
+    module = write(tmp_path, "spread.ts", (
+        "export function request(history: any[], question: string) {\n"
+        f"  return [{{ role: 'system', content: `${{new Date().toDateString()}} {_RULES}` }}, ...history,\n"
+        "          { role: 'user', content: question }];\n}\n"))
+    (template,) = load_templates(str(module))
+    assert [m.role for m in template.messages][:1] == ["system"] and template.slot == "history"
+    (finding,) = findings(module)
+    assert finding["code"] == "PFX001" and (finding["line"], finding["column"]) == where(module, "${new Date()")
+
+
+def test_replace_fills_a_placeholder_with_its_value(tmp_path):
+    module = write(tmp_path, "fill.ts", (
+        f"const TEMPLATE = `Date: {{date}}\\n{_RULES}\\nQuestion: {{question}}`;\n"
+        "export async function ask(client: any, question: string) {\n"
+        "  const content = TEMPLATE.replace('{date}', new Date().toISOString()).replace(/\\{question\\}/g, question);\n"
+        "  return client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content }] });\n}\n"))
+    templates = load_templates(str(module))
+    filled = [t for t in templates if "{question}" in t.messages[-1].content and "{now}" in t.messages[-1].content]
+    assert len(filled) == 1 and len(templates) == 1
+    found = findings(module)
+    assert [(f["code"], f["line"], f["column"]) for f in found] == [("PFX001", *where(module, "{date}"))]
+    assert "new Date().toISOString()" in found[0]["evidence"]
+
+
+def test_text_part_of_a_message_is_the_prompt(tmp_path):
+    module = write(tmp_path, "parts.ts", (
+        "import { generateText } from 'ai';\n"
+        f"const guide = `Today is ${{new Date().toDateString()}}. {_RULES}`;\n"
+        "export async function run(model: any, image: string) {\n"
+        "  return generateText({ model, messages: [{ role: 'user', content: [\n"
+        "    { type: 'text', text: guide }, { type: 'text', text: 'Describe the photo.' }] }] });\n}\n"))
+    (template,) = load_templates(str(module))
+    assert template.messages[0].content.startswith("Today is {now}. Answer in")
+    assert template.messages[1].content == "Describe the photo."
