@@ -18,15 +18,23 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import PurePath
 
 from prefixlint.load.base import Loader
 from prefixlint.load.registry import NotATemplate
-from prefixlint.load.source_prompts import (PROMPT_NAME, Field, PromptMessage, SourcePrompt, Text, has_content,
-                                            to_template, variable_name)
+from prefixlint.load.source_prompts import (
+    PROMPT_NAME,
+    Field,
+    PromptMessage,
+    SourcePrompt,
+    Text,
+    has_content,
+    to_template,
+    variable_name,
+)
 from prefixlint.load.source_text import template_fields
-from prefixlint.load.ts_values import Values, node_key
 from prefixlint.load.template import Template
+from prefixlint.load.ts_grammar import parser, source_kind
+from prefixlint.load.ts_values import Values, node_key
 
 FORMAT = "typescript"
 HINT = ("prefixlint reads texts declared under prompt-like names (*Prompt*, SYSTEM*, *instructions*, *template*)"
@@ -44,31 +52,6 @@ def sniff_walked(text: str) -> bool:
     return _SNIFF.search(text) is not None
 
 
-def source_kind(path: str) -> tuple[str, str]:
-    """(format name, grammar) of a file by its extension."""
-    suffix = PurePath(path).suffix.lower()
-    if suffix in (".ts", ".mts", ".cts"):
-        return "typescript", "typescript"
-    if suffix == ".tsx":
-        return "typescript", "tsx"
-    return "javascript", "javascript"
-
-
-@lru_cache(maxsize=None)
-def _parser(grammar: str):
-    import tree_sitter
-
-    if grammar == "javascript":
-        import tree_sitter_javascript as module
-
-        language = module.language()
-    else:
-        import tree_sitter_typescript as module
-
-        language = module.language_tsx() if grammar == "tsx" else module.language_typescript()
-    return tree_sitter.Parser(tree_sitter.Language(language))
-
-
 _QUERY = """
 (variable_declarator name: (identifier) @name) @decl
 (function_declaration name: (identifier) @name) @decl
@@ -81,7 +64,7 @@ _QUERY = """
 def _cursor(grammar: str):
     import tree_sitter
 
-    return tree_sitter.QueryCursor(tree_sitter.Query(_parser(grammar).language, _QUERY))
+    return tree_sitter.QueryCursor(tree_sitter.Query(parser(grammar).language, _QUERY))
 
 
 def load(path: str, text: str) -> Template:
@@ -90,7 +73,7 @@ def load(path: str, text: str) -> Template:
 
 def load_all(path: str, text: str) -> list[Template]:
     fmt, grammar = source_kind(path)
-    source = _Source(text, _parser(grammar).parse(text.encode("utf-8")).root_node, _cursor(grammar))
+    source = _Source(text, path, parser(grammar).parse(text.encode("utf-8")).root_node, _cursor(grammar))
     prompts = source.prompts()
     if not prompts:
         raise NotATemplate(f"no prompt found in this {fmt.title()} module", path=path, line=1, hint=HINT)
@@ -98,8 +81,8 @@ def load_all(path: str, text: str) -> list[Template]:
 
 
 class _Source(Values):
-    def __init__(self, text: str, root, cursor) -> None:
-        super().__init__(text)
+    def __init__(self, text: str, path: str, root, cursor) -> None:
+        super().__init__(text, path)
         self.root = root
         self.bindings: dict[str, object] = {}
         self.candidates: dict[tuple, object] = {}  # declarations, objects, arrays: where prompts may be

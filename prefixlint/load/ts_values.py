@@ -3,23 +3,22 @@
 `Values.text_of(node)` follows a prompt's text through string and template literals (escapes
 decoded, each character kept with its file offset), constants of the file, `+`, `.join()`,
 `.trim()`, and calls of functions that return a template literal (their last `return`);
-`Values.field(node)` makes the placeholder a `${...}` becomes: named by its words, volatile by
-construction when it reads the clock (`new Date()`, `Date.now()`), `crypto.randomUUID()` or
-`Math.random()`. tree-sitter positions are bytes; they are mapped to characters here.
+and what code adds to a declared prompt afterwards (`ts_assembly`: `+=`, `push` then `join`,
+`.replace('{var}', value)`); every other expression is a placeholder, made by
+`FillSites.field` (`ts_fill_sites`: named by its words, classified by what fills it).
+tree-sitter positions are bytes; they are mapped to characters in `FillSites`.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from prefixlint.load.template import Variable
-from prefixlint.load.ts_assembly import additions, declaration, replaced_field
-from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, variable_name
+from prefixlint.load.source_prompts import Text
 from prefixlint.load.source_text import dedent_pieces, strip_pieces
+from prefixlint.load.ts_assembly import additions, replaced_field
+from prefixlint.load.ts_fill_sites import FillSites, parameter_names
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0", "\n": "", "\r\n": ""}
-DAY_METHODS = {"toLocaleDateString", "toDateString"}
-YEAR_METHODS = {"getFullYear", "getUTCFullYear", "getMonth", "getYear"}
 _DEPTH = 8
 
 
@@ -27,39 +26,7 @@ def node_key(node) -> tuple[int, int, str]:
     return node.start_byte, node.end_byte, node.type
 
 
-class Values:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        data = text.encode("utf-8")
-        self._chars: list[int] | None = None
-        if len(data) != len(text):  # byte offsets -> character offsets
-            self._chars = [0] * (len(data) + 1)
-            at = 0
-            for index, char in enumerate(text):
-                width = len(char.encode("utf-8"))
-                for b in range(width):
-                    self._chars[at + b] = index
-                at += width
-            self._chars[at] = len(text)
-        self.bindings: dict[str, object] = {}
-        self.declarators: dict[str, list] = {}  # every declaration of a name, for the one in scope
-        self.parameters: set[str] = set()  # names bound to a call's arguments (`applied`)
-        self.touched: list[tuple] = []
-
-    @staticmethod
-    def _walk(root):
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children))
-
-    def at(self, byte: int) -> int:
-        return self._chars[byte] if self._chars is not None else byte
-
-    def written(self, node) -> str:
-        return self.text[self.at(node.start_byte) : self.at(node.end_byte)]
-
+class Values(FillSites):
     # -- texts ---------------------------------------------------------------------------------
     def text_of(self, node, depth: int, function: bool = False) -> list | None:
         if node is None or depth > _DEPTH:
@@ -83,13 +50,6 @@ class Values:
         if function and kind in ("arrow_function", "function_expression", "function_declaration"):
             return self.returned(node, depth)
         return None
-
-    def bound(self, node):
-        """The declarator of the identifier `node` in scope where it is used, else None."""
-        name = node.text.decode()
-        if name in self.parameters:
-            return None
-        return declaration(node, self.declarators.get(name, ()))
 
     def variable_text(self, node, depth: int) -> list | None:
         """A name's text: its value where declared, then what code adds to it (`+=`, `x = x + ...`)."""
@@ -187,7 +147,7 @@ class Values:
 
     def applied(self, function, arguments, depth: int) -> list | None:
         """The text a call returns, its parameters bound to the call's arguments (`frame(`...`)`)."""
-        names = [_parameter_name(p) for p in _parameters(function)]
+        names = parameter_names(function)
         given = list(arguments.named_children) if arguments is not None else []
         saved = {name: self.bindings.get(name) for name in names if name}
         outer = set(self.parameters)
@@ -237,85 +197,6 @@ class Values:
                 return inlined
         return [self.field(expression, node)]
 
-    # -- values ---------------------------------------------------------------------------------
-    def field(self, expression, where=None) -> Field:
-        where = where or expression
-        offset, written = self.at(where.start_byte), self.written(where)
-        clock = self.clock(expression) if expression is not None else None
-        if clock is None and expression is not None and expression.type == "identifier":
-            bound = self.bindings.get(expression.text.decode())
-            clock = self.clock(bound) if bound is not None else None
-        segments, keyed = self.segments(expression)
-        if clock is None and expression is not None and not _in_function(where):  # evaluated once, at load
-            value = self.written(expression)
-            return Field(offset, written, variable_name(segments, keyed), filled_by(
-                Variable("value", "per_request", (value,)), value, where.start_point[0] + 1, True))
-        if clock is not None:  # named by the code's own name for it (`today`), else by the call
-            name = variable_name(segments, keyed) if expression.type == "identifier" else clock.name
-            return Field(offset, written, name, clock)
-        return Field(offset, written, variable_name(segments, keyed))
-
-    def clock(self, node):
-        names = []
-        found = None
-        for child in self._walk(node):
-            if child.type == "new_expression":
-                constructor = child.child_by_field_name("constructor")
-                arguments = child.child_by_field_name("arguments")
-                if constructor is not None and constructor.text == b"Date" and (
-                        arguments is None or not arguments.named_children):
-                    found = found or CLOCK_CALLS["new Date()"]
-            elif child.type == "call_expression":
-                callee = child.child_by_field_name("function").text.decode()
-                found = found or CLOCK_CALLS.get(".".join(callee.split(".")[-2:])) or CLOCK_CALLS.get(
-                    callee.split(".")[-1] + "()")
-            elif child.type == "property_identifier":
-                names.append(child.text.decode())
-        if found is None:
-            return None
-        name, frequency, generate = found
-        if DAY_METHODS & set(names) or "toISOString" in names and {"split", "slice", "substring"} & set(names):
-            frequency, generate = "per_day", "iso_date"
-        if YEAR_METHODS & set(names):
-            frequency = "per_deployment"
-        return filled_by(clock_variable(name, frequency, generate), self.written(node), node.start_point[0] + 1,
-                         not _in_function(node))
-
-    def segments(self, node) -> tuple[list[str], bool]:
-        if node is None:
-            return ["value"], False
-        if node.type in ("identifier", "this", "property_identifier", "shorthand_property_identifier"):
-            return [node.text.decode()], False
-        if node.type == "member_expression":
-            inner, keyed = self.segments(node.child_by_field_name("object"))
-            return inner + [node.child_by_field_name("property").text.decode()], keyed
-        if node.type == "subscript_expression":
-            inner, _ = self.segments(node.child_by_field_name("object"))
-            index = node.child_by_field_name("index")
-            return inner + [index.text.decode().strip("'\"`")], True
-        if node.type == "call_expression":
-            arguments = node.child_by_field_name("arguments")
-            if arguments is not None and arguments.named_children:
-                return self.segments(arguments.named_children[0])
-            return self.segments(node.child_by_field_name("function"))
-        names = [n.text.decode() for n in self._walk(node) if n.type == "identifier"]
-        return (names[:1] or ["value"]), False
-
-
-def _parameters(function) -> list:
-    single = function.child_by_field_name("parameter")
-    if single is not None:
-        return [single]
-    listed = function.child_by_field_name("parameters")
-    return list(listed.named_children) if listed is not None else []
-
-
-def _parameter_name(node) -> str | None:
-    if node.type == "identifier":
-        return node.text.decode()
-    pattern = node.child_by_field_name("pattern")
-    return pattern.text.decode() if pattern is not None and pattern.type == "identifier" else None
-
 
 def _reassignable(declarator) -> bool:
     """Whether a declarator is a `let` or `var` (a `const` string cannot grow)."""
@@ -330,17 +211,3 @@ def _hex(raw: str) -> str:
         return chr(int(digits, 16))
     except ValueError:
         return raw
-
-
-#: Node types whose body runs when called, not when the module is loaded.
-_FUNCTIONS = frozenset({"function_declaration", "function_expression", "arrow_function", "method_definition",
-                        "generator_function_declaration", "function"})
-
-
-def _in_function(node) -> bool:
-    """Whether `node` runs inside a function (else once, when the module is loaded)."""
-    while node is not None:
-        if node.type in _FUNCTIONS:
-            return True
-        node = node.parent
-    return False

@@ -117,3 +117,58 @@ def test_text_part_of_a_message_is_the_prompt(tmp_path):
     (template,) = load_templates(str(module))
     assert template.messages[0].content.startswith("Today is {now}. Answer in")
     assert template.messages[1].content == "Describe the photo."
+
+
+# -- values by fill site (issue 19 item 5) ------------------------------------------------------
+
+_BIO = (
+    "export function buildBioPrompt(ownerName: string, notes: string): string {\n"
+    "  return [\n"
+    "    `You are the assistant on the home page of ${ownerName}. You answer questions about ${ownerName}.`,\n"
+    f"    '{_RULES}',\n"
+    "    'Notes:', notes,\n"
+    "  ].join('\\n');\n}\n")
+
+
+def test_parameter_filled_by_the_environment_in_another_module_is_stable(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src").mkdir()
+    module = write(tmp_path / "src", "bio.ts", _BIO)
+    write(tmp_path / "src", "worker.ts", (
+        "import { buildBioPrompt } from './bio';\n"
+        "export default { async fetch(request: Request, env: any) {\n"
+        "  const ownerName = env.OWNER_NAME ?? 'Ada';\n"
+        "  const notes = await request.text();\n"
+        "  return buildBioPrompt(ownerName, notes);\n} };\n"))
+    (template,) = load_templates(str(module))
+    variable = template.variables["owner_name"]
+    assert variable.kind == "stable" and variable.line is None
+    assert variable.evidence == "filled by env.OWNER_NAME ?? 'Ada': the same on every request (worker.ts:3)"
+    assert [f["placeholder"] for f in findings(module)] == []
+
+
+def test_parameter_filled_by_the_clock_in_the_same_module_is_volatile(tmp_path):
+    module = write(tmp_path, "bio.ts", _BIO.replace("ownerName", "today") + (
+        "export const run = () => buildBioPrompt(new Date().toDateString(), 'n');\n"))
+    (template,) = load_templates(str(module))
+    assert template.variables["today"].kind == "per_day"
+    assert template.variables["today"].evidence == "filled by new Date().toDateString()"
+    found = findings(module)
+    assert [(f["code"], f["line"], f["column"]) for f in found][:1] == [("PFX001", *where(module, "${today}"))]
+
+
+def test_parameter_with_a_caller_passing_request_data_keeps_the_name_classifier(tmp_path):
+    module = write(tmp_path, "bio.ts", _BIO + "export const run = (req: any) => buildBioPrompt(req.body.owner, 'n');\n")
+    (template,) = load_templates(str(module))
+    assert "{owner_name}" in template.messages[0].content
+    assert "owner_name" not in template.variables  # no fill site says what it is: its name decides
+
+
+def test_process_env_in_a_template_literal_is_stable(tmp_path):
+    module = write(tmp_path, "env.ts", (
+        "export function systemPrompt(): string {\n"
+        f"  return `You are ${{process.env.BOT_NAME}}, the team's assistant. {_RULES}`;\n}}\n"))
+    (template,) = load_templates(str(module))
+    (variable,) = template.variables.values()
+    assert variable.kind == "stable" and variable.evidence.startswith("filled by process.env.BOT_NAME")
+    assert findings(module) == []

@@ -1,0 +1,271 @@
+"""What fills a `${...}` in TypeScript/JavaScript, by its fill site (issue 19 item 5).
+
+`FillSites.field(node)` makes the placeholder a `${...}` becomes, named by its words and, where
+the program says what fills it, with that variable and its evidence:
+- the clock, a UUID or a random source (`new Date()`, `Date.now()`, `crypto.randomUUID()`,
+  `Math.random()`, directly or through a local `const`): volatile by construction;
+- configuration (`process.env.X`, `import.meta.env.X`, `env.X`, `config.x`, `settings.x`, also
+  with a `?? "default"`): a deployment constant, stable;
+- a function's parameter: the calls of that function, in the file and in the modules beside it
+  that import it (a bounded search: `callers`), each argument classified the same way; when
+  every caller passes a stable value the parameter is stable, a clock value makes it volatile;
+- an expression evaluated at module level: once per process (stable, info at most).
+The vocabulary (clock calls, configuration roots, the evidence wording) is the one Python uses
+(`source_prompts.CLOCK_CALLS`, `fill_sites.CONFIG_ROOTS`, `fill_sites.deployment_constant`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefixlint.load.fill_sites import CONFIG_ROOTS, deployment_constant
+from prefixlint.load.source_prompts import CLOCK_CALLS, Field, clock_variable, filled_by, variable_name
+from prefixlint.load.template import Variable
+from prefixlint.load.ts_assembly import FUNCTIONS, declaration
+from prefixlint.load.ts_callers import calls_elsewhere
+
+DAY_METHODS = {"toLocaleDateString", "toDateString"}
+YEAR_METHODS = {"getFullYear", "getUTCFullYear", "getMonth", "getYear"}
+#: First names of a TS/JS value the deployment sets: Python's roots less those that are per call
+#: in TS/JS code (`args` and `options` of a tool handler or a function), with Node's `process.env`.
+TS_CONFIG_ROOTS = (CONFIG_ROOTS - {"args", "options", "opts", "os", "environ", "getenv"}) | {"process", "Deno"}
+_LITERALS = frozenset({"string", "number", "true", "false"})
+_DEPTH = 4
+
+
+class FillSites:
+    def __init__(self, text: str, path: str = "") -> None:
+        self.text = text
+        self.path = path
+        data = text.encode("utf-8")
+        self._chars: list[int] | None = None
+        if len(data) != len(text):  # byte offsets -> character offsets
+            self._chars = [0] * (len(data) + 1)
+            at = 0
+            for index, char in enumerate(text):
+                width = len(char.encode("utf-8"))
+                for b in range(width):
+                    self._chars[at + b] = index
+                at += width
+            self._chars[at] = len(text)
+        self.bindings: dict[str, object] = {}
+        self.declarators: dict[str, list] = {}  # every declaration of a name, for the one in scope
+        self.parameters: set[str] = set()  # names bound to a call's arguments (`applied`)
+        self.root: Any = None
+
+    @staticmethod
+    def _walk(root):
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def at(self, byte: int) -> int:
+        return self._chars[byte] if self._chars is not None else byte
+
+    def written(self, node) -> str:
+        return self.text[self.at(node.start_byte) : self.at(node.end_byte)]
+
+    def bound(self, node):
+        """The declarator of the identifier `node` in scope where it is used, else None."""
+        name = node.text.decode()
+        if name in self.parameters:
+            return None
+        return declaration(node, self.declarators.get(name, []))
+
+    # -- placeholders -----------------------------------------------------------------------------
+    def field(self, expression, where=None) -> Field:
+        where = where or expression
+        offset, written = self.at(where.start_byte), self.written(where)
+        segments, keyed = self.segments(expression)
+        filled = self.fill(expression, 0) if expression is not None else None
+        if filled is None and expression is not None and not in_function(where):  # evaluated once, at load
+            value = self.written(expression)
+            return Field(offset, written, variable_name(segments, keyed), filled_by(
+                Variable("value", "per_request", (value,)), value, where.start_point[0] + 1, True))
+        if filled is not None and expression.type != "identifier" and self.clock(expression) is not None:
+            return Field(offset, written, filled.name, filled)  # named by the call (`now`)
+        return Field(offset, written, variable_name(segments, keyed), filled)
+
+    def fill(self, node, depth: int) -> Variable | None:
+        """What fills `node`, by the code: a clock value, a deployment constant, or what the
+        callers pass for a parameter; None when the code does not say."""
+        if node is None or depth > _DEPTH:
+            return None
+        clock = self.clock(node)
+        if clock is not None:
+            return clock
+        if node.type in ("parenthesized_expression", "as_expression", "non_null_expression", "await_expression"):
+            return self.fill(node.named_children[0], depth + 1) if node.named_children else None
+        if node.type == "identifier":
+            declarator = self.bound(node)
+            if declarator is not None:
+                return self.fill(declarator.child_by_field_name("value"), depth + 1)
+            bound = self.bindings.get(node.text.decode())
+            if bound is not None and node.text.decode() in self.parameters:
+                return self.clock(bound)
+            return self.from_callers(node, depth) if bound is None else self.clock(bound)
+        if node.type == "binary_expression" and node.child_by_field_name("operator").type in ("??", "||"):
+            left = node.child_by_field_name("left")
+            return self.stable(node) if config_read(left) else None
+        return self.stable(node) if config_read(node) else None
+
+    def stable(self, node) -> Variable:
+        shown = self.written(node)
+        return deployment_constant(shown, shown, node.start_point[0] + 1)
+
+    def argument(self, node, depth: int) -> Variable | None:
+        """What a caller's argument is: a literal (stable), else what fills it."""
+        if node.type in _LITERALS or node.type == "template_string" and not any(
+                c.type == "template_substitution" for c in node.named_children):
+            return self.stable(node)
+        return self.fill(node, depth + 1)
+
+    def from_callers(self, name, depth: int) -> Variable | None:
+        """The variable of the parameter `name` by what every call of its function passes."""
+        function, index = _parameter_of(name)
+        called = _function_name(function) if function is not None else None
+        if called is None or index is None:
+            return None
+        found: list[Variable] = []
+        here: list = [(self, call) for call in _calls(self.root, called)] if self.root is not None else []
+        for values, call in here + calls_elsewhere(self, called):
+            arguments = call.child_by_field_name("arguments")
+            given = list(arguments.named_children) if arguments is not None else []
+            if index >= len(given) or any(a.type == "spread_element" for a in given[: index + 1]):
+                return None
+            variable = values.argument(given[index], depth + 1)
+            if variable is None:
+                return None
+            if values is not self:  # the evidence names the other module; its line is not this file's
+                where = f"{values.path.rsplit('/', 1)[-1]}:{variable.line}"
+                variable = Variable(variable.name, variable.kind, variable.samples, None,
+                                    f"{variable.evidence} ({where})")
+            found.append(variable)
+        volatile = [v for v in found if v.kind != "stable"]
+        return (volatile or found)[0] if found else None
+
+    def clock(self, node):
+        names = []
+        found = None
+        for child in self._walk(node):
+            if child.type == "new_expression":
+                constructor = child.child_by_field_name("constructor")
+                arguments = child.child_by_field_name("arguments")
+                if constructor is not None and constructor.text == b"Date" and (
+                        arguments is None or not arguments.named_children):
+                    found = found or CLOCK_CALLS["new Date()"]
+            elif child.type == "call_expression":
+                callee = child.child_by_field_name("function").text.decode()
+                found = found or CLOCK_CALLS.get(".".join(callee.split(".")[-2:])) or CLOCK_CALLS.get(
+                    callee.split(".")[-1] + "()")
+            elif child.type == "property_identifier":
+                names.append(child.text.decode())
+        if found is None:
+            return None
+        name, frequency, generate = found
+        if DAY_METHODS & set(names) or "toISOString" in names and {"split", "slice", "substring"} & set(names):
+            frequency, generate = "per_day", "iso_date"
+        if YEAR_METHODS & set(names):
+            frequency = "per_deployment"
+        return filled_by(clock_variable(name, frequency, generate), self.written(node), node.start_point[0] + 1,
+                         not in_function(node))
+
+    def segments(self, node) -> tuple[list[str], bool]:
+        if node is None:
+            return ["value"], False
+        if node.type in ("identifier", "this", "property_identifier", "shorthand_property_identifier"):
+            return [node.text.decode()], False
+        if node.type == "member_expression":
+            inner, keyed = self.segments(node.child_by_field_name("object"))
+            return inner + [node.child_by_field_name("property").text.decode()], keyed
+        if node.type == "subscript_expression":
+            inner, _ = self.segments(node.child_by_field_name("object"))
+            index = node.child_by_field_name("index")
+            return inner + [index.text.decode().strip("'\"`")], True
+        if node.type == "call_expression":
+            arguments = node.child_by_field_name("arguments")
+            if arguments is not None and arguments.named_children:
+                return self.segments(arguments.named_children[0])
+            return self.segments(node.child_by_field_name("function"))
+        names = [n.text.decode() for n in self._walk(node) if n.type == "identifier"]
+        return (names[:1] or ["value"]), False
+
+
+def config_read(node) -> bool:
+    """Whether `node` reads the deployment's configuration: `process.env.X`, `env.X`, `config.get('x')`."""
+    if node is None:
+        return False
+    if node.text.startswith(b"import.meta.env"):
+        return True
+    while node.type in ("member_expression", "subscript_expression", "call_expression", "non_null_expression"):
+        inner = node.child_by_field_name("function" if node.type == "call_expression" else "object")
+        if inner is None:
+            inner = node.named_children[0] if node.named_children else None
+        if inner is None:
+            return False
+        if inner.type == "identifier" and inner.text == b"process":
+            return node.type == "member_expression" and node.child_by_field_name("property").text == b"env"
+        node = inner
+    return node.type == "identifier" and node.text.decode() in TS_CONFIG_ROOTS and node.text != b"process"
+
+
+def parameter_names(function) -> list:
+    single = function.child_by_field_name("parameter")
+    if single is not None:
+        return [_parameter_name(single)]
+    listed = function.child_by_field_name("parameters")
+    return [_parameter_name(p) for p in listed.named_children] if listed is not None else []
+
+
+def _parameter_name(node) -> str | None:
+    if node.type == "identifier":
+        return node.text.decode()
+    pattern = node.child_by_field_name("pattern")
+    return pattern.text.decode() if pattern is not None and pattern.type == "identifier" else None
+
+
+def _parameter_of(name):
+    """(the innermost function declaring the identifier `name` as a parameter, its index)."""
+    node = name.parent
+    while node is not None:
+        if node.type in FUNCTIONS:
+            names = parameter_names(node)
+            if name.text.decode() in names:
+                return node, names.index(name.text.decode())
+        node = node.parent
+    return None, None
+
+
+def _function_name(function) -> str | None:
+    named = function.child_by_field_name("name")
+    if named is not None:
+        return named.text.decode()
+    holder = function.parent
+    if holder is not None and holder.type == "variable_declarator":
+        named = holder.child_by_field_name("name")
+        return named.text.decode() if named is not None and named.type == "identifier" else None
+    return None
+
+
+def _calls(root, name: str) -> list:
+    """The calls `name(...)` and `x.name(...)` under `root`."""
+    out = []
+    for node in FillSites._walk(root):
+        if node.type == "call_expression":
+            callee = node.child_by_field_name("function")
+            if callee is not None and callee.type == "member_expression":
+                callee = callee.child_by_field_name("property")
+            if callee is not None and callee.text.decode() == name:
+                out.append(node)
+    return out
+
+
+def in_function(node) -> bool:
+    """Whether `node` runs inside a function (else once, when the module is loaded)."""
+    while node is not None:
+        if node.type in FUNCTIONS:
+            return True
+        node = node.parent
+    return False
