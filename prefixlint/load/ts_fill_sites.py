@@ -113,7 +113,8 @@ class FillSites:
 
     def stable(self, node) -> Variable:
         shown = self.written(node)
-        return deployment_constant(shown, shown, node.start_point[0] + 1)
+        value = shown[1:-1] if node.type in ("string", "template_string") else shown
+        return deployment_constant(value, shown, node.start_point[0] + 1)
 
     def argument(self, node, depth: int) -> Variable | None:
         """What a caller's argument is: a literal (stable), else what fills it."""

@@ -34,6 +34,7 @@ from prefixlint.load.source_prompts import (
 from prefixlint.load.source_text import template_fields
 from prefixlint.load.template import Template
 from prefixlint.load.ts_grammar import parser, source_kind
+from prefixlint.load.ts_langchain import is_prompt_object, prompt_object
 from prefixlint.load.ts_values import Values, node_key
 
 FORMAT = "typescript"
@@ -57,6 +58,7 @@ _QUERY = """
 (function_declaration name: (identifier) @name) @decl
 (pair key: [(property_identifier) (string)] @key) @pair
 (shorthand_property_identifier) @short
+(call_expression function: (member_expression property: (property_identifier) @method)) @call
 """
 
 
@@ -95,6 +97,9 @@ class _Source(Values):
                 self.declarators.setdefault(name.text.decode(), []).append(node)
             if PROMPT_NAME.search(name.text.decode()):
                 self.candidates[node_key(node)] = node
+        for node in captures.get("call", ()):
+            if is_prompt_object(node):  # LangChain.js `ChatPromptTemplate.fromMessages([...])`
+                self.candidates[node_key(node)] = node
         for node in [*captures.get("pair", ()), *captures.get("short", ())]:
             key = node.child_by_field_name("key") if node.type == "pair" else node
             name = key.text.decode().strip("'\"`")
@@ -117,6 +122,8 @@ class _Source(Values):
             self.touched = []
             if node.type == "object" and node_key(node) not in consumed:
                 prompt = self.sdk_object(node, consumed)
+            elif node.type == "call_expression" and is_prompt_object(node):
+                prompt = prompt_object(self, node)
             elif node.type == "call_expression":  # `messages.unshift({role: 'system', ...})`: before the history
                 messages = self.role_messages(node.child_by_field_name("arguments"))
                 target = node.child_by_field_name("function").child_by_field_name("object")
@@ -180,11 +187,20 @@ class _Source(Values):
                 out[child.text.decode()] = child
         return out
 
-    def role_messages(self, array) -> list[PromptMessage]:
+    def role_messages(self, array, depth: int = 0) -> list[PromptMessage]:
+        return self.role_messages_of(array.named_children, depth, array)
+
+    def role_messages_of(self, items, depth: int = 0, array=None) -> list[PromptMessage]:
         messages: list[PromptMessage] = []
-        for item in array.named_children:
-            if item.type == "spread_element" and messages:  # `...history` after the system message
-                messages.append(self.slot(item.named_children[0] if item.named_children else item))
+        for item in items:
+            if item.type == "spread_element":  # `...MESSAGES` (a constant list) or `...history` after the system message
+                spread = item.named_children[0] if item.named_children else item
+                declarator = self.bound(spread) if spread.type == "identifier" else None
+                value = declarator.child_by_field_name("value") if declarator is not None else None
+                if value is not None and value.type == "array" and value is not array and depth < 4:
+                    messages += self.role_messages(value, depth + 1)
+                elif messages:
+                    messages.append(self.slot(spread))
                 continue
             pairs = self.pairs(item) if item.type == "object" else {}
             role = pairs.get("role")

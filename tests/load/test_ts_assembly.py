@@ -172,3 +172,42 @@ def test_process_env_in_a_template_literal_is_stable(tmp_path):
     (variable,) = template.variables.values()
     assert variable.kind == "stable" and variable.evidence.startswith("filled by process.env.BOT_NAME")
     assert findings(module) == []
+
+
+# -- LangChain.js prompt objects, constant message lists spread into a call ----------------------
+
+def test_langchain_js_chat_prompt_with_placeholder_and_literal_fills(tmp_path):
+    module = write(tmp_path, "chain.ts", (
+        "import { ChatPromptTemplate, MessagesPlaceholder } from '@langchain/core/prompts';\n"
+        "const chatPrompt = ChatPromptTemplate.fromMessages([\n"
+        f"  ['system', 'You translate from {{source}} to {{target}}. {_RULES}'],\n"
+        "  new MessagesPlaceholder('history'),\n  ['human', '{question}'],\n]);\n"
+        "export const run = (question: string) => chatPrompt.invoke({ source: 'English', target: 'French', question });\n"))
+    (template,) = load_templates(str(module))
+    assert [m.role for m in template.messages] == ["system", "(conversation)", "user"] and template.slot == "history"
+    assert template.messages[0].content.startswith("You translate from {source} to {target}. Answer")
+    assert (template.variables["source"].kind, template.variables["source"].samples) == ("stable", ("English",))
+    assert "question" not in template.variables  # a shorthand property: the caller's value, not known here
+    assert findings(module) == []
+
+
+def test_langchain_js_date_in_the_system_message_before_the_history(tmp_path):
+    module = write(tmp_path, "agent.js", (
+        "import { ChatPromptTemplate } from '@langchain/core/prompts';\n"
+        "export function makePrompt() {\n  return ChatPromptTemplate.fromMessages([\n"
+        f"    ['system', `Today is ${{new Date().toDateString()}}. {_RULES}`],\n"
+        "    ['placeholder', '{chat_history}'],\n    ['human', '{input}'],\n  ]);\n}\n"))
+    (template,) = load_templates(str(module))
+    assert template.slot == "chat_history"
+    (finding,) = findings(module)
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(module, "${new Date()"))
+
+
+def test_constant_message_list_spread_ahead_of_the_user_turn(tmp_path):
+    module = write(tmp_path, "review.ts", (
+        "const PRIMER = [{ role: 'system', content: 'You review code.' },\n"
+        f"  {{ role: 'assistant', content: '{_RULES}' }}];\n"
+        "export const build = (diff: string) => [...PRIMER, { role: 'user', content: `Diff:\\n${diff}` }];\n"))
+    (template,) = load_templates(str(module))
+    assert [m.role for m in template.messages] == ["system", "assistant", "user"]
+    assert template.slot is None  # a constant list is not the conversation
