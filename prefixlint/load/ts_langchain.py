@@ -13,6 +13,8 @@ volatile); other fields keep their names for the name classifier.
 
 from __future__ import annotations
 
+from typing import Any
+
 from prefixlint.load.source_prompts import Field, PromptMessage, SourcePrompt
 from prefixlint.load.source_text import template_fields
 
@@ -111,7 +113,7 @@ def _filled(source, call):
     """`named(field)`: the variable of a field the file fills, from `prompt.invoke({...})` calls on
     the declared prompt object; None where no such call says."""
     holder = call.parent
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}
     if holder is not None and holder.type == "variable_declarator":
         name = holder.child_by_field_name("name").text
         for node in source._walk(source.root):
