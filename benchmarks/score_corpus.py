@@ -68,7 +68,7 @@ def load_cases(args: argparse.Namespace) -> list[Case]:
             Case(e["id"], real_path(args.real, e), e["kind"], e["verdict"],
                  e.get("codes") or [], e.get("variable"), e.get("reason", ""),
                  real_path(args.real, e).is_file(), e.get("prompt", True))
-            for e in entries
+            for e in entries if e.get("held_out", False) or not getattr(args, "held_out", False)
         ]
     root = args.root or HERE / "fixtures"
     entries = yaml.safe_load((HERE / "expected.yaml").read_text(encoding="utf-8"))["files"]
@@ -206,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--command", default=None,
                         help="the prefixlint command (default: the one beside this Python)")
     parser.add_argument("--kind", action="append", help="only files of this source kind (repeatable)")
+    parser.add_argument("--held-out", action="store_true",
+                        help="with --real: only the entries marked `held_out: true` (scored apart)")
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--json", type=Path, help="also write the per-file results and summary here")
     args = parser.parse_args(argv)
