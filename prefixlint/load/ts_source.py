@@ -38,6 +38,8 @@ from prefixlint.load.ts_langchain import is_prompt_object, prompt_object
 from prefixlint.load.ts_values import Values, node_key
 
 FORMAT = "typescript"
+#: `CHATGPT_SYSTEM_MESSAGE`, `systemMessage`, `generateSystemMessage`: a system message by its name.
+SYSTEM_MESSAGE_NAME = re.compile(r"system_?(?:message|msg)", re.IGNORECASE)
 HINT = ("prefixlint reads texts declared under prompt-like names (*Prompt*, SYSTEM*, *instructions*, *template*)"
         " and `system`/`prompt`/`instructions`/`messages` properties of SDK calls")
 _SNIFF = re.compile(r"prompt|system|instruction|template|messages", re.IGNORECASE)
@@ -95,7 +97,8 @@ class _Source(Values):
             self.bindings.setdefault(name.text.decode(), value)
             if node.type == "variable_declarator":
                 self.declarators.setdefault(name.text.decode(), []).append(node)
-            if PROMPT_NAME.search(name.text.decode()):
+            if PROMPT_NAME.search(name.text.decode()) or SYSTEM_MESSAGE_NAME.search(name.text.decode()) and \
+                    value.type in ("string", "template_string"):  # a text constant named as a system message
                 self.candidates[node_key(node)] = node
         for node in captures.get("call", ()):
             if is_prompt_object(node):  # LangChain.js `ChatPromptTemplate.fromMessages([...])`
@@ -138,9 +141,13 @@ class _Source(Values):
                 if node.type == "pair":  # a property's value is a prompt when it is prose (has a blank);
                     # its `{NAME}` fields are the ones the application fills in (`{datetime}`)
                     pieces = template_fields(pieces, "format", self.text) if _has_blank(pieces) else None
+                if pieces is None and node.type != "pair":  # `getSystemPrompt()` returning {role, content}
+                    message = self.returned_message(node)
+                    prompt = SourcePrompt(name.text.decode(), message, is_chat=True) if message else None
                 if pieces is not None:
                     label = name.text.decode().strip("'\"`")
-                    role = "system" if label.lstrip("_").lower().startswith("system") else None
+                    role = "system" if label.lstrip("_").lower().startswith("system") or \
+                        SYSTEM_MESSAGE_NAME.search(label) else None
                     prompt = SourcePrompt(label, [PromptMessage(role, pieces, self.at(node.start_byte))],
                                           is_chat=role is not None)
             if prompt is not None and has_content(prompt) and any(
@@ -209,6 +216,19 @@ class _Source(Values):
             name = role.text.decode().strip("'\"")
             messages += self.content(pairs["content"], ROLES.get(name, name))
         return messages
+
+    def returned_message(self, node) -> list[PromptMessage]:
+        """The message a function returns as a `{role, content}` object, else []."""
+        function = node if node.type == "function_declaration" else node.child_by_field_name("value")
+        if function is None or function.type not in ("function_declaration", "arrow_function", "function_expression"):
+            return []
+        body = function.child_by_field_name("body")
+        if body is not None and body.type == "statement_block":
+            returns = [n for n in self._walk(body) if n.type == "return_statement" and n.named_children]
+            body = returns[-1].named_children[0] if returns else None
+        while body is not None and body.type == "parenthesized_expression" and body.named_children:
+            body = body.named_children[0]
+        return self.role_messages_of([body]) if body is not None and body.type == "object" else []
 
     def slot(self, node) -> PromptMessage:
         """The conversation so far, where the code puts it (`...history`, the array unshifted into)."""

@@ -211,3 +211,25 @@ def test_constant_message_list_spread_ahead_of_the_user_turn(tmp_path):
     (template,) = load_templates(str(module))
     assert [m.role for m in template.messages] == ["system", "assistant", "user"]
     assert template.slot is None  # a constant list is not the conversation
+
+
+def test_function_returning_a_system_message_object_grown_by_plus_equals(tmp_path):
+    module = write(tmp_path, "sys.js", (
+        "export function getSystemPrompt(extra = '') {\n"
+        "  const stamp = new Date().toISOString();\n"
+        f"  let content = `Now: ${{stamp}}\\n{_RULES}`;\n"
+        "  if (extra) {\n    content += `\\n${extra}`;\n  }\n"
+        "  return { role: 'system', content };\n}\n"))
+    (template,) = load_templates(str(module))
+    assert [m.role for m in template.messages] == ["system"]
+    assert template.messages[0].content == "Now: {stamp}\n" + _RULES + "\n{extra}"
+    found = findings(module)
+    assert (found[0]["code"], found[0]["line"], found[0]["column"]) == ("PFX001", *where(module, "${stamp}"))
+
+
+def test_text_constant_named_as_a_system_message_is_read_and_a_function_so_named_is_not(tmp_path):
+    module = write(tmp_path, "consts.ts", (
+        f"export const BOT_SYSTEM_MESSAGE = `{_RULES}`;\n"
+        "export const makeSystemMessage = (who: string) => `You are ${who}.`;\n"))
+    (template,) = load_templates(str(module))
+    assert template.prompt_name == "BOT_SYSTEM_MESSAGE" and template.messages[0].role == "system"
