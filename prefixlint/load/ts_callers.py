@@ -21,6 +21,7 @@ MAX_FILES = 60
 MAX_BYTES = 256 * 1024
 _SKIP = frozenset({"node_modules", ".git", "dist", "build", ".next", "coverage"})
 _parsed: dict[str, Any] = {}
+_found: dict[tuple[str, str], list] = {}
 
 
 def neighbours(path: str) -> list[str]:
@@ -55,11 +56,18 @@ def neighbours(path: str) -> list[str]:
 
 def calls_elsewhere(values, name: str) -> list:
     """(the other module's FillSites, a call of `name` there) for each call in a module nearby
-    that imports `values.path`'s module."""
-    from prefixlint.load.ts_fill_sites import FillSites, _calls
-
+    that imports `values.path`'s module; looked up once per module and name in a process."""
     if not values.path:
         return []
+    key = (os.path.abspath(values.path), name)
+    if key not in _found:
+        _found[key] = _calls_elsewhere(values, name)
+    return _found[key]
+
+
+def _calls_elsewhere(values, name: str) -> list:
+    from prefixlint.load.ts_fill_sites import FillSites, _calls
+
     stem = os.path.splitext(os.path.basename(values.path))[0]
     imports = re.compile(r"""(?:from|require\(|import\()\s*["'][^"']*/""" + re.escape(stem)
                          + r"""(?:\.[cm]?[jt]sx?)?["']""")
