@@ -78,7 +78,7 @@ class FillSites:
     def field(self, expression, where=None) -> Field:
         where = where or expression
         offset, written = self.at(where.start_byte), self.written(where)
-        segments, keyed = self.segments(expression)
+        segments, keyed = self.segments(_iterated(expression) or expression)
         filled = self.fill(expression, 0) if expression is not None else None
         if filled is None and expression is not None and not in_function(where):  # evaluated once, at load
             value = self.written(expression)
@@ -261,6 +261,21 @@ def _calls(root, name: str) -> list:
             if callee is not None and callee.text.decode() == name:
                 out.append(node)
     return out
+
+
+def _iterated(name):
+    """The collection a loop variable walks (`memories` for `mem` in `for (const mem of memories)`):
+    an element of a list is named by its list."""
+    if name is None or name.type != "identifier":
+        return None
+    node = name.parent
+    while node is not None and node.type not in FUNCTIONS:
+        if node.type == "for_in_statement":
+            left = node.child_by_field_name("left")
+            if left is not None and left.text == name.text:
+                return node.child_by_field_name("right")
+        node = node.parent
+    return None
 
 
 def in_function(node) -> bool:

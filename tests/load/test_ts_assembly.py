@@ -233,3 +233,13 @@ def test_text_constant_named_as_a_system_message_is_read_and_a_function_so_named
         "export const makeSystemMessage = (who: string) => `You are ${who}.`;\n"))
     (template,) = load_templates(str(module))
     assert template.prompt_name == "BOT_SYSTEM_MESSAGE" and template.messages[0].role == "system"
+
+
+def test_a_loop_variable_is_named_by_its_list(tmp_path):
+    module = write(tmp_path, "ctx.ts", (
+        "export function buildSystemPrompt(persona: string, documents: string[]): string {\n"
+        "  const parts: string[] = [persona];\n"
+        "  for (const doc of documents) {\n    parts.push(`- ${doc}`);\n  }\n"
+        f"  parts.push('{_RULES}');\n  return parts.join('\\n');\n}}\n"))
+    (template,) = load_templates(str(module))
+    assert template.messages[0].content == "{persona}\n- {documents}\n" + _RULES
