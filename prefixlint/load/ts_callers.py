@@ -1,4 +1,4 @@
-"""The calls of an exported TypeScript/JavaScript function in the modules beside it (issue 19 item 5).
+"""What the callers of a TypeScript/JavaScript function pass for a parameter (issue 19 item 5).
 
 A prompt-building function's parameter is often filled in another module:
 `buildSystemPrompt(env.PERSON_NAME ?? "...")` in `index.ts`, the prompt in `prompt.ts`.
@@ -15,6 +15,8 @@ import os
 import re
 from typing import Any
 
+from prefixlint.load.template import Variable
+from prefixlint.load.ts_assembly import FUNCTIONS
 from prefixlint.load.ts_grammar import SUFFIXES, parse
 
 MAX_FILES = 60
@@ -66,7 +68,7 @@ def calls_elsewhere(values, name: str) -> list:
 
 
 def _calls_elsewhere(values, name: str) -> list:
-    from prefixlint.load.ts_fill_sites import FillSites, _calls
+    from prefixlint.load.ts_fill_sites import FillSites
 
     stem = os.path.splitext(os.path.basename(values.path))[0]
     imports = re.compile(r"""(?:from|require\(|import\()\s*["'][^"']*/""" + re.escape(stem)
@@ -93,4 +95,84 @@ def _calls_elsewhere(values, name: str) -> list:
                         sites.declarators.setdefault(named.text.decode(), []).append(node)
             _parsed[other] = sites
         out += [(sites, call) for call in _calls(sites.root, name)]
+    return out
+
+
+def from_callers(self, name, depth: int) -> Variable | None:
+    """The variable of the parameter `name` by what every call of its function passes (`self`:
+    the module's FillSites), in the module and in the modules beside it."""
+    function, index = _parameter_of(name)
+    called = _function_name(function) if function is not None else None
+    if called is None or index is None:
+        return None
+    found: list[Variable] = []
+    here: list = [(self, call) for call in _calls(self.root, called)] if self.root is not None else []
+    for values, call in here + calls_elsewhere(self, called):
+        arguments = call.child_by_field_name("arguments")
+        given = list(arguments.named_children) if arguments is not None else []
+        if index >= len(given) or any(a.type == "spread_element" for a in given[: index + 1]):
+            return None
+        variable = values.argument(given[index], depth + 1)
+        if variable is None:
+            return None
+        if values is not self:  # the evidence names the other module; its line is not this file's
+            where = f"{values.path.rsplit('/', 1)[-1]}:{variable.line}"
+            variable = Variable(variable.name, variable.kind, variable.samples, None,
+                                f"{variable.evidence} ({where})")
+        found.append(variable)
+    volatile = [v for v in found if v.kind != "stable"]
+    return (volatile or found)[0] if found else None
+
+
+def parameter_names(function) -> list:
+    single = function.child_by_field_name("parameter")
+    if single is not None:
+        return [_parameter_name(single)]
+    listed = function.child_by_field_name("parameters")
+    return [_parameter_name(p) for p in listed.named_children] if listed is not None else []
+
+
+def _parameter_name(node) -> str | None:
+    if node.type == "identifier":
+        return node.text.decode()
+    pattern = node.child_by_field_name("pattern")
+    return pattern.text.decode() if pattern is not None and pattern.type == "identifier" else None
+
+
+def _parameter_of(name):
+    """(the innermost function declaring the identifier `name` as a parameter, its index)."""
+    node = name.parent
+    while node is not None:
+        if node.type in FUNCTIONS:
+            names = parameter_names(node)
+            if name.text.decode() in names:
+                return node, names.index(name.text.decode())
+        node = node.parent
+    return None, None
+
+
+def _function_name(function) -> str | None:
+    named = function.child_by_field_name("name")
+    if named is not None:
+        return named.text.decode()
+    holder = function.parent
+    if holder is not None and holder.type == "variable_declarator":
+        named = holder.child_by_field_name("name")
+        return named.text.decode() if named is not None and named.type == "identifier" else None
+    return None
+
+
+def _calls(root, name: str) -> list:
+    """The calls `name(...)` and `x.name(...)` under `root`."""
+    out = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(reversed(node.children))
+        if node.type == "call_expression":
+            callee = node.child_by_field_name("function")
+            if callee is not None and callee.type == "member_expression":
+                callee = callee.child_by_field_name("property")
+            if callee is not None and callee.text.decode() == name:
+                out.append(node)
     return out

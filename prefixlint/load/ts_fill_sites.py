@@ -22,7 +22,7 @@ from prefixlint.load.fill_sites import CONFIG_ROOTS, deployment_constant
 from prefixlint.load.source_prompts import CLOCK_CALLS, Field, clock_variable, filled_by, variable_name
 from prefixlint.load.template import Variable
 from prefixlint.load.ts_assembly import FUNCTIONS, declaration
-from prefixlint.load.ts_callers import calls_elsewhere
+from prefixlint.load.ts_callers import from_callers
 
 DAY_METHODS = {"toLocaleDateString", "toDateString"}
 YEAR_METHODS = {"getFullYear", "getUTCFullYear", "getMonth", "getYear"}
@@ -52,6 +52,7 @@ class FillSites:
         self.declarators: dict[str, list] = {}  # every declaration of a name, for the one in scope
         self.parameters: set[str] = set()  # names bound to a call's arguments (`applied`)
         self.root: Any = None
+        self.patterns: list = []  # `const { a, b } = ...` declarators
 
     @staticmethod
     def _walk(root):
@@ -102,14 +103,41 @@ class FillSites:
             declarator = self.bound(node)
             if declarator is not None:
                 return self.fill(declarator.child_by_field_name("value"), depth + 1)
+            picked = self.destructured(node)
+            if picked is not None:
+                return self.fill(picked, depth + 1)
             bound = self.bindings.get(node.text.decode())
             if bound is not None and node.text.decode() in self.parameters:
                 return self.clock(bound)
-            return self.from_callers(node, depth) if bound is None else self.clock(bound)
+            return from_callers(self, node, depth) if bound is None else self.clock(bound)
         if node.type == "binary_expression" and node.child_by_field_name("operator").type in ("??", "||"):
             left = node.child_by_field_name("left")
             return self.stable(node) if config_read(left) else None
         return self.stable(node) if config_read(node) else None
+
+    def destructured(self, name):
+        """The value a `const { name } = helper(...)` takes: the `name` property of the object
+        `helper` returns (or of an object literal), where the pattern is in scope."""
+        for declarator in self.patterns:
+            pattern = declarator.child_by_field_name("name")
+            if not any(p.type == "shorthand_property_identifier_pattern" and p.text == name.text
+                       for p in pattern.named_children) or declaration(name, [declarator]) is None:
+                continue
+            value = declarator.child_by_field_name("value")
+            while value is not None and value.type == "await_expression" and value.named_children:
+                value = value.named_children[0]
+            if value is not None and value.type == "call_expression":
+                callee = value.child_by_field_name("function")
+                function = self.bindings.get(callee.text.decode()) if callee.type == "identifier" else None
+                value = _returned(function) if function is not None else None
+            if value is not None and value.type == "object":
+                for child in value.named_children:
+                    if child.type == "shorthand_property_identifier" and child.text == name.text:
+                        return _as_identifier(child, self)
+                    if child.type == "pair" and child.child_by_field_name("key").text == name.text:
+                        return child.child_by_field_name("value")
+            return None
+        return None
 
     def stable(self, node) -> Variable:
         shown = self.written(node)
@@ -122,30 +150,6 @@ class FillSites:
                 c.type == "template_substitution" for c in node.named_children):
             return self.stable(node)
         return self.fill(node, depth + 1)
-
-    def from_callers(self, name, depth: int) -> Variable | None:
-        """The variable of the parameter `name` by what every call of its function passes."""
-        function, index = _parameter_of(name)
-        called = _function_name(function) if function is not None else None
-        if called is None or index is None:
-            return None
-        found: list[Variable] = []
-        here: list = [(self, call) for call in _calls(self.root, called)] if self.root is not None else []
-        for values, call in here + calls_elsewhere(self, called):
-            arguments = call.child_by_field_name("arguments")
-            given = list(arguments.named_children) if arguments is not None else []
-            if index >= len(given) or any(a.type == "spread_element" for a in given[: index + 1]):
-                return None
-            variable = values.argument(given[index], depth + 1)
-            if variable is None:
-                return None
-            if values is not self:  # the evidence names the other module; its line is not this file's
-                where = f"{values.path.rsplit('/', 1)[-1]}:{variable.line}"
-                variable = Variable(variable.name, variable.kind, variable.samples, None,
-                                    f"{variable.evidence} ({where})")
-            found.append(variable)
-        volatile = [v for v in found if v.kind != "stable"]
-        return (volatile or found)[0] if found else None
 
     def clock(self, node):
         names = []
@@ -163,6 +167,12 @@ class FillSites:
                     callee.split(".")[-1] + "()")
             elif child.type == "property_identifier":
                 names.append(child.text.decode())
+            elif child.type == "identifier" and child.parent is not None and child.parent.type == "member_expression" \
+                    and child.parent.child_by_field_name("object") == child:  # `now.toLocaleDateString()`
+                declarator = self.bound(child)
+                value = declarator.child_by_field_name("value") if declarator is not None else None
+                if value is not None and value.type == "new_expression" and value.text == b"new Date()":
+                    found = found or CLOCK_CALLS["new Date()"]
         if found is None:
             return None
         name, frequency, generate = found
@@ -212,55 +222,23 @@ def config_read(node) -> bool:
     return node.type == "identifier" and node.text.decode() in TS_CONFIG_ROOTS and node.text != b"process"
 
 
-def parameter_names(function) -> list:
-    single = function.child_by_field_name("parameter")
-    if single is not None:
-        return [_parameter_name(single)]
-    listed = function.child_by_field_name("parameters")
-    return [_parameter_name(p) for p in listed.named_children] if listed is not None else []
+def _returned(function):
+    """The expression a function returns (its last `return`, or an arrow's body)."""
+    if function.type not in FUNCTIONS:
+        return None
+    body = function.child_by_field_name("body")
+    if body is not None and body.type == "statement_block":
+        returns = [n for n in FillSites._walk(body) if n.type == "return_statement" and n.named_children]
+        body = returns[-1].named_children[0] if returns else None
+    while body is not None and body.type == "parenthesized_expression" and body.named_children:
+        body = body.named_children[0]
+    return body
 
 
-def _parameter_name(node) -> str | None:
-    if node.type == "identifier":
-        return node.text.decode()
-    pattern = node.child_by_field_name("pattern")
-    return pattern.text.decode() if pattern is not None and pattern.type == "identifier" else None
-
-
-def _parameter_of(name):
-    """(the innermost function declaring the identifier `name` as a parameter, its index)."""
-    node = name.parent
-    while node is not None:
-        if node.type in FUNCTIONS:
-            names = parameter_names(node)
-            if name.text.decode() in names:
-                return node, names.index(name.text.decode())
-        node = node.parent
-    return None, None
-
-
-def _function_name(function) -> str | None:
-    named = function.child_by_field_name("name")
-    if named is not None:
-        return named.text.decode()
-    holder = function.parent
-    if holder is not None and holder.type == "variable_declarator":
-        named = holder.child_by_field_name("name")
-        return named.text.decode() if named is not None and named.type == "identifier" else None
-    return None
-
-
-def _calls(root, name: str) -> list:
-    """The calls `name(...)` and `x.name(...)` under `root`."""
-    out = []
-    for node in FillSites._walk(root):
-        if node.type == "call_expression":
-            callee = node.child_by_field_name("function")
-            if callee is not None and callee.type == "member_expression":
-                callee = callee.child_by_field_name("property")
-            if callee is not None and callee.text.decode() == name:
-                out.append(node)
-    return out
+def _as_identifier(shorthand, sites):
+    """A shorthand property `{ now }` read as the identifier `now` where it is written."""
+    declarator = sites.bound(shorthand)
+    return declarator.child_by_field_name("value") if declarator is not None else None
 
 
 def _iterated(name):

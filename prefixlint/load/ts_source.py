@@ -61,6 +61,7 @@ _QUERY = """
 (pair key: [(property_identifier) (string)] @key) @pair
 (shorthand_property_identifier) @short
 (call_expression function: (member_expression property: (property_identifier) @method)) @call
+(variable_declarator name: (object_pattern)) @destructure
 """
 
 
@@ -100,6 +101,7 @@ class _Source(Values):
             if PROMPT_NAME.search(name.text.decode()) or SYSTEM_MESSAGE_NAME.search(name.text.decode()) and \
                     value.type in ("string", "template_string"):  # a text constant named as a system message
                 self.candidates[node_key(node)] = node
+        self.patterns = list(captures.get("destructure", ()))
         for node in captures.get("call", ()):
             if is_prompt_object(node):  # LangChain.js `ChatPromptTemplate.fromMessages([...])`
                 self.candidates[node_key(node)] = node

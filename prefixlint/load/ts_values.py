@@ -16,7 +16,8 @@ from dataclasses import replace
 from prefixlint.load.source_prompts import Text
 from prefixlint.load.source_text import dedent_pieces, strip_pieces
 from prefixlint.load.ts_assembly import additions, replaced_field
-from prefixlint.load.ts_fill_sites import FillSites, parameter_names
+from prefixlint.load.ts_callers import parameter_names
+from prefixlint.load.ts_fill_sites import FillSites
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0", "\n": "", "\r\n": ""}
 _DEPTH = 8

@@ -243,3 +243,16 @@ def test_a_loop_variable_is_named_by_its_list(tmp_path):
         f"  parts.push('{_RULES}');\n  return parts.join('\\n');\n}}\n"))
     (template,) = load_templates(str(module))
     assert template.messages[0].content == "{persona}\n- {documents}\n" + _RULES
+
+
+def test_a_value_destructured_from_a_helper_is_filled_by_the_helper(tmp_path):
+    module = write(tmp_path, "system.ts", (
+        "function clock(zone: string) {\n  const now = new Date();\n"
+        "  const day = now.toLocaleDateString('en-US', { timeZone: zone });\n  return { day, now };\n}\n"
+        "export const systemPrompt = (zone: string) => {\n  const { day } = clock(zone);\n"
+        f"  return `Today is ${{day}}.\\n{_RULES}`;\n}};\n"))
+    (template,) = load_templates(str(module))
+    variable = template.variables["day"]
+    assert variable.kind == "per_day" and variable.evidence.startswith("filled by now.toLocaleDateString(")
+    (finding,) = findings(module)
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(module, "${day}"))
