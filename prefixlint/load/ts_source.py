@@ -132,7 +132,7 @@ class _Source(Values):
             elif node.type == "call_expression":  # `messages.unshift({role: 'system', ...})`: before the history
                 messages = self.role_messages(node.child_by_field_name("arguments"))
                 target = node.child_by_field_name("function").child_by_field_name("object")
-                prompt = SourcePrompt(None, messages + [self.slot(target)], is_chat=True) if messages else None
+                prompt = SourcePrompt(None, messages + self.unshifted_into(target), is_chat=True) if messages else None
             elif node.type == "array" and node_key(node) not in consumed:
                 messages = self.role_messages(node)
                 prompt = SourcePrompt(None, messages, is_chat=True) if messages else None
@@ -231,6 +231,16 @@ class _Source(Values):
         while body is not None and body.type == "parenthesized_expression" and body.named_children:
             body = body.named_children[0]
         return self.role_messages_of([body]) if body is not None and body.type == "object" else []
+
+    def unshifted_into(self, target) -> list[PromptMessage]:
+        """What follows a message unshifted into `target`: the messages of a list declared in the
+        module with no spread in it (a request built here), else the conversation so far."""
+        declarator = self.bound(target) if target.type == "identifier" else None
+        value = declarator.child_by_field_name("value") if declarator is not None else None
+        if value is not None and value.type == "array" and not any(
+                item.type == "spread_element" for item in value.named_children):
+            return self.role_messages(value)
+        return [self.slot(target)]
 
     def slot(self, node) -> PromptMessage:
         """The conversation so far, where the code puts it (`...history`, the array unshifted into)."""

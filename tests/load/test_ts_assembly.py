@@ -256,3 +256,13 @@ def test_a_value_destructured_from_a_helper_is_filled_by_the_helper(tmp_path):
     assert variable.kind == "per_day" and variable.evidence.startswith("filled by now.toLocaleDateString(")
     (finding,) = findings(module)
     assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(module, "${day}"))
+
+
+def test_unshift_into_a_request_built_here_is_not_the_history(tmp_path):
+    module = write(tmp_path, "once.ts", (
+        "export async function ask(client: any, question: string) {\n"
+        "  const messages = [{ role: 'user', content: question }];\n"
+        f"  messages.unshift({{ role: 'system', content: `{_RULES}` }});\n"
+        "  return client.chat.completions.create({ model: 'gpt-4o', messages });\n}\n"))
+    (template,) = load_templates(str(module))
+    assert [m.role for m in template.messages] == ["system", "user"] and template.slot is None
