@@ -48,7 +48,8 @@ class FillSites:
                     self._chars[at + b] = index
                 at += width
             self._chars[at] = len(text)
-        self.bindings: dict[str, object] = {}
+        self.bindings: dict[str, Any] = {}  # name -> its tree-sitter node
+        self.touched: list[tuple] = []  # the literals a prompt's text was read from
         self.declarators: dict[str, list] = {}  # every declaration of a name, for the one in scope
         self.parameters: set[str] = set()  # names bound to a call's arguments (`applied`)
         self.root: Any = None

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 from prefixlint.load.base import Loader
 from prefixlint.load.registry import NotATemplate
@@ -89,8 +90,8 @@ class _Source(Values):
     def __init__(self, text: str, path: str, root, cursor) -> None:
         super().__init__(text, path)
         self.root = root
-        self.bindings: dict[str, object] = {}
-        self.candidates: dict[tuple, object] = {}  # declarations, objects, arrays: where prompts may be
+        self.bindings: dict[str, Any] = {}  # name -> its tree-sitter node
+        self.candidates: dict[tuple, Any] = {}  # declarations, objects, arrays: where prompts may be
         captures = cursor.captures(root)
         for node in captures.get("decl", ()):
             name = node.child_by_field_name("name")
@@ -142,7 +143,7 @@ class _Source(Values):
                     self.text_of(node.child_by_field_name("value") or node, 0, function=True)
                 if node.type == "pair":  # a property's value is a prompt when it is prose (has a blank);
                     # its `{NAME}` fields are the ones the application fills in (`{datetime}`)
-                    pieces = template_fields(pieces, "format", self.text) if _has_blank(pieces) else None
+                    pieces = template_fields(pieces, "format", self.text) if pieces and _has_blank(pieces) else None
                 if pieces is None and node.type != "pair":  # `getSystemPrompt()` returning {role, content}
                     message = self.returned_message(node)
                     prompt = SourcePrompt(name.text.decode(), message, is_chat=True) if message else None

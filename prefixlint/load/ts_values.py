@@ -58,13 +58,13 @@ class Values(FillSites):
         if declarator is None:
             bound = self.bindings.get(node.text.decode())
             return self.text_of(bound, depth + 1) if bound is not None and bound.type != "function_declaration" else None
-        return self.declared(declarator, depth)
+        return self.declared(declarator, depth + 1)
 
     def declared(self, declarator, depth: int, function: bool = False) -> list | None:
         value = declarator.child_by_field_name("value")
         if value is not None and value.type == "array":
             return None
-        pieces = self.text_of(value, depth + 1, function) if value is not None else []
+        pieces = self.text_of(value, depth, function) if value is not None else []
         added = additions(declarator) if _reassignable(declarator) else []
         if pieces is None and not added:
             return None
@@ -103,8 +103,8 @@ class Values(FillSites):
                 return self.replaced(node, target, arguments.named_children, method == "replaceAll", depth)
         if arguments is not None and arguments.type == "template_string" and callee is not None:
             pieces = self.text_of(arguments, depth + 1)  # a tagged template: dedent`...`
-            return dedent_pieces(pieces) if callee.text.decode().lower().endswith(("dedent", "outdent", "stripindent")) \
-                else None
+            dedent = callee.text.decode().lower().endswith(("dedent", "outdent", "stripindent"))
+            return dedent_pieces(pieces) if dedent and pieces is not None else None  # None: past the depth bound
         if callee is not None and callee.type == "identifier":
             bound = self.bindings.get(callee.text.decode())
             if bound is not None and bound.type in ("arrow_function", "function_expression", "function_declaration"):
@@ -126,7 +126,9 @@ class Values(FillSites):
     def replaced(self, call, target, arguments, every: bool, depth: int) -> list | None:
         """`text.replace('{var}', value)`: the text with its `{var}` filled by `value`."""
         placeholder = replaced_field(arguments[0])
-        pieces = self.text_of(target, depth + 1) if placeholder is not None else None
+        if placeholder is None:
+            return None
+        pieces = self.text_of(target, depth + 1)
         if pieces is None:
             return None
         self.touched.append(node_key(call))  # the filled text outranks the template it fills
