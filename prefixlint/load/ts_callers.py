@@ -6,7 +6,8 @@ A prompt-building function's parameter is often filled in another module:
 folder, of its parent folder and of its own subfolders (at most `MAX_FILES`, each at most
 `MAX_BYTES`, inside the repository), keeping those that import the module by its name
 (`from "./prompt"`, `require("../lib/prompt")`) and call the function. Each file is parsed
-once per process.
+once per process while its text is unchanged, and
+the callers found are kept until a module nearby changes.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ MAX_FILES = 60
 MAX_BYTES = 256 * 1024
 _SKIP = frozenset({"node_modules", ".git", "dist", "build", ".next", "coverage"})
 _parsed: dict[str, Any] = {}
-_found: dict[tuple[str, str], list] = {}
+_found: dict[tuple, list] = {}
 
 
 def neighbours(path: str) -> list[str]:
@@ -61,20 +62,31 @@ def calls_elsewhere(values, name: str) -> list:
     that imports `values.path`'s module; looked up once per module and name in a process."""
     if not values.path:
         return []
-    key = (os.path.abspath(values.path), name)
-    if key not in _found:
-        _found[key] = _calls_elsewhere(values, name)
+    nearby = neighbours(values.path)
+    key = (os.path.abspath(values.path), name, tuple(_stamp(other) for other in nearby))
+    if key not in _found:  # a module nearby that changed (an editor's buffer saved) is read again
+        if len(_found) > 4096:
+            _found.clear()
+        _found[key] = _calls_elsewhere(values, name, nearby)
     return _found[key]
 
 
-def _calls_elsewhere(values, name: str) -> list:
+def _stamp(path: str) -> tuple:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return (path, None)
+    return (path, status.st_mtime_ns, status.st_size)
+
+
+def _calls_elsewhere(values, name: str, nearby: list[str]) -> list:
     from prefixlint.load.ts_fill_sites import FillSites
 
     stem = os.path.splitext(os.path.basename(values.path))[0]
     imports = re.compile(r"""(?:from|require\(|import\()\s*["'][^"']*/""" + re.escape(stem)
                          + r"""(?:\.[cm]?[jt]sx?)?["']""")
     out: list = []
-    for other in neighbours(values.path):
+    for other in nearby:
         try:
             if os.path.getsize(other) > MAX_BYTES:
                 continue
@@ -93,6 +105,8 @@ def _calls_elsewhere(values, name: str) -> list:
                     named = node.child_by_field_name("name")
                     if named is not None and named.type == "identifier":
                         sites.declarators.setdefault(named.text.decode(), []).append(node)
+            if len(_parsed) > 1024:
+                _parsed.clear()
             _parsed[other] = sites
         out += [(sites, call) for call in _calls(sites.root, name)]
     return out
