@@ -6,8 +6,7 @@ A prompt-building function's parameter is often filled in another module:
 folder, of its parent folder and of its own subfolders (at most `MAX_FILES`, each at most
 `MAX_BYTES`, inside the repository), keeping those that import the module by its name
 (`from "./prompt"`, `require("../lib/prompt")`) and call the function. Each file is parsed
-once per process while its text is unchanged, and
-the callers found are kept until a module nearby changes.
+once while its text is unchanged; the callers found are kept until a module nearby changes.
 """
 
 from __future__ import annotations
