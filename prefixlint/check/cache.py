@@ -1,6 +1,7 @@
 """The result cache of `prefixlint check` (`.prefixlint_cache/`, as ruff's `.ruff_cache/`).
 
-A file's results are kept under a key made of prefixlint's version, the file's path and
+A file's results are kept under a key made of prefixlint's build (its version and the size and
+modification time of each of its own files, so an edited checkout is a new build), the file's path and
 content, its whole configuration (`Config`, flags merged) and the identity of the tokenizer
 it names (a path's files by size and modification time). Every other file the check read
 (a LangChain `template_path`, Prompty `${file:...}` samples, a chat template) is recorded
@@ -25,6 +26,7 @@ import pickle
 import secrets
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from typing import Iterator
 
@@ -57,6 +59,24 @@ def _secret() -> bytes:
     return key
 
 
+@cache
+def build_identity() -> str:
+    """prefixlint's version and the size and modification time of every file of the package.
+
+    A release has one identity; an editable checkout gets a new one with each edit, so a result
+    computed by older code is never served (a few hundred `stat` calls, once per process)."""
+    package = Path(__file__).resolve().parent.parent
+    parts = [__version__]
+    for path in sorted(package.rglob("*")):
+        if path.suffix in (".py", ".yaml", ".toml", ".json") and "__pycache__" not in path.parts:
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
+            parts.append(f"{path.relative_to(package)}:{stat.st_size}:{stat.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+
+
 def tokenizer_identity(spec: str | None) -> str:
     """A tokenizer name, and for a path the size and modification time of its files."""
     if not spec or not os.path.exists(spec):
@@ -86,7 +106,7 @@ class ResultCache:
             return None
         digest = hashlib.sha256()
         limits = repr(sorted((k, v) for k, v in os.environ.items() if k.startswith("PREFIXLINT_")))
-        for part in (__version__, os.path.abspath(path), config_repr, tokenizer_identity(tokenizer), limits):
+        for part in (build_identity(), os.path.abspath(path), config_repr, tokenizer_identity(tokenizer), limits):
             digest.update(part.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(content)
         return digest.hexdigest()

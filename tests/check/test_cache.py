@@ -91,3 +91,21 @@ def test_no_cache_neither_reads_nor_writes(repo):
     root, stored = repo
     run("--no-cache")
     assert stored == [] and not (root / ".prefixlint_cache").exists()
+
+
+def test_a_changed_file_of_prefixlint_itself_is_a_new_build(tmp_path, monkeypatch):
+    """An edited checkout must not be served results its older code computed."""
+    package = tmp_path / "prefixlint"
+    (package / "check").mkdir(parents=True)
+    (package / "check" / "cache.py").write_text("# stand-in\n")
+    (package / "rules.yaml").write_text("a: 1\n")
+    monkeypatch.setattr(cache_module, "__file__", str(package / "check" / "cache.py"))
+    cache_module.build_identity.cache_clear()
+    first = cache_module.build_identity()
+    cache_module.build_identity.cache_clear()
+    assert cache_module.build_identity() == first  # the same files: the same build
+    (package / "rules.yaml").write_text("a: 22\n")  # another size
+    cache_module.build_identity.cache_clear()
+    second = cache_module.build_identity()
+    cache_module.build_identity.cache_clear()
+    assert second != first
