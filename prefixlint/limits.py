@@ -38,6 +38,14 @@ MAX_OUTPUT_CHARS = _setting("MAX_OUTPUT_CHARS", 10 * 1024 * 1024)
 RENDER_SECONDS = _setting("RENDER_SECONDS", 10.0, float)
 #: Seconds all the renders of one file may take together (a file renders once per volatile value).
 FILE_RENDER_SECONDS = _setting("FILE_RENDER_SECONDS", 30.0, float)
+#: Address space (bytes) of the worker process that checks one file (`prefixlint.sandbox.workers`):
+#: past it the file is reported as over its memory budget, and the run goes on.
+FILE_MEMORY_BYTES = _setting("FILE_MEMORY_BYTES", 1 << 30)
+#: Seconds the worker checking one file may take (loading, rendering, tokenizing, measuring)
+#: before the parent kills it; enforced from outside the work, unlike the render limits.
+FILE_SECONDS = _setting("FILE_SECONDS", 20.0, float)
+#: Worker processes that check files (0: in this process, with the sandbox's bounds only).
+WORKERS = _setting("WORKERS", 1) if os.environ.get("PREFIXLINT_WORKERS", "").strip() != "0" else 0
 #: Largest cache block (page) size in tokens an engine profile takes (`--block-size`).
 MAX_BLOCK_TOKENS = 1 << 20
 #: Most cache blocks `replay --cache-tokens/--memory` models (the pool is allocated up front).

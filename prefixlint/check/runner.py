@@ -255,41 +255,8 @@ def _first_word(source: str, name: str) -> tuple[int | None, int | None]:
 
 
 def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
-                walked: frozenset[str] = frozenset(), *, texts: dict[str, str] | None = None,
-                progress: Callable[[], None] | None = None) -> list[FileResult]:
-    """Results in order; files in `walked` (found by a directory walk) that are not templates
-    are left out. `texts` gives the content of paths not read from disk (standard input);
-    `progress` is called once per path."""
-    from prefixlint.check.chat_template_runs import ChatTemplateRuns
+                walked: frozenset[str] = frozenset(), **options) -> list[FileResult]:
+    """`prefixlint.check.files.check_files`: every file in a worker process with its budgets."""
+    from prefixlint.check.files import check_files as check_all
 
-    results: list[FileResult] = []
-    chat_templates = ChatTemplateRuns()
-    through_configs: set[str] = set()  # files whose prompts a config (promptfoo) references
-    for path in paths:
-        if progress is not None:
-            progress()
-        if os.path.abspath(path) in through_configs:
-            continue  # one file, one measurement: through the config that references it
-        try:
-            settings = settings_for(path)
-        except PrefixlintError as exc:
-            results.append(FileResult(path, error=exc.located(path)))
-            continue
-        try:
-            found = check_path(path, settings, skip_non_templates=path in walked, chat_templates=chat_templates,
-                               text=(texts or {}).get(path))
-        except Exception as exc:  # a bug: this file's error, the other files are still checked
-            if os.environ.get("PREFIXLINT_DEBUG"):
-                raise
-            results.append(FileResult(path, error=PrefixlintError(
-                f"internal error: {type(exc).__name__}: {exc}", path=path,
-                hint="run again with PREFIXLINT_DEBUG=1 for the traceback, and report it")))
-            continue
-        referenced = {os.path.abspath(r.path) for r in found if r.config}
-        if referenced:
-            results = [r for r in results if os.path.abspath(r.path) not in referenced]
-            through_configs |= referenced
-        results += found
-    # A chat template also checked on its own (named, or found by the walk) is reported once.
-    checked = {os.path.abspath(result.path) for result in results}
-    return results + [r for r in chat_templates.results() if os.path.abspath(r.path) not in checked]
+    return check_all(paths, settings_for, walked, **options)
