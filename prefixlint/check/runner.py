@@ -79,7 +79,9 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
     `text`, when given, is checked as the content of `path` (a file as it is at a git revision)."""
     from prefixlint.load.registry import NotATemplate
 
+    from prefixlint.check.boundary import PASSING, diagnostic
     from prefixlint.sandbox import file_budget
+    from prefixlint.sandbox.workers import in_worker
 
     try:
         with file_budget():  # all of the file's renders together, however many values it has
@@ -90,11 +92,22 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
         return FileResult(path, error=exc.located(path))
     except RecursionError:
         return FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))
+    except MemoryError:
+        if in_worker():  # reported by the pool as the file's memory budget
+            raise
+        return FileResult(path, error=PrefixlintError("ran out of memory while checking it", path=path))
+    except PASSING:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the file boundary (check/boundary.py), for every caller
+        if os.environ.get("PREFIXLINT_DEBUG"):
+            raise
+        return FileResult(path, error=diagnostic(exc, path))
 
 
 def _check(path: str, settings: Settings, template=None, chat_templates=None,
            text: str | None = None) -> FileResult:
     from prefixlint.check.chat_template_runs import let_through
+    from prefixlint.check.caps import refuse_too_much_work
     from prefixlint.check.measure import Measurer
     from prefixlint.fix.attach import attach
     from prefixlint.load.registry import load_template
@@ -129,6 +142,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     measurer = Measurer(template, compiled, tokenizer, profile, catalog, settings.min_stable_tokens, framing,
                         history)
     try:
+        refuse_too_much_work(measurer)  # the caps on values and tokens, before the work
         measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
         flagged = [m for m in measured if m.stable_tokens_after >= settings.min_stable_tokens and m.moved]
         moved = set().union(*(m.moved for m in flagged)) if flagged else set()

@@ -8,12 +8,14 @@ measured the same way by both.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from prefixlint.config import Config, load_config
+from prefixlint.errors import PrefixlintError
 from prefixlint.match.profiles import DEFAULT_ENGINE
 from prefixlint.render.history import DEFAULT_TURNS
 from prefixlint.tokenize import DEFAULT_TOKENIZER
@@ -57,6 +59,21 @@ class SettingsBuilder:
     isolated: bool = False
     token_view: bool = False
 
+    def _confine(self, config: Config) -> None:
+        """A tokenizer or chat template that the configuration file (not a flag) names by path
+        must lie inside the repository: a pull request edits the configuration too."""
+        from prefixlint.confine import confined
+
+        for key, name in (("tokenizer", "tokenizer"), ("chat_template", "chat-template")):
+            value = getattr(config, key)
+            if self.flags.get(key) is None and value and key in config.given and config.source is not None:
+                if os.path.exists(value):
+                    try:
+                        confined(str(config.source), value, f"{name} {value}")
+                    except PrefixlintError as exc:
+                        raise PrefixlintError(f"`{name}`: {exc.message}", path=str(config.source),
+                                              hint=exc.hint) from None
+
     def config(self, path: str | Path) -> Config:
         config = load_config(Path(path), config_file=self.config_file, isolated=self.isolated)
         return config.merge_cli(**self.flags)
@@ -70,6 +87,7 @@ class SettingsBuilder:
 
     def __call__(self, path: str | Path) -> Settings:
         config = self.config(path)
+        self._confine(config)
         return Settings(
             tokenizer=config.tokenizer or DEFAULT_TOKENIZER, engine=config.engine or DEFAULT_ENGINE,
             block_size=config.block_size, enabled=partial(config.is_enabled, path=str(path)),

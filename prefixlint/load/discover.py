@@ -265,7 +265,7 @@ def _read_ignore_file(path: Path) -> Any:
         return None
     try:
         return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
-    except (ValueError, TypeError):  # git skips a line it cannot read (`!` alone): so do we
+    except (ValueError, TypeError, re.error):  # git skips a line it cannot read (`!` alone, `[z-a]`): so do we
         return pathspec.GitIgnoreSpec.from_lines([line for line in text.splitlines() if _valid_line(line)])
 
 
@@ -274,6 +274,6 @@ def _valid_line(line: str) -> bool:
 
     try:
         pathspec.GitIgnoreSpec.from_lines([line])
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, re.error):
         return False
     return True

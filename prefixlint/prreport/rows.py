@@ -80,7 +80,7 @@ def introduced(base: Measured | None, base_text: str, now: Measured, now_text: s
 
 
 def _read_blob(repo: Repository, blob: str, path: str) -> str:
-    return decode_text(repo.blob(blob), path)
+    return decode_text(repo.blob(blob, path), path)
 
 
 def _side(measure: Measure, path: str, load: Callable[[], str]) -> tuple[Measured | None, str]:

@@ -39,6 +39,14 @@ class Overrun:
     detail: str = ""
 
 
+_state = {"worker": False}
+
+
+def in_worker() -> bool:
+    """Whether this process is a worker (its MemoryError is its task's memory budget)."""
+    return _state["worker"]
+
+
 def forking_available() -> bool:
     return hasattr(os, "fork") and WORKERS > 0
 
@@ -87,6 +95,7 @@ def _serve(conn, run: Callable[[Any], Any], memory_bytes: int) -> None:
     """The worker's loop: tasks in, results out, until the parent closes the pipe."""
     code = 0
     try:
+        _state["worker"] = True
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
         _limit_memory(memory_bytes)
         while True:
