@@ -44,7 +44,8 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
             progress()
         return os.path.abspath(paths[index]) not in through_configs
 
-    for index, outcome in run_bounded(check_one, range(len(paths)), keep=keep):
+    for index, outcome in run_bounded(check_one, range(len(paths)), keep=keep,
+                                      warm=lambda: _warm(settings_for, paths[0])):
         path = paths[index]
         if os.path.abspath(path) in through_configs:
             continue  # one file, one measurement: through the config that references it
@@ -71,3 +72,23 @@ def _check_one(path: str, settings_for, walked: bool, chat_templates, text: str 
     except PrefixlintError as exc:
         return [FileResult(path, error=exc.located(path))]
     return check_path(path, settings, skip_non_templates=walked, chat_templates=chat_templates, text=text)
+
+
+def _warm(settings_for, first: str) -> None:
+    """Before the workers start: what every file needs, loaded once and inherited by every worker
+    (a replacement too): the Jinja sandbox and a built-in tiktoken encoding the run uses. Nothing
+    a file names is loaded here: a Hugging Face tokenizer is loaded in the worker, on its budget."""
+    from prefixlint.sandbox import environment
+    from prefixlint.tokenize import load_tokenizer
+    from prefixlint.tokenize.registry import encoding_for
+
+    environment(True)
+    try:
+        settings = settings_for(first)
+    except PrefixlintError:
+        return
+    if encoding_for(settings.tokenizer) is not None:
+        try:
+            load_tokenizer(settings.tokenizer, offline=settings.offline)
+        except PrefixlintError:
+            pass  # the file reports it

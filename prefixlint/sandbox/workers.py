@@ -97,6 +97,7 @@ def _serve(conn, run: Callable[[Any], Any], memory_bytes: int) -> None:
     try:
         _state["worker"] = True
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+        _quiet_native_output()
         _limit_memory(memory_bytes)
         while True:
             try:
@@ -121,6 +122,21 @@ def _serve(conn, run: Callable[[Any], Any], memory_bytes: int) -> None:
         code = 70
     finally:
         os._exit(code)  # no atexit handlers, no teardown of state inherited from the parent
+
+
+def _quiet_native_output() -> None:
+    """What native code writes on the worker's stderr (a Rust panic's message and backtrace
+    note, a fault handler's dump) is not the run's output: the parent reports the file's one
+    diagnostic. PREFIXLINT_DEBUG keeps it."""
+    import faulthandler
+
+    if faulthandler.is_enabled():
+        faulthandler.disable()
+    if os.environ.get("PREFIXLINT_DEBUG"):
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    os.close(null)
 
 
 #: Address space a worker may use past what it inherits, whatever the budget: a process that
@@ -161,13 +177,17 @@ def _mapped_bytes() -> int:
 
 def run_bounded(run: Callable[[Any], Any], tasks: Iterable[Any], *, size: int | None = None,
                 seconds: float | None = None, memory_bytes: int | None = None,
-                keep: Callable[[int], bool] | None = None) -> Iterator[tuple[int, Any]]:
+                keep: Callable[[int], bool] | None = None,
+                warm: Callable[[], None] | None = None) -> Iterator[tuple[int, Any]]:
     """(index, result) for each task, in order: `run(task)`'s result, or an `Overrun`.
 
     `run` must not raise for a problem with its task (the caller's boundary catches those);
     a MemoryError, a worker killed at its deadline and a worker that died are Overruns.
     `keep(index)`, asked just before a task is handed out, may skip it (no result for it); with
     several workers it is asked ahead of results still to come, so the caller filters too.
+    `warm()` runs here once before the first worker starts: what it loads (trusted state, never
+    the tasks' input) every worker inherits, so a worker that replaces a killed one is ready at
+    once and no task's deadline pays for it.
     Without workers (no fork, `PREFIXLINT_WORKERS=0`), the tasks run here, in order."""
     tasks = list(tasks)
     size = max(1, min(WORKERS if size is None else size, len(tasks) or 1))
@@ -178,6 +198,8 @@ def run_bounded(run: Callable[[Any], Any], tasks: Iterable[Any], *, size: int | 
     if not forking_available():
         yield from _in_process(run, tasks, keep)
         return
+    if warm is not None:
+        warm()
     yield from _Pool(run, tasks, size, seconds, memory_bytes, keep).results()
 
 
