@@ -46,7 +46,7 @@ FILE_RENDER_SECONDS = _setting("FILE_RENDER_SECONDS", 30.0, float)
 FILE_MEMORY_BYTES = _setting("FILE_MEMORY_BYTES", 1 << 30)
 #: Seconds the worker checking one file may take (loading, rendering, tokenizing, measuring)
 #: before the parent kills it; enforced from outside the work, unlike the render limits.
-FILE_SECONDS = _setting("FILE_SECONDS", 20.0, float)
+FILE_SECONDS = _setting("FILE_SECONDS", 15.0, float)
 #: Worker processes that check files (0: in this process, with the sandbox's bounds only).
 WORKERS = _setting("WORKERS", 1) if os.environ.get("PREFIXLINT_WORKERS", "").strip() != "0" else 0
 #: Volatile values measured in one prompt: each costs two renders and their tokens, so a file

@@ -15,6 +15,7 @@ started, the tasks run in this process: the same results, with only the sandbox'
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import signal
@@ -58,6 +59,9 @@ class _Worker:
         from multiprocessing import Pipe
 
         parent_end, child_end = Pipe()
+        # Every object so far moves to the permanent generation: the worker's collections then
+        # never touch (and so never copy) the pages it shares with the run.
+        gc.freeze()
         pid = os.fork()
         if pid == 0:  # the worker
             parent_end.close()
@@ -251,6 +255,7 @@ class _Pool:
         finally:
             for worker in self.idle + self.busy:
                 worker.stop(kill=worker in self.busy)
+            gc.unfreeze()
 
     def _dispatch(self, index: int) -> None:
         worker = self.idle.pop() if self.idle else self._start()

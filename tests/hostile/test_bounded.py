@@ -227,3 +227,22 @@ def test_a_blob_is_not_read_when_its_size_is_over_the_limit(tmp_path, monkeypatc
     assert str(info.value) == "big.md: file is too large (5,000 bytes; the limit is 4,999)"
     assert calls == [("cat-file", "-s", blob)]  # sized, never read
     assert repository.blob(blob, "big.md", max_bytes=5000) == b"x" * 5000
+
+
+# The pool changes where a file is checked, never what is reported: the JSON output on the
+# samples and the format fixtures (44 results, errors included) is the same byte for byte with
+# one worker, two (whose files finish out of order), and none.
+def test_results_and_their_order_are_the_same_with_and_without_the_pool():
+    root = Path(__file__).resolve().parent.parent.parent
+    outputs = {}
+    for workers in ("0", "1", "2"):
+        done = run(root, "check", "--offline", "--format", "json", "samples/", "tests/fixtures/formats/",
+                   PREFIXLINT_WORKERS=workers, PREFIXLINT_FILE_SECONDS="60",
+                   PREFIXLINT_FILE_MEMORY_BYTES=str(1 << 30))
+        assert done.returncode in (1, 2), done.stderr[-2000:]
+        outputs[workers] = done.stdout
+    assert outputs["0"] == outputs["1"] == outputs["2"]
+    files = json.loads(outputs["0"])["files"]
+    assert len(files) > 40 and [f["path"] for f in files][:3] == ["samples/agent_tools.yaml",
+                                                                  "samples/chat_template_dated.jinja",
+                                                                  "samples/code_review.prompt"]
