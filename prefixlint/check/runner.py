@@ -81,7 +81,7 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
 
     from prefixlint.check.boundary import PASSING, diagnostic
     from prefixlint.sandbox import file_budget
-    from prefixlint.sandbox.workers import in_worker
+    from prefixlint.sandbox.worker_process import in_worker
 
     try:
         with file_budget():  # all of the file's renders together, however many values it has

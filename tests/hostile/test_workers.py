@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from prefixlint.sandbox import workers
+from prefixlint.sandbox import worker_process, workers
 from prefixlint.sandbox.workers import Overrun, run_bounded
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="worker processes need os.fork")
@@ -53,7 +53,7 @@ def test_one_worker_is_reused_for_every_task():
 
 
 def test_an_allocation_past_the_memory_budget_is_an_overrun_and_the_run_goes_on():
-    budget = workers._mapped_bytes() + workers.HEADROOM_BYTES + (64 << 20)
+    budget = worker_process._mapped_bytes() + worker_process.HEADROOM_BYTES + (64 << 20)
     got = list(run_bounded(task, [("allocate", budget + (256 << 20)), ("allocate", 1 << 20)], size=1,
                            seconds=20, memory_bytes=budget))
     assert got == [(0, Overrun("memory", memory_bytes=budget)), (1, 1 << 20)]
