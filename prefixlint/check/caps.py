@@ -15,6 +15,20 @@ from prefixlint.errors import PrefixlintError
 EXTRA_RENDERS = 3
 
 
+#: Names (variables and calls) classified in one prompt, per volatile value measured: classifying
+#: is cheap, but 3,000 names of a generated file cost seconds before any value is measured.
+NAMES_PER_VALUE = 10
+
+
+def refuse_too_many_names(compiled) -> None:
+    """Before the names of a prompt are classified: at most NAMES_PER_VALUE x MAX_VALUES."""
+    names = len(compiled.variables) + len(compiled.functions)
+    limit = NAMES_PER_VALUE * limits.MAX_VALUES
+    if names > limit:
+        raise PrefixlintError(f"too many variables to measure: {names:,} in one prompt (the limit is {limit:,})",
+                              hint="set PREFIXLINT_MAX_VALUES to allow more (ten names per value)")
+
+
 def refuse_too_much_work(measurer) -> None:
     """A PrefixlintError naming the cap the file's measurement would pass, else nothing."""
     values = len(measurer.volatiles)

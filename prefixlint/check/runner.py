@@ -107,7 +107,7 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
 def _check(path: str, settings: Settings, template=None, chat_templates=None,
            text: str | None = None) -> FileResult:
     from prefixlint.check.chat_template_runs import let_through
-    from prefixlint.check.caps import refuse_too_much_work
+    from prefixlint.check.caps import refuse_too_many_names, refuse_too_much_work
     from prefixlint.check.measure import Measurer
     from prefixlint.fix.attach import attach
     from prefixlint.load.registry import load_template
@@ -139,6 +139,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     catalog = builtin_catalog().extended(load_catalog_extension(settings.extend_volatile))
     history = History.of(settings.history_turns)
     framing = framing_for(tokenizer, template.is_chat, _served_template(settings, template.is_chat, path), history)
+    refuse_too_many_names(compiled)
     measurer = Measurer(template, compiled, tokenizer, profile, catalog, settings.min_stable_tokens, framing,
                         history)
     try:

@@ -99,8 +99,10 @@ def test_thousands_of_values_are_refused_by_the_caps_before_any_render(tmp_path)
     many = "".join(f"Line {i}: the order {{{{ order_id_{i} }}}} is stable text here.\n" for i in range(3000))
     big = "".join(f"Item {i}: {{{{ request_id_{i} }}}}\n" + "Stable policy text about fees. " * 300 + "\n"
                   for i in range(60))
-    errors = check_class(tmp_path, {"many.md": many, "big.md": big})
-    assert errors["many.md"] == "too many volatile values to measure: 3,000 in one prompt (the limit is 100)"
+    some = "".join(f"Line {i}: the order {{{{ order_id_{i} }}}} is stable text here.\n" for i in range(101))
+    errors = check_class(tmp_path, {"many.md": many, "big.md": big, "some.md": some})
+    assert errors["some.md"] == "too many volatile values to measure: 101 in one prompt (the limit is 100)"
+    assert errors["many.md"] == "too many variables to measure: 3,000 in one prompt (the limit is 1,000)"
     # 60 values x 2 renders + 3 of about 110,000 tokens: past 10,000,000
     assert errors["big.md"].startswith("measuring it would tokenize about 1")
     assert errors["big.md"].endswith("; the limit is 10,000,000 per file"), errors["big.md"]
