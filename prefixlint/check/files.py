@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Callable, Iterable
 
-from prefixlint.check.boundary import guarded, overrun
+from prefixlint.check.boundary import PASSING, guarded, overrun
 from prefixlint.check.settings import Settings
 from prefixlint.errors import PrefixlintError
 from prefixlint.results import FileResult
@@ -83,12 +83,11 @@ def _warm(settings_for, first: str) -> None:
     from prefixlint.tokenize.registry import encoding_for
 
     environment(True)
-    try:
+    try:  # the configuration is read as it is for every file: bounded, and any failure is the file's
         settings = settings_for(first)
-    except PrefixlintError:
-        return
-    if encoding_for(settings.tokenizer) is not None:
-        try:
+        if encoding_for(settings.tokenizer) is not None:
             load_tokenizer(settings.tokenizer, offline=settings.offline)
-        except PrefixlintError:
-            pass  # the file reports it
+    except PASSING:
+        raise
+    except BaseException:  # noqa: BLE001 - reported when the file itself is checked
+        pass

@@ -252,3 +252,12 @@ def test_results_and_their_order_are_the_same_with_and_without_the_pool():
     assert len(files) > 40 and [f["path"] for f in files][:3] == ["samples/agent_tools.yaml",
                                                                   "samples/chat_template_dated.jinja",
                                                                   "samples/code_review.prompt"]
+
+
+def test_standard_input_is_read_up_to_the_file_limit(tmp_path):
+    command = [sys.executable, "-m", "prefixlint", "check", "--offline", "-", "--stdin-filename", "x.md"]
+    with open("/dev/zero", "rb") as zero:  # endless: it must not be read whole
+        done = subprocess.run(command, stdin=zero, capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                              env={**os.environ, "PREFIXLINT_MAX_FILE_BYTES": "1000"})
+    assert done.returncode == 2
+    assert "prefixlint: error: x.md: standard input is too large (more than 1,000 bytes, the limit)" in done.stderr
