@@ -64,6 +64,23 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
     return results + [r for r in chat_templates.results() if os.path.abspath(r.path) not in checked]
 
 
+def bounded_session(check: Callable, settings_for, first: str) -> Callable[[str, object], FileResult | None]:
+    """(path, task) -> `check(task)` in one worker kept across calls, with the file's budgets and
+    behind the boundary (`report`, which measures files one at a time); a file past its budget
+    is its error result."""
+    from prefixlint.sandbox.workers import Overrun, Session
+
+    session = Session(lambda item: guarded(item[0], lambda: [check(item[1])])[0],
+                      warm=lambda: _warm(settings_for, first))
+
+    def call(path: str, task) -> FileResult | None:
+        outcome = session.call((path, task))
+        return overrun(path, outcome) if isinstance(outcome, Overrun) else outcome
+
+    call.session = session  # type: ignore[attr-defined]
+    return call
+
+
 def _check_one(path: str, settings_for, walked: bool, chat_templates, text: str | None) -> list[FileResult]:
     from prefixlint.check.runner import check_path
 
@@ -74,19 +91,27 @@ def _check_one(path: str, settings_for, walked: bool, chat_templates, text: str 
     return check_path(path, settings, skip_non_templates=walked, chat_templates=chat_templates, text=text)
 
 
+#: A prompt prefixlint checks in the run's own process before the workers start (trusted text).
+WARM_UP = ("You are the support assistant of Northwind Bank. Explain fees in plain language and never ask\n"
+           "for a PIN. Today is {{ current_date }}; the customer is {{ user_name }}.\n")
+
+
 def _warm(settings_for, first: str) -> None:
-    """Before the workers start: what every file needs, loaded once and inherited by every worker
-    (a replacement too): the Jinja sandbox and a built-in tiktoken encoding the run uses. Nothing
-    a file names is loaded here: a Hugging Face tokenizer is loaded in the worker, on its budget."""
-    from prefixlint.sandbox import environment
-    from prefixlint.tokenize import load_tokenizer
+    """Before the workers start: what every file needs, made once and inherited by every worker
+    (a replacement too), by checking WARM_UP here: the modules of the pipeline, the catalogs,
+    the Jinja sandbox and a built-in tiktoken encoding. Nothing a file names is loaded here (a
+    Hugging Face tokenizer or a chat template is loaded in the worker, on the file's budget)."""
+    from dataclasses import replace
+
+    from prefixlint.check.runner import check_file
+    from prefixlint.tokenize import DEFAULT_TOKENIZER
     from prefixlint.tokenize.registry import encoding_for
 
-    environment(True)
     try:  # the configuration is read as it is for every file: bounded, and any failure is the file's
         settings = settings_for(first)
-        if encoding_for(settings.tokenizer) is not None:
-            load_tokenizer(settings.tokenizer, offline=settings.offline)
+        tokenizer = settings.tokenizer if encoding_for(settings.tokenizer) is not None else DEFAULT_TOKENIZER
+        check_file("prefixlint-warm-up.md", replace(settings, tokenizer=tokenizer, chat_template=None,
+                                                    is_system_prompt=None, token_view=False), text=WARM_UP)
     except PASSING:
         raise
     except BaseException:  # noqa: BLE001 - reported when the file itself is checked

@@ -72,6 +72,43 @@ def run_bounded(run: Callable[[Any], Any], tasks: Iterable[Any], *, size: int | 
     yield from _Pool(run, tasks, size, seconds, memory_bytes, keep).results()
 
 
+class Session:
+    """One worker kept across calls, for a caller that has its tasks one at a time (`report`
+    measures each file at the base and in the working tree as it goes): `call(task)` is
+    `run(task)`'s result or an Overrun, with the same budgets as `run_bounded`."""
+
+    def __init__(self, run: Callable[[Any], Any], *, seconds: float | None = None,
+                 memory_bytes: int | None = None, warm: Callable[[], None] | None = None) -> None:
+        self.run, self.warm = run, warm
+        self.pool: _Pool | None = None
+        self.seconds = FILE_SECONDS if seconds is None else seconds
+        self.memory_bytes = FILE_MEMORY_BYTES if memory_bytes is None else memory_bytes
+
+    def call(self, task: Any) -> Any:
+        if not forking_available():
+            return next(_in_process(self.run, [task], None))[1]
+        if self.pool is None:
+            if self.warm is not None:
+                self.warm()
+            self.pool = _Pool(self.run, [], 1, self.seconds, self.memory_bytes, None)
+        pool = self.pool
+        pool.tasks.append(task)
+        index = len(pool.tasks) - 1
+        pool._dispatch(index)
+        while index not in pool.done and pool.busy:
+            pool._collect()
+        pool.tasks[index] = None  # nothing kept of a finished task
+        return pool.done.pop(index)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
 def _in_process(run, tasks, keep) -> Iterator[tuple[int, Any]]:
     for index, task in enumerate(tasks):
         if keep is not None and not keep(index):
@@ -118,9 +155,13 @@ class _Pool:
                 elif following not in self.done and following not in skipped:
                     break  # cannot happen: every task is handed out, skipped or done
         finally:
-            for worker in self.idle + self.busy:
-                worker.stop(kill=worker in self.busy)
-            gc.unfreeze()
+            self.close()
+
+    def close(self) -> None:
+        for worker in self.idle + self.busy:
+            worker.stop(kill=worker in self.busy)
+        self.idle, self.busy = [], []
+        gc.unfreeze()
 
     def _dispatch(self, index: int) -> None:
         worker = self.idle.pop() if self.idle else self._start()
