@@ -75,7 +75,7 @@ def rendered(path: Path) -> tuple[list[str], bool]:
     """One render of every template in `path` as `check` produces it (first variant, ChatML
     framing), and whether the file is a chat template (rendered through transformers)."""
     from prefixlint.load.registry import load_templates
-    from prefixlint.match.profiles import get_profile
+    from prefixlint.engines.profiles import get_profile
     from prefixlint.render.compile import compile_template
     from prefixlint.load.classify import builtin_catalog
     from prefixlint.check.measure import Measurer

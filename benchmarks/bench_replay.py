@@ -94,7 +94,7 @@ def run_one(n: int) -> dict:
     from datetime import datetime
 
     from prefixlint.replay.requestlog import parse_line
-    from prefixlint.match.blockpool import VllmPrefixCache
+    from prefixlint.engines.blockpool import VllmPrefixCache
     from prefixlint.render.chat import render_chat
     from prefixlint.tokenize import load_tokenizer
 

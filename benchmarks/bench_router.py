@@ -17,10 +17,10 @@ import random
 import time
 
 from prefixlint.replay.cluster import Cluster, Speed
-from prefixlint.replay.request import Request
+from prefixlint.engines.request import Request
 from prefixlint.replay.routed import build
 from prefixlint.replay.routing import POLICIES, make_policy
-from prefixlint.replay.simulators import VllmSimulator
+from prefixlint.engines.simulators import VllmSimulator
 
 
 def requests(n: int, seed: int = 7) -> list[Request]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from prefixlint.match.profiles import all_profiles
+from prefixlint.engines.profiles import all_profiles
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "core.md"
 START, END = "<!-- engine-profiles: start -->", "<!-- engine-profiles: end -->"

@@ -20,7 +20,8 @@ from typing import Any
 
 from prefixlint.load.template import Template
 from prefixlint.match.prefix import shared_prefix
-from prefixlint.match.profiles import EngineProfile
+from prefixlint.engines.profiles import EngineProfile
+from prefixlint.engines.serve import reuse_after
 from prefixlint.fix.source import placements
 from prefixlint.match.clause import lead_in
 from prefixlint.match.variants import CODE_FORMATS, NEW_ROLE, changed_placeholders, apply_plan, decide, first_difference, in_place_target, plan_moves, target_message
@@ -138,10 +139,10 @@ class Measurer:
         fixed_shared = shared_prefix(fixed_a, fixed_b_ids)
         # Sizes are those of the first request (the same base render for every value and for
         # the file's summary); what the engine reuses is computed for the second, as it is the
-        # one served from the cache.
+        # one served from the cache, by the engine's simulator (`prefixlint.engines.serve`).
         return Measurement(
-            len(a.ids), shared, self.profile.reusable_tokens(shared, len(b.ids)),
-            len(fixed_a), fixed_shared, self.profile.reusable_tokens(fixed_shared, len(fixed_b_ids)),
+            len(a.ids), shared, reuse_after(a.ids, b.ids, self.profile),
+            len(fixed_a), fixed_shared, reuse_after(fixed_a, fixed_b_ids, self.profile),
         )
 
     def fixed_ids(self, request: Request, moved: set[int]) -> list[int]:

@@ -115,7 +115,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     from prefixlint.load.source_prompts import finding_tags
     from prefixlint.load.system_prompt import as_system_prompt
     from prefixlint.render.history import History
-    from prefixlint.match.profiles import get_profile
+    from prefixlint.engines.profiles import get_profile
     from prefixlint.render.compile import compile_template
     from prefixlint.render.framing import framing_for
     from prefixlint.load.classify import builtin_catalog, load_catalog_extension

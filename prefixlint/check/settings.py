@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from prefixlint.config import Config, load_config
+from prefixlint.engines.profiles import DEFAULT_ENGINE
 from prefixlint.errors import PrefixlintError
-from prefixlint.match.profiles import DEFAULT_ENGINE
 from prefixlint.render.history import DEFAULT_TURNS
 from prefixlint.tokenize import DEFAULT_TOKENIZER
 

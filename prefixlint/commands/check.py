@@ -79,7 +79,7 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     from pathlib import Path
 
     from prefixlint.commands import check_inputs
-    from prefixlint.match.profiles import DEFAULT_ENGINE, get_profile
+    from prefixlint.engines.profiles import DEFAULT_ENGINE, get_profile
     from prefixlint.report.formats import format_results
     from prefixlint.check.runner import check_files
     from prefixlint.check.settings import SettingsBuilder

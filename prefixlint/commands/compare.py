@@ -31,8 +31,8 @@ def compare(ctx, files, texts, tokenizer, offline, engine, block_size, special_t
       prefixlint compare monday.txt tuesday.txt --engine sglang
     """
     from prefixlint.load.files import STDIN, STDIN_NAME, read_text
-    from prefixlint.match.profiles import get_profile
-    from prefixlint.match.serve import Request, serve
+    from prefixlint.engines.profiles import get_profile
+    from prefixlint.engines.serve import Prompt, serve_prompts
     from prefixlint.report import compare as report
     from prefixlint.tokenize import load_tokenizer
 
@@ -57,9 +57,9 @@ def compare(ctx, files, texts, tokenizer, offline, engine, block_size, special_t
         ctx.exit(EXIT_USAGE)
     loaded = load_tokenizer(tokenizer, offline=offline)
     requests = [
-        Request(name, text, loaded.encode(text, add_special_tokens=special_tokens)) for name, text in sources
+        Prompt(name, text, loaded.encode(text, add_special_tokens=special_tokens)) for name, text in sources
     ]
-    results = serve(requests, loaded, profile)
+    results = serve_prompts(requests, loaded, profile)
     if output_format == "json":
         click.echo(report.to_json(results, loaded.name, profile))
     else:

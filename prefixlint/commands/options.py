@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from prefixlint.match.profiles import DEFAULT_ENGINE
+from prefixlint.engines.profiles import DEFAULT_ENGINE
 from prefixlint.tokenize import DEFAULT_TOKENIZER
 
 

@@ -135,7 +135,7 @@ class _Renderer:
             self.load()
         if item.is_chat and self.template_error is not None:
             raise Fatal(self.template_error)
-        from prefixlint.replay.simulators import skips_lookup
+        from prefixlint.engines.simulators import skips_lookup
 
         request = prepare(item, self.tokenizer, self.settings)
         lora, skip = self.lora_of(item.body.get("model")), skips_lookup(item.body, self.engine)
@@ -197,12 +197,12 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     """
     from prefixlint.load.model_config import load_model_config
     from prefixlint.kv.layout import kv_layout
-    from prefixlint.match.profiles import get_profile
+    from prefixlint.engines.profiles import get_profile
     from prefixlint.replay import report, router_report
     from prefixlint.replay.driver import Replay
     from prefixlint.replay.lora import LoraError, lora_key, parse_lora_modules
     from prefixlint.replay.run import replay_log
-    from prefixlint.replay.simulators import make_simulator
+    from prefixlint.engines.simulators import make_simulator
     from prefixlint.replay.options import check_options, fixed_now
     from prefixlint.replay.routed import build
     from prefixlint.replay.sources import Setup, record_source
@@ -240,11 +240,11 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         if any(n < unit for n in curve_at):
             raise click.BadParameter(f"every capacity must hold one block ({unit} tokens)", param_hint="--curve-at")
         if curve and (trace or profile.name == "vllm"):
-            from prefixlint.replay.curve import CurveSimulator
+            from prefixlint.engines.curve import CurveSimulator
 
             return Replay(CurveSimulator(unit, curve_at))
         if curve:
-            from prefixlint.replay.radix_curve import RadixCurve
+            from prefixlint.engines.radix_curve import RadixCurve
 
             return Replay(RadixCurve(profile, ttl_seconds or 0, overlap, curve_at))
         routing[trace] = build(policy, replicas, seed, (prefill_tps, decode_tps), unit, capacities[trace][0],

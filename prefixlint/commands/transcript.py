@@ -34,7 +34,7 @@ def transcript(ctx, file, tokenizer, offline, chat_template_path, engine, block_
       prefixlint transcript chat.json --tokenizer ./llama --chat-template llama3.2.jinja --format json
     """
     from prefixlint.load.transcript import load_transcript
-    from prefixlint.match.profiles import get_profile
+    from prefixlint.engines.profiles import get_profile
     from prefixlint.transcript.reuse import measure_turns
     from prefixlint.render.templates import read_chat_template, resolve_chat_template
     from prefixlint.transcript.render import render_turns

@@ -205,7 +205,7 @@ def build_rows(paths: Sequence[str], base_ref: str, tokenizer: str | None, offli
 
 def _rounding(used: dict[str, set]) -> str:
     """"Reused by vllm (16-token blocks)": the engine and its block as the settings give them."""
-    from prefixlint.match.profiles import get_profile
+    from prefixlint.engines.profiles import get_profile
 
     if len(used["engine"]) == 1 and len(used["block_size"]) == 1:
         (engine,), (block,) = used["engine"], used["block_size"]

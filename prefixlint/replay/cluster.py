@@ -17,9 +17,10 @@ import heapq
 from array import array
 from dataclasses import dataclass, field
 
-from prefixlint.match.blockpool import Outcome, _cached_prefix
+from prefixlint.engines.base import Outcome
+from prefixlint.engines.blockpool import _cached_prefix
 from prefixlint.replay.driver import Tally
-from prefixlint.replay.request import Request
+from prefixlint.engines.request import Request
 from prefixlint.replay.options import DECODE_TPS, PREFILL_TPS
 from prefixlint.replay.routing import Arrival, Policy
 
@@ -31,7 +32,7 @@ class Speed:
 
 
 def radix_match(cache, tokens, salt) -> int:
-    """The tokens of `tokens` a radix cache (prefixlint.replay.radix) holds, without touching
+    """The tokens of `tokens` a radix cache (prefixlint.engines.radix) holds, without touching
     its LRU order or dropping expired entries (a router only looks)."""
     node, depth = cache.root, 0
     while depth < len(tokens):

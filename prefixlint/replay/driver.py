@@ -8,10 +8,10 @@ ranked by the prompt tokens they cost: everything a request computed again from 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Hashable, Protocol
+from typing import Hashable
 
-from prefixlint.match.blockpool import Miss, Outcome
-from prefixlint.replay.request import Request
+from prefixlint.engines.base import Miss, Outcome, Simulator
+from prefixlint.engines.request import Request
 
 #: Tokens each side of a divergence kept as a sample.
 CONTEXT_TOKENS = 8
@@ -19,14 +19,6 @@ SAMPLE_TOKENS = 12
 
 
 KINDS = ("diverged", "evicted", "expired", "new")
-
-
-class Simulator(Protocol):
-    """One engine instance (see prefixlint/replay/__init__.py)."""
-
-    evicted_blocks: int
-
-    def serve(self, request: Request) -> Outcome: ...
 
 
 @dataclass

@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from prefixlint.replay.media import marked
-from prefixlint.replay.request import Request
+from prefixlint.engines.request import Request
 from prefixlint.replay.requestlog import LoggedRequest
 from prefixlint.tokenize import Tokenizer
 
@@ -61,7 +61,7 @@ def _first_text(entry: LoggedRequest) -> str:
 def _chat(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) -> tuple[list[int], list[int], int | None]:
     """Prompt, generated tokens whose KV vLLM computes, and the stop token sampled last."""
     from prefixlint.render.chat import generated_reply, render_chat
-    from prefixlint.render.templates import HARMONY, resolve_chat_template
+    from prefixlint.render.templates import resolve_chat_template
 
     template = resolve_chat_template(tokenizer, settings.chat_template)
     messages = [{**m, "content": marked(m.get("content"))} for m in entry.body["messages"]]
@@ -72,14 +72,27 @@ def _chat(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) ->
         return prompt, [], None
     reply = generated_reply([*messages, entry.response_message], len(messages), tokenizer=tokenizer,
                             chat_template=template, tools=tools, now=now)
-    generated = list(reply.ids)
+    from prefixlint.transcript.render import split_reply, stop_tokens
+
     # Drop the stop token the model sampled last: its KV is never computed.
-    if template.format == HARMONY:
-        return prompt, generated[:-1], generated[-1] if generated else None
-    if reply.end_of_turn:
-        end = len(generated) - len(tokenizer.encode(reply.end_of_turn))
-        return prompt, generated[:end], generated[end] if end < len(generated) else None
-    return prompt, generated, None
+    generated, last = split_reply(reply.ids, stop_tokens(reply, tokenizer, template))
+    return prompt, generated, last
+
+
+#: The stop token of a tokenizer whose configuration names no EOS: an id no text encodes to.
+UNKNOWN_STOP = -1
+
+
+def stop_token(tokenizer: Tokenizer) -> int:
+    """The id of the tokenizer's EOS (`eos_token` of its configuration), else UNKNOWN_STOP."""
+    from prefixlint.render.chat import special_tokens
+
+    try:
+        eos = special_tokens(tokenizer).get("eos_token")
+    except (AttributeError, TypeError):  # a tokenizer without a configuration (tiktoken)
+        return UNKNOWN_STOP
+    found = tokenizer.token_id(eos) if isinstance(eos, str) else None
+    return UNKNOWN_STOP if found is None else found
 
 
 def prepare(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) -> Request:
@@ -95,8 +108,10 @@ def prepare(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) 
         generated = tokenizer.encode(entry.response_text, add_special_tokens=False) if entry.response_text else []
     if entry.finish_reason == "length" and generated:
         last = generated.pop()  # no stop token: the last text token was the last sampled
+    elif last is None and entry.finish_reason == "stop" and entry.response_text is not None:
+        last = stop_token(tokenizer)  # a completion's text never shows the EOS it ended with
     group = entry.template if entry.template is not None else leading_group(_first_text(entry))
     return Request(entry.line, group, prompt, generated, last, entry.cache_salt,
                    timestamp=entry.timestamp.timestamp() if entry.timestamp is not None else None,
                    reported_cached_tokens=entry.reported_cached_tokens, session=entry.session,
-                   duration=entry.duration)
+                   duration=entry.duration, finish_reason=entry.finish_reason)

@@ -21,7 +21,7 @@ from prefixlint.load.tool_calls import tool_call_problem
 from prefixlint.replay import logtext
 from prefixlint.replay.logtext import SURROGATE, bounded_lines, duration_of, has_lone_surrogate, parse_timestamp
 from prefixlint.replay.media import MEDIA_PARTS, media_content
-from prefixlint.replay.request import Request
+from prefixlint.engines.request import Request
 from prefixlint.replay.trace import TRACE_KEY, TraceError, parse_trace
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")

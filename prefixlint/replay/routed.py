@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from prefixlint.match.blockpool import Outcome
+from prefixlint.engines.base import Outcome
 from prefixlint.replay.cluster import Cluster, Speed
-from prefixlint.replay.request import Request
+from prefixlint.engines.request import Request
 from prefixlint.replay.routing import POLICIES, make_policy
 
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections import deque
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import IO, Any, Callable, Hashable, Iterable, Iterator, NamedTuple
 
+from prefixlint.engines.serve import serve
 from prefixlint.errors import PrefixlintError
 from prefixlint.replay.driver import Replay
-from prefixlint.replay.request import Request
+from prefixlint.engines.request import Request
 from prefixlint.replay.requestlog import BadLine, LoggedRequest, open_log, read_log
 
 
@@ -101,35 +104,45 @@ def replay_log(log: str, make_replay: Callable[[bool], Replay], prepare: Callabl
             items = records(read_log(stream, log, trace_block_size, lora_of), prepare)
         else:
             items = source(stream)
-        for number, record in enumerate(items, 1):
-            if isinstance(record, Failed):
-                if record.fatal or strict:
-                    raise PrefixlintError(record.message, path=log, line=record.line or None, hint=record.hint)
-                run.bad.append(BadLine(record.line, record.message))
-                continue
-            if isinstance(record, BadLine):
-                if strict:
-                    raise PrefixlintError(record.message, path=log, line=record.line,
-                                          hint="drop --strict to skip and count bad lines")
-                run.bad.append(record)
-                continue
-            trace = isinstance(record, Request)
-            if run.replay is None:
-                run.trace = trace
-                run.replay = make_replay(trace)
-            elif trace != run.trace:  # only seen here when chunks of the log were read apart
-                raise PrefixlintError("a hashed-block trace line (`hash_ids`) among request lines" if trace
-                                      else "a request line among hashed-block trace lines (`hash_ids`)",
-                                      path=log, line=record.line if trace else record.request.line,
-                                      hint="one log is either a request log or a trace, not both")
-            if trace:
-                run.replay.serve(record)
-            else:
-                run.templates += record.named
-                run.plain += not record.named
-                run.replay.serve(record.request)
-            if bar is not None and number % 256 == 0:
-                bar.update(stream.tell() - bar.pos)
+        requests = _requests(items, run, make_replay, log, strict, stream, bar)
+        first = next(requests, None)  # builds the replay: a trace's or a request log's
+        if first is not None:
+            deque(serve(chain([first], requests), run.replay), maxlen=0)
     if run.replay is None:
         run.replay = make_replay(False)
     return run
+
+
+def _requests(items: Iterable[Record], run: LogRun, make_replay: Callable[[bool], Replay], log: str, strict: bool,
+              stream, bar) -> Iterator[Request]:
+    """The requests of a pass, in log order; bad lines counted in `run` (raised with --strict);
+    `run.replay` built at the first request."""
+    for number, record in enumerate(items, 1):
+        if isinstance(record, Failed):
+            if record.fatal or strict:
+                raise PrefixlintError(record.message, path=log, line=record.line or None, hint=record.hint)
+            run.bad.append(BadLine(record.line, record.message))
+            continue
+        if isinstance(record, BadLine):
+            if strict:
+                raise PrefixlintError(record.message, path=log, line=record.line,
+                                      hint="drop --strict to skip and count bad lines")
+            run.bad.append(record)
+            continue
+        trace = isinstance(record, Request)
+        if run.replay is None:
+            run.trace = trace
+            run.replay = make_replay(trace)
+        elif trace != run.trace:  # only seen here when chunks of the log were read apart
+            raise PrefixlintError("a hashed-block trace line (`hash_ids`) among request lines" if trace
+                                  else "a request line among hashed-block trace lines (`hash_ids`)",
+                                  path=log, line=record.line if trace else record.request.line,
+                                  hint="one log is either a request log or a trace, not both")
+        if isinstance(record, Request):
+            yield record
+        else:
+            run.templates += record.named
+            run.plain += not record.named
+            yield record.request
+        if bar is not None and number % 256 == 0:
+            bar.update(stream.tell() - bar.pos)

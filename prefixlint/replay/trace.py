@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Hashable
 
-from prefixlint.replay.request import Request
+from prefixlint.engines.request import Request
 
 TRACE_KEY = "hash_ids"
 

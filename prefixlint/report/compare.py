@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from prefixlint.match.profiles import EngineProfile
-from prefixlint.match.serve import Served
+from prefixlint.engines.profiles import EngineProfile
+from prefixlint.engines.serve import Served
 from prefixlint.numbers import percent
 from prefixlint.report.style import head, paint, tail, visible
 
@@ -23,13 +23,13 @@ def to_dict(results: Sequence[Served], tokenizer: str, profile: EngineProfile) -
             divergence = {
                 "token_index": d.token_index,
                 "char_offset": d.char_offset,
-                "other_source": results[d.other_index].request.source,
+                "other_source": results[d.other_index].prompt.source,
                 "other_char_offset": d.other_char_offset,
                 "token": d.token,
                 "other_token": d.other_token,
             }
         requests.append({
-            "source": item.request.source,
+            "source": item.prompt.source,
             "tokens": item.tokens,
             "shared_prefix_tokens": item.shared_prefix_tokens,
             "reusable_tokens": item.reusable_tokens,
@@ -75,7 +75,7 @@ def _break(item: Served, results: Sequence[Served], color: bool | None) -> list[
     d = item.divergence
     if d is None:
         return []
-    mine, theirs = item.request, results[d.other_index].request
+    mine, theirs = item.prompt, results[d.other_index].prompt
     shared = tail(mine.text[: d.char_offset], SHARED_WIDTH)
     width = max(len(mine.source), len(theirs.source))
 
@@ -106,7 +106,7 @@ def _tokens(count: int) -> str:
 
 def to_text(results: Sequence[Served], tokenizer: str, profile: EngineProfile, color: bool | None) -> str:
     lines = [f"tokenizer {tokenizer} · engine {profile.describe()}", ""]
-    width = max(len(item.request.source) for item in results)
+    width = max(len(item.prompt.source) for item in results)
     for number, item in enumerate(results, 1):
         if number == 1:
             note = "  cold: nothing cached yet"
@@ -115,7 +115,7 @@ def to_text(results: Sequence[Served], tokenizer: str, profile: EngineProfile, c
         else:
             note = ""
         lines.append(
-            f"{number:>2}. {item.request.source:<{width}}  {_tokens(item.tokens):>14}"
+            f"{number:>2}. {item.prompt.source:<{width}}  {_tokens(item.tokens):>14}"
             f"  shared {item.shared_prefix_tokens:>7,} ({percent(item.shared_prefix_tokens, item.tokens):>6})"
             f"  reusable {item.reusable_tokens:>7,} ({percent(item.reusable_tokens, item.tokens):>6}){note}"
         )

@@ -22,7 +22,7 @@ FIELDS = {
 def settings_of(path: str, flags: dict[str, Any], *, config_file: Path | None, isolated: bool) -> dict[str, dict]:
     """{key: {"value", "source"}} for `path`."""
     from prefixlint.config import _shown, load_config
-    from prefixlint.match.profiles import DEFAULT_ENGINE, get_profile
+    from prefixlint.engines.profiles import DEFAULT_ENGINE, get_profile
     from prefixlint.tokenize import DEFAULT_TOKENIZER
 
     config = load_config(Path(path), config_file=config_file, isolated=isolated)

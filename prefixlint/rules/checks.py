@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from prefixlint.match.profiles import EngineProfile
+from prefixlint.engines.profiles import EngineProfile
 from prefixlint.match.variants import CODE_FORMATS
 from prefixlint.numbers import percent
 from prefixlint.results import Finding

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from prefixlint.match.profiles import EngineProfile
+from prefixlint.engines.profiles import EngineProfile
 from prefixlint.render.spans import Placeholder
 from prefixlint.load.classify import Catalog, Volatility
 

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Sequence
+
 from prefixlint.errors import PrefixlintError, TemplateRenderError
 from prefixlint.load.transcript import Request, Transcript, for_rendering
 from prefixlint.render.chat import GeneratedReply, RenderedChat, generated_reply, render_chat
 from prefixlint.render.templates import ChatTemplate
+
+
+def split_reply(ids: Sequence[int], stop_tokens: int) -> tuple[list[int], int | None]:
+    """(generated tokens whose KV was computed, the token sampled last) of a reply whose last
+    `stop_tokens` ids are its stop marker: the model sampled the marker's first token and ended."""
+    ids = list(ids)
+    end = len(ids) - stop_tokens
+    return ids[:end], ids[end] if end < len(ids) else None
 
 
 @dataclass(frozen=True)
@@ -21,6 +31,8 @@ class RenderedTurn:
     #: or where the transcript has no reply for this request.
     reply: GeneratedReply | None
     now: datetime
+    #: How many of the reply's last ids are its stop marker (`stop_tokens`).
+    stop_tokens: int = 0
 
     @property
     def cached_ids(self) -> tuple[int, ...]:
@@ -30,6 +42,14 @@ class RenderedTurn:
     @property
     def cached_text(self) -> str:
         return self.prompt.text + (self.reply.text if self.reply else "")
+
+    def reply_tokens(self) -> tuple[list[int], int | None]:
+        """The reply's tokens whose KV the engine computed, and the token it sampled last
+        (the end-of-turn marker's first token; harmony's `<|return|>`/`<|end|>`), whose KV
+        vLLM never computes (SGLang's overlap scheduler does)."""
+        if self.reply is None:
+            return [], None
+        return split_reply(self.reply.ids, self.stop_tokens)
 
     def cached_char_offset(self, tokenizer, index: int) -> int:
         """Where token `index` of `cached_ids` starts in `cached_text`."""
@@ -62,8 +82,20 @@ def render_turns(
                                         tools=request.tools, now=clock)
         except TemplateRenderError as exc:  # anything else is not the template's doing (a missing extra)
             raise located(exc, transcript.path, request, number, chat_template) from None
-        turns.append(RenderedTurn(number, request, messages, prompt, tuple(prompt.ids(tokenizer)), reply, clock))
+        turns.append(RenderedTurn(number, request, messages, prompt, tuple(prompt.ids(tokenizer)), reply, clock,
+                                  stop_tokens(reply, tokenizer, chat_template)))
     return turns
+
+
+def stop_tokens(reply: GeneratedReply | None, tokenizer, chat_template: ChatTemplate) -> int:
+    """How many of a reply's last ids are the stop marker the model sampled to end it."""
+    from prefixlint.render.templates import HARMONY
+
+    if reply is None or not reply.ids:
+        return 0
+    if chat_template.format == HARMONY:
+        return 1  # <|return|> or <|call|>
+    return len(tokenizer.encode(reply.end_of_turn)) if reply.end_of_turn else 0
 
 
 def located(exc: TemplateRenderError, path: str, request: Request, number: int,

@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict
 from typing import Sequence
 
-from prefixlint.match.profiles import EngineProfile
+from prefixlint.engines.profiles import EngineProfile
 from prefixlint.numbers import percent
 from prefixlint.render.templates import ChatTemplate
 from prefixlint.report.style import paint

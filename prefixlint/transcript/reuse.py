@@ -3,7 +3,10 @@
 For turn k the cache holds the prompt of every earlier turn and, as a serving engine keeps
 the KV of generated tokens, the tokens of the reply each turn produced (`RenderedTurn.
 cached_ids`); with `generated=False` (an API that caches prompts only) just the prompts.
-Request k reuses its longest shared prefix with that cache, then the engine's rounding.
+The reuse of request k is what the engine's simulator serves from its cache
+(`prefixlint.engines.serve`: the engine's rounding, and only the generated tokens whose KV it
+computed: vLLM never computes the stop token's); the shared prefix with that cache is measured
+token for token, to say where a turn diverged.
 """
 
 from __future__ import annotations
@@ -11,8 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from prefixlint.engines.profiles import EngineProfile
+from prefixlint.engines.request import Request
+from prefixlint.engines.serve import serve, unlimited
 from prefixlint.match.prefix import PrefixCache
-from prefixlint.match.profiles import EngineProfile
 from prefixlint.transcript.render import RenderedTurn
 
 
@@ -50,20 +55,27 @@ class TurnReuse:
         return max(min(self.previous_cached_tokens, self.prompt_tokens) - self.shared_prefix_tokens, 0)
 
 
+def engine_request(turn: RenderedTurn) -> Request:
+    """A turn as the engine serves it: its prompt, then the reply it generated."""
+    if turn.reply is None:
+        return Request(turn.number, "", list(turn.prompt_ids))
+    generated, last = turn.reply_tokens()
+    return Request(turn.number, "", list(turn.prompt_ids), generated, last)
+
+
 def measure_turns(turns: Sequence[RenderedTurn], tokenizer, profile: EngineProfile) -> list[TurnReuse]:
     cache = PrefixCache()
     results: list[TurnReuse] = []
     previous: RenderedTurn | None = None
-    for turn in turns:
+    served = serve(map(engine_request, turns), unlimited(profile))
+    for turn, (_, outcome) in zip(turns, served):
         ids = list(turn.prompt_ids)  # PrefixCache compares slices: lists only, never tuples
         shared = cache.longest_match(ids).length
         expected = len(previous.cached_ids) if previous else 0
         divergence = None
         if previous is not None and shared < min(expected, len(ids)):
             divergence = _divergence(turn, previous, shared, tokenizer)
-        results.append(TurnReuse(
-            turn, len(ids), expected, shared, profile.reusable_tokens(shared, len(ids)), divergence,
-        ))
+        results.append(TurnReuse(turn, len(ids), expected, shared, outcome.cached_tokens, divergence))
         cache.insert(ids)
         if turn.reply is not None:
             cache.insert(list(turn.cached_ids))

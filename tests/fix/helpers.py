@@ -8,7 +8,7 @@ from prefixlint.check.measure import Measurer
 from prefixlint.check.runner import check_path
 from prefixlint.check.settings import Settings
 from prefixlint.load.registry import load_templates
-from prefixlint.match.profiles import get_profile
+from prefixlint.engines.profiles import get_profile
 from prefixlint.render.compile import compile_template
 from prefixlint.render.framing import framing_for
 from prefixlint.load.classify import builtin_catalog

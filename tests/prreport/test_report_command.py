@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from prefixlint.cli import cli
 from prefixlint.match.prefix import shared_prefix
-from prefixlint.match.profiles import get_profile
+from prefixlint.engines.profiles import get_profile
 from prefixlint.tokenize import load_tokenizer
 from tests.gitrepo import commit, git, init_repo, write
 

@@ -9,8 +9,8 @@ import tiktoken
 from click.testing import CliRunner
 
 from prefixlint.cli import cli
-from prefixlint.match.profiles import get_profile
-from prefixlint.replay.radix import RadixLRU
+from prefixlint.engines.profiles import get_profile
+from prefixlint.engines.radix import RadixLRU
 from prefixlint.replay.ttl import parse_duration
 
 SGLANG = get_profile("sglang")
@@ -25,10 +25,12 @@ def test_the_least_recently_used_leaf_is_evicted_whole():
     # Two more tokens: the oldest leaf (a, six tokens) goes, whole.
     cache.serve([11, 12], [11, 12], now=3)
     assert (cache.size, cache.evicted_blocks) == (6, 6)
-    # a again: gone; its six tokens need room: the oldest leaf now is b (4 tokens).
+    # a again: gone. Its six tokens find 4 free, and SGLang evicts the whole allocation, not
+    # the shortfall (`evict_from_tree_cache`: evict(num_tokens) when available < num_tokens):
+    # b (4 tokens, the oldest), then c (2) -- 6 freed; c is gone too.
     assert cache.serve(a, a, now=4).cached_tokens == 0
-    assert (cache.size, cache.evicted_blocks) == (8, 10)
-    assert cache.serve([11, 12], [11, 12], now=5).cached_tokens == 1  # c survived: 2 shared, 1 usable
+    assert (cache.size, cache.evicted_blocks) == (6, 12)
+    assert cache.serve([11, 12], [11, 12], now=5).cached_tokens == 0
 
 
 def test_a_hit_refreshes_its_path_so_the_other_leaf_goes():
@@ -81,7 +83,7 @@ def cached(result):
     return json.loads(result.stdout)["cached_tokens"]
 
 
-def test_the_overlap_scheduler_caches_the_last_sampled_token(tmp_path):
+def test_a_reply_cut_by_length_gets_no_extra_token_under_the_overlap_scheduler(tmp_path):
     reply = tiktoken.get_encoding("o200k_base").encode(" and then some more words")
     prompt = list(range(100, 140))
     # Cut by length: the last text token was the last sampled. The next turn extends all of it.
@@ -89,11 +91,39 @@ def test_the_overlap_scheduler_caches_the_last_sampled_token(tmp_path):
                                                                         "finish_reason": "length"}]}}
     second = {"prompt": prompt + reply + [7, 8]}
     lines = [first, second]
-    # Overlap (SGLang's GPU default): prompt + every reply token cached; shared 40 + len(reply).
-    assert cached(run(tmp_path, lines, "--engine", "sglang")) == 40 + len(reply)
-    # Without it the last sampled token's KV was never computed: one token less.
+    # SGLang 0.5.23 caches no extra token after `length`, overlap or not: the last sampled
+    # token's KV was never computed, one token less than the shared 40 + len(reply).
+    assert cached(run(tmp_path, lines, "--engine", "sglang")) == 40 + len(reply) - 1
     assert cached(run(tmp_path, lines, "--engine", "sglang", "--disable-overlap-schedule")) == 40 + len(reply) - 1
     assert cached(run(tmp_path, lines)) == (40 + len(reply) - 1) // 16 * 16  # vLLM: whole blocks
+
+
+def test_the_overlap_scheduler_caches_the_stop_token():
+    from prefixlint.engines.request import Request
+    from prefixlint.engines.simulators import make_simulator
+
+    prompt, generated, stop = list(range(100, 140)), [5, 6, 7], 999
+    first = Request(1, "", prompt, generated, stop, finish_reason="stop")
+    again = Request(2, "", [*prompt, *generated, stop, 1, 2])
+    for overlap, expected in ((None, 44), (False, 43)):  # 40 + 3 generated, + the stop token's KV
+        sim = make_simulator(SGLANG, overlap=overlap)
+        sim.serve(first)
+        assert sim.serve(again).cached_tokens == expected
+    cut = Request(1, "", prompt, generated, stop, finish_reason="length")
+    sim = make_simulator(SGLANG)
+    sim.serve(cut)
+    assert sim.serve(again).cached_tokens == 43
+
+
+def test_a_completion_that_stopped_ends_with_the_tokenizers_stop_token(tmp_path):
+    from prefixlint.replay.prepare import UNKNOWN_STOP, ChatSettings, prepare
+    from prefixlint.replay.requestlog import LoggedRequest
+    from prefixlint.tokenize import load_tokenizer
+
+    entry = LoggedRequest(1, {"prompt": [1, 2, 3]}, None, response_text=" done", finish_reason="stop")
+    request = prepare(entry, load_tokenizer("o200k_base"), ChatSettings())
+    # o200k_base names no EOS: an id no text encodes to stands for it (it takes a slot).
+    assert (request.generated, request.last_sampled) == ([4167], UNKNOWN_STOP)  # " done" in o200k_base
 
 
 def test_logprobs_requests_turn_reuse_off(tmp_path):

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from prefixlint.cli import cli
 from prefixlint.replay.cluster import Cluster, Speed
-from prefixlint.replay.request import Request
-from prefixlint.replay.simulators import VllmSimulator
+from prefixlint.engines.request import Request
+from prefixlint.engines.simulators import VllmSimulator
 from prefixlint.replay.routing import Arrival, KvCost, PrefixAware, RoundRobin, Session
 
 

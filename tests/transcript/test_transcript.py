@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from prefixlint.cli import cli
 from prefixlint.match.prefix import shared_prefix
-from prefixlint.match.profiles import get_profile
+from prefixlint.engines.profiles import get_profile
 from prefixlint.tokenize import load_tokenizer
 from tests.oracles import vllm_reusable as reusable
 from tests.realfiles import model_dir, real_file

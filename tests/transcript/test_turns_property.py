@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefixlint.load.transcript import Transcript, split_conversation
-from prefixlint.match.profiles import get_profile
+from prefixlint.engines.profiles import get_profile
 from prefixlint.transcript.reuse import measure_turns
 from prefixlint.render.templates import read_chat_template
 from prefixlint.transcript.render import render_turns

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefixlint.match.blockpool import VllmPrefixCache
+from prefixlint.engines.blockpool import VllmPrefixCache
 from tests.oracles import naive_shared_prefix as _shared
 
 BASE = list(range(1000, 3003))
@@ -183,8 +183,8 @@ def test_a_bounded_cache_never_beats_an_unlimited_one(log, block, capacity):
 @settings(max_examples=100, deadline=None)
 @given(requests, st.sampled_from(["sglang", "trtllm", "lmcache", "openai"]))
 def test_other_profiles_round_the_longest_shared_prefix(log, engine):
-    from prefixlint.match.profiles import get_profile
-    from prefixlint.replay.radix import RadixLRU
+    from prefixlint.engines.profiles import get_profile
+    from prefixlint.engines.radix import RadixLRU
 
     profile = get_profile(engine, block_size=4 if engine != "openai" else None)
     cache = RadixLRU(profile)

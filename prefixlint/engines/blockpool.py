@@ -31,8 +31,9 @@ from __future__ import annotations
 from array import array
 from collections import OrderedDict, deque
 from itertools import islice, repeat
-from typing import Hashable, NamedTuple, Sequence
+from typing import Hashable, Sequence
 
+from prefixlint.engines.base import Miss, Outcome
 from prefixlint.match.prefix import shared_prefix
 
 #: Parent of the first block (vLLM seeds it from PYTHONHASHSEED or random bytes).
@@ -46,29 +47,6 @@ def root_key(salt: str | None, lora: Hashable | None) -> int:
 
 #: Runs an iterator to its end: `_each(map(f, xs))` calls f on every x in C.
 _each = deque(maxlen=0).extend
-
-
-class Miss(NamedTuple):
-    """Why a request's reuse stopped where it did."""
-
-    #: `diverged`: a block was cached at this place with other tokens; `evicted`: this very
-    #: block was cached and has been evicted since; `new`: nothing was cached after the hit
-    #: (a cold start, or the request extends everything cached).
-    kind: str
-    #: First token (index in the prompt) that differs from the cached block; for `evicted`
-    #: and `new` the first token of the missing block.
-    position: int
-    #: Identifies the place: requests that share everything before it share this key.
-    key: Hashable
-    #: The cached side, from `position` to the end of its block (empty for `new`).
-    other_tokens: tuple[int, ...]
-
-
-class Outcome(NamedTuple):
-    cached_tokens: int
-    miss: Miss | None
-    #: The request needs more blocks than the whole cache holds: it was not cached.
-    over_capacity: bool = False
 
 
 def _cached_prefix(hashes: Sequence[int], max_hit: int, cached) -> int:

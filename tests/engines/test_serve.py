@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from tests.oracles import naive_shared_prefix as first_difference
 from tests.realfiles import tiktoken_encoding
 
-from prefixlint.match.profiles import get_profile
-from prefixlint.match.serve import Request, serve
+from prefixlint.engines.profiles import get_profile
+from prefixlint.engines.serve import Prompt, serve_prompts
 from prefixlint.tokenize import load_tokenizer
 
 ENC = tiktoken_encoding("o200k_base")
@@ -21,8 +21,8 @@ def o200k():
 
 
 def served(tokenizer, *texts, engine="vllm"):
-    requests = [Request(f"r{i}", text, tokenizer.encode(text)) for i, text in enumerate(texts)]
-    return serve(requests, tokenizer, get_profile(engine))
+    requests = [Prompt(f"r{i}", text, tokenizer.encode(text)) for i, text in enumerate(texts)]
+    return serve_prompts(requests, tokenizer, get_profile(engine))
 
 
 def test_the_refund_policy_example_diverges_at_the_first_token(o200k):

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.match.blockpool import Outcome, VllmPrefixCache
-from prefixlint.match.profiles import EngineProfile
-from prefixlint.replay.radix import RadixLRU
-from prefixlint.replay.request import Request
+from prefixlint.engines.base import Outcome
+from prefixlint.engines.blockpool import VllmPrefixCache
+from prefixlint.engines.profiles import EngineProfile
+from prefixlint.engines.radix import RadixLRU
+from prefixlint.engines.request import Request
 
 
 class VllmSimulator:
-    """vLLM's block pool (prefixlint.match.blockpool): token requests and hashed-block traces."""
+    """vLLM's block pool (prefixlint.engines.blockpool): token requests and hashed-block traces."""
 
     def __init__(self, block_size: int, capacity_blocks: int | None = None) -> None:
         self.pool = VllmPrefixCache(block_size, capacity_blocks)
@@ -34,7 +35,7 @@ class VllmSimulator:
 
 
 class RadixSimulator:
-    """Other engines: a radix tree with the profile's rounding (prefixlint.replay.radix); SGLang's
+    """Other engines: a radix tree with the profile's rounding (prefixlint.engines.radix); SGLang's
     pool size and LRU leaf eviction with a capacity, and a time to live for API caches."""
 
     def __init__(self, profile: EngineProfile, capacity_tokens: int | None = None, ttl: float | None = None,
@@ -51,9 +52,10 @@ class RadixSimulator:
             raise PrefixlintError(f"a hashed-block trace replays on vLLM's block pool, not on {self.cache.profile.name}",
                                   line=request.line, hint="drop --engine (or use --engine vllm)")
         seq = [*request.prompt, *request.generated]
-        if self.overlap and request.last_sampled is not None:
+        if self.overlap and request.last_sampled is not None and request.finish_reason != "length":
             seq.append(request.last_sampled)
-        return self.cache.serve(request.prompt, seq, request.salt, request.timestamp,
+        extra = request.salt if request.lora is None else (request.salt, request.lora)
+        return self.cache.serve(request.prompt, seq, extra, request.timestamp,
                                 0 if request.skip_lookup else None)
 
     def block_hashes(self, request: Request) -> list[int]:

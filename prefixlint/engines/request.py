@@ -18,7 +18,8 @@ class Request:
     #: text token of a reply cut by length); SGLang's overlap scheduler computes it.
     last_sampled: int | None = None
     salt: str | None = None
-    #: vLLM's LoRA extra key of every block (the adapter's name); None: the base model.
+    #: The request's LoRA adapter, `(name, path)` (vLLM's extra key of every block, SGLang's
+    #: `extra_key`); None: the base model.
     lora: Hashable | None = None
     #: A trace's `hash_ids`: one id per block of `block_size` prompt tokens, the last one
     #: possibly partial. None for token requests.
@@ -34,6 +35,9 @@ class Request:
     session: str | None = None
     #: Seconds the request was in flight, when the log says (a router's load).
     duration: float | None = None
+    #: Why generation ended (`stop`, `length`, ...; None: unknown, taken as a stop): SGLang's
+    #: overlap scheduler caches `last_sampled` after a stop only.
+    finish_reason: str | None = None
 
     @property
     def prompt_tokens(self) -> int:

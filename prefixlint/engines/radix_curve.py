@@ -12,11 +12,11 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Sequence
 
-from prefixlint.match.blockpool import Outcome
-from prefixlint.match.profiles import EngineProfile
-from prefixlint.replay.curve import curve_points, grid
-from prefixlint.replay.request import Request
-from prefixlint.replay.simulators import RadixSimulator
+from prefixlint.engines.base import Outcome
+from prefixlint.engines.profiles import EngineProfile
+from prefixlint.engines.curve import curve_points, grid
+from prefixlint.engines.request import Request
+from prefixlint.engines.simulators import RadixSimulator
 
 
 class RadixCurve:

@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefixlint.cli import cli
-from prefixlint.match.blockpool import VllmPrefixCache
-from prefixlint.replay.curve import CurveSimulator, grid
-from prefixlint.replay.request import Request
+from prefixlint.engines.blockpool import VllmPrefixCache
+from prefixlint.engines.curve import CurveSimulator, grid
+from prefixlint.engines.request import Request
 from tests.replay.test_replay_trace import SAMPLE
 
 TOKENS = st.integers(0, 5)
@@ -168,9 +168,9 @@ def test_plot_writes_a_picture(tmp_path):
 @settings(max_examples=100, deadline=None)
 @given(token_logs(), st.lists(st.integers(1, 60), min_size=1, max_size=4), st.booleans())
 def test_sglang_curve_equals_its_bounded_tree(case, capacities, overlap):
-    from prefixlint.match.profiles import get_profile
-    from prefixlint.replay.radix_curve import RadixCurve
-    from prefixlint.replay.simulators import RadixSimulator
+    from prefixlint.engines.profiles import get_profile
+    from prefixlint.engines.radix_curve import RadixCurve
+    from prefixlint.engines.simulators import RadixSimulator
 
     page, log = case
     profile = get_profile("sglang", page)

@@ -31,8 +31,9 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import Iterable, Sequence
 
-from prefixlint.match.blockpool import Outcome, VllmPrefixCache, _cached_prefix, root_key
-from prefixlint.replay.request import Request
+from prefixlint.engines.base import Outcome
+from prefixlint.engines.blockpool import VllmPrefixCache, _cached_prefix, root_key
+from prefixlint.engines.request import Request
 
 #: Grid points per doubling of capacity.
 STEPS_PER_DOUBLING = 4

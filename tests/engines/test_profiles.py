@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.match.prefix import PrefixCache
-from prefixlint.match.profiles import DEFAULT_ENGINE, all_profiles, get_profile
+from prefixlint.engines.profiles import DEFAULT_ENGINE, all_profiles, get_profile
 
 # What docs/engines.md says of each profile, written out again here (not read from
 # engines.toml): unit, only whole units, last prompt token held back, minimum, step above it.

@@ -96,7 +96,7 @@ class EngineProfile:
 def all_profiles() -> dict[str, EngineProfile]:
     from prefixlint.package_data import package_dir
 
-    text = package_dir("prefixlint.match").joinpath("engines.toml").read_text(encoding="utf-8")
+    text = package_dir("prefixlint.engines").joinpath("engines.toml").read_text(encoding="utf-8")
     return {name: EngineProfile(name=name, **values) for name, values in tomllib.loads(text).items()}
 
 
