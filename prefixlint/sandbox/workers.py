@@ -54,9 +54,10 @@ def run_bounded(run: Callable[[Any], Any], tasks: Iterable[Any], *, size: int | 
     a MemoryError, a worker killed at its deadline and a worker that died are Overruns.
     `keep(index)`, asked just before a task is handed out, may skip it (no result for it); with
     several workers it is asked ahead of results still to come, so the caller filters too.
-    `warm()` runs here once before the first worker starts: what it loads (trusted state, never
-    the tasks' input) every worker inherits, so a worker that replaces a killed one is ready at
-    once and no task's deadline pays for it.
+    `warm()` runs here once, before the first worker that replaces a killed one starts: what it
+    loads (trusted state, never the tasks' input) that worker and every later one inherit, so
+    a replacement is ready at once and no task's deadline pays for it. (The first workers load
+    what they need themselves: warming before them would cost the run that work twice.)
     Without workers (no fork, `PREFIXLINT_WORKERS=0`), the tasks run here, in order."""
     tasks = list(tasks)
     size = max(1, min(WORKERS if size is None else size, len(tasks) or 1))
@@ -67,9 +68,7 @@ def run_bounded(run: Callable[[Any], Any], tasks: Iterable[Any], *, size: int | 
     if not forking_available():
         yield from _in_process(run, tasks, keep)
         return
-    if warm is not None:
-        warm()
-    yield from _Pool(run, tasks, size, seconds, memory_bytes, keep).results()
+    yield from _Pool(run, tasks, size, seconds, memory_bytes, keep, warm).results()
 
 
 class Session:
@@ -88,9 +87,7 @@ class Session:
         if not forking_available():
             return next(_in_process(self.run, [task], None))[1]
         if self.pool is None:
-            if self.warm is not None:
-                self.warm()
-            self.pool = _Pool(self.run, [], 1, self.seconds, self.memory_bytes, None)
+            self.pool = _Pool(self.run, [], 1, self.seconds, self.memory_bytes, None, self.warm)
         pool = self.pool
         pool.tasks.append(task)
         index = len(pool.tasks) - 1
@@ -120,9 +117,10 @@ def _in_process(run, tasks, keep) -> Iterator[tuple[int, Any]]:
 
 
 class _Pool:
-    def __init__(self, run, tasks, size, seconds, memory_bytes, keep) -> None:
+    def __init__(self, run, tasks, size, seconds, memory_bytes, keep, warm=None) -> None:
         self.run, self.tasks, self.size = run, tasks, size
         self.seconds, self.memory_bytes, self.keep = seconds, memory_bytes, keep
+        self.warm, self.started = warm, 0
         self.idle: list[Worker] = []
         self.busy: list[Worker] = []
         self.done: dict[int, Any] = {}
@@ -182,6 +180,12 @@ class _Pool:
     def _start(self) -> Worker | None:
         if self.fork_failed:
             return None
+        if self.started == self.size and self.warm is not None:
+            # A worker replaces one that was killed: warm the parent once, so that this one and
+            # every later one inherit what the first loaded itself (and no deadline pays for it).
+            self.warm()
+            self.warm = None
+        self.started += 1
         try:
             return Worker(self.run, self.memory_bytes)
         except OSError:  # EAGAIN, ENOMEM: a process limit
