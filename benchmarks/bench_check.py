@@ -74,11 +74,11 @@ class Group:
 def rendered(path: Path) -> tuple[list[str], bool]:
     """One render of every template in `path` as `check` produces it (first variant, ChatML
     framing), and whether the file is a chat template (rendered through transformers)."""
-    from prefixlint.load.registry import load_templates
-    from prefixlint.engines.profiles import get_profile
-    from prefixlint.render.compile import compile_template
-    from prefixlint.load.classify import builtin_catalog
     from prefixlint.check.measure import Measurer
+    from prefixlint.engines.profiles import get_profile
+    from prefixlint.load.classify import builtin_catalog
+    from prefixlint.load.registry import load_templates
+    from prefixlint.render.compile import compile_template
     from prefixlint.tokenize import load_tokenizer
 
     tokenizer = load_tokenizer("o200k_base")
@@ -157,7 +157,7 @@ def report(group: Group, times: dict[str, list[tuple[float, float]]], runs: int)
           f" {statistics.median(t[1] for t in pooled) / statistics.median(t[1] for t in alone):.3f}x median,"
           f" {min(t[1] for t in pooled) / min(t[1] for t in alone):.3f}x best (target: at most {POOL_TARGET}x)")
     for name, floor in [(n, f) for n, f in times.items() if n not in ("prefixlint check", IN_PROCESS)]:
-        def ratio(index: int, pick) -> float:
+        def ratio(index: int, pick, floor=floor) -> float:
             return pick([t[index] for t in check]) / pick([t[index] for t in floor])
 
         print(f"  ratio to {name + ':':<24} wall {ratio(0, statistics.median):.2f}x median,"

@@ -12,6 +12,14 @@ Each size runs in its own process, so that peak memory (ru_maxrss) is that size'
     python benchmarks/bench_replay.py            # N = 20,000
     python benchmarks/bench_replay.py --n 5000   # quicker
     python benchmarks/bench_replay.py --runs 3   # each size three times: medians (a busy machine)
+    python benchmarks/bench_replay.py --ids      # a token-id log: replay against the json.loads floor
+    python benchmarks/bench_replay.py --smoke    # one tiny run of each (the test suite's)
+
+`--ids` writes a log of N completions whose prompts are token ids (a few shared system
+prompts, then a suffix of its own: 320 tokens a request on average), and prints the CPU time of
+`prefixlint replay LOG --format json` (a whole process: start-up, reading, the tokenizer for the
+report, the vLLM simulation) over the floor: a process that reads the same log with the
+standard library's `json.loads`, line by line. Target: <= 2x.
 """
 
 from __future__ import annotations
@@ -93,9 +101,9 @@ def build_log(n_requests: int, seed: int = 7) -> list[dict]:
 def run_one(n: int) -> dict:
     from datetime import datetime
 
-    from prefixlint.replay.requestlog import parse_line
     from prefixlint.engines.blockpool import VllmPrefixCache
     from prefixlint.render.chat import render_chat
+    from prefixlint.replay.requestlog import parse_line
     from prefixlint.tokenize import load_tokenizer
 
     lines = [json.dumps(entry) for entry in build_log(n)]
@@ -142,14 +150,53 @@ def ratios(small: dict, large: dict) -> dict:
     return out
 
 
+FLOOR = "import json, sys\nn = 0\nfor line in open(sys.argv[1], 'rb'):\n    n += len(json.loads(line)['prompt'])\nprint(n)\n"
+
+
+def child_cpu(argv: list[str]) -> float:
+    """CPU seconds (user + system) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def ids_ratio(n: int, runs: int) -> float:
+    import tempfile
+
+    rng = random.Random(3)
+    systems = [[rng.randrange(200_000) for _ in range(rng.randint(150, 250))] for _ in range(20)]
+    with tempfile.TemporaryDirectory() as folder:
+        log = f"{folder}/ids.jsonl"
+        with open(log, "w") as out:
+            for _ in range(n):
+                prompt = rng.choice(systems) + [rng.randrange(200_000) for _ in range(rng.randint(40, 200))]
+                out.write(json.dumps({"prompt": prompt}) + "\n")
+        replay = [sys.executable, "-m", "prefixlint", "replay", log, "--format", "json"]
+        floor = [sys.executable, "-c", FLOOR, log]
+        pairs = [(child_cpu(replay), child_cpu(floor)) for _ in range(runs)]  # in turn: load hits both
+    mine, base = median(p[0] for p in pairs), median(p[1] for p in pairs)
+    print(f"token-id log, {n:,} requests: replay {mine:.2f} s CPU, json.loads floor {base:.2f} s:"
+          f" {mine / base:.2f}x (target <= 2x)")
+    return mine / base
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=20_000)
+    parser.add_argument("--ids", action="store_true", help="replay a token-id log against the json.loads floor")
+    parser.add_argument("--smoke", action="store_true", help="one tiny run of each measurement")
     parser.add_argument("--runs", type=int, default=1, help="run each size this many times; print medians")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(run_one(args.one)))
+        return
+    if args.smoke:
+        args.n = 20
+        ids_ratio(50, 1)
+    elif args.ids:
+        ids_ratio(args.n, args.runs)
         return
     print(f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, "
           f"{__import__('os').cpu_count()} cores, Python {platform.python_version()}")

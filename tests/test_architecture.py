@@ -1,7 +1,9 @@
-"""The package's shape: no import cycle between its packages, and no module over 300 lines.
+"""The package's shape: imports go down the documented layers (docs/architecture.md), no import
+cycle between its packages, and no module over 300 lines.
 
 Every import counts, those inside functions too (a lazy import is the same dependency, only
-later). A node is a subpackage of prefixlint (`prefixlint.check`) or a top-level module
+later), except those under `if TYPE_CHECKING:` (annotations only, never run). A node is a
+subpackage of prefixlint (`prefixlint.check`) or a top-level module
 (`prefixlint.config`); an import of `prefixlint.check.runner` from `prefixlint.commands.check`
 is the edge commands -> check.
 """
@@ -31,7 +33,12 @@ def imported(module: str, path: Path) -> set[str]:
     """Every prefixlint module or name `module` imports, anywhere in its body."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {id(inner) for node in ast.walk(tree) if isinstance(node, ast.If) and _is_type_checking(node.test)
+                   for statement in node.body for inner in ast.walk(statement)}
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -43,6 +50,40 @@ def imported(module: str, path: Path) -> set[str]:
             names.add(target)
             names.update(f"{target}.{alias.name}" for alias in node.names)  # `from pkg import module`
     return {name for name in names if name == "prefixlint" or name.startswith("prefixlint.")}
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    """`TYPE_CHECKING` or `typing.TYPE_CHECKING`."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+#: The layers, lowest first: a node imports only nodes of lower layers (docs/architecture.md).
+#: The data flows load -> render -> tokenize -> match -> engines -> rules -> report; tokenize sits
+#: below load and render in the imports because both read a tokenizer's files (its chat
+#: template, harmony's encoding). Configuration sits above the rules (it names their codes).
+LAYERS = [
+    {"errors"},
+    {"limits", "numbers", "package_data", "results"},
+    {"sandbox"},
+    {"tokenize"},
+    {"load"},
+    {"render"},
+    {"match"},
+    {"engines", "explain"},
+    {"rules"},
+    {"fix"},
+    {"config_keys"},
+    {"config_files"},
+    {"config"},
+    {"report"},
+    {"check", "kv"},
+    {"transcript", "prreport", "server"},
+    {"replay"},
+    {"commands"},
+    {"cli"},
+    {"__main__"},
+]
 
 
 def node_of(name: str, known: set[str]) -> str | None:
@@ -109,6 +150,32 @@ def test_the_packages_import_each_other_without_a_cycle():
         edges = [sorted(graph[a][b])[0] for a, b in zip(cycle, cycle[1:])]
         raise AssertionError(f"import cycle {' -> '.join(cycle)}: " + "; ".join(edges))
     assert "check" in graph["commands"] and "rules" in graph["check"]  # the graph is not empty
+
+
+def layer_violations(graph: dict[str, dict[str, set[str]]]) -> list[str]:
+    """Each import of a node at its own layer or above: `a -> b (module -> import)`."""
+    layer = {node: number for number, nodes in enumerate(LAYERS) for node in nodes}
+    return [f"{a} -> {b} ({sorted(lines)[0]})" for a, targets in sorted(graph.items())
+            for b, lines in sorted(targets.items()) if layer[b] >= layer[a]]
+
+
+def test_every_node_has_a_layer():
+    nodes = {node_of(name, set(modules())) for name in modules()} - {None}
+    assert nodes - set().union(*LAYERS) == set() and set().union(*LAYERS) - nodes == set()
+
+
+def test_imports_go_down_the_layers():
+    assert layer_violations(package_graph()) == []
+
+
+def test_layer_violations_and_type_checking_imports(tmp_path):
+    assert layer_violations({"match": {"rules": {"prefixlint.match.x -> prefixlint.rules.y"}}}) == [
+        "match -> rules (prefixlint.match.x -> prefixlint.rules.y)"]
+    assert layer_violations({"rules": {"match": {"prefixlint.rules.y -> prefixlint.match.x"}}}) == []
+    path = tmp_path / "mod.py"
+    path.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from prefixlint.rules import x\n"
+                    "import typing\nif typing.TYPE_CHECKING:\n    import prefixlint.report\nfrom prefixlint.load import y\n")
+    assert imported("prefixlint.match.mod", path) == {"prefixlint.load", "prefixlint.load.y"}
 
 
 def test_no_module_over_300_lines():

@@ -311,7 +311,7 @@ TOML_ERRORS = [
      "tool.prefixlint.select: 'pfx0x2' is not a rule code or code prefix (like PFX001 or PFX0)"),
     ('select = ["PFX001", "pfx902"]\n', 5,
      "tool.prefixlint.select: 'pfx902' matches no rule (the rules: PFX000, PFX001, PFX002, PFX003, PFX004,"
-     " PFX005, PFX006, PFX007, PFX101, PFX102)"),
+     " PFX005, PFX006, PFX007, PFX008, PFX101, PFX102, PFX103)"),
     ('engine = "vllm"\nmin-stable-tokens = 1.5\n', 6,
      "tool.prefixlint.min-stable-tokens: must be an integer, not a number"),
     ('block-size = 8\nblock_size = 8\n', 6,
@@ -319,7 +319,7 @@ TOML_ERRORS = [
     ('engine = "vllm"\n\n[[tool.prefixlint.extend-volatile]]\nid = "x"\nclass = "timestamp"\n'
      'frequency = "per_day"\nnames = ["d"]\n\n[tool.prefixlint.per-file-ignores]\n"a.yaml" = ["PFX901"]\n', 13,
      "tool.prefixlint.per-file-ignores: 'a.yaml': 'PFX901' matches no rule (the rules: PFX000, PFX001, PFX002,"
-     " PFX003, PFX004, PFX005, PFX006, PFX007, PFX101, PFX102)"),
+     " PFX003, PFX004, PFX005, PFX006, PFX007, PFX008, PFX101, PFX102, PFX103)"),
     ('engine = "vllm"\n\n[[tool.prefixlint.extend-volatile]]\nid = "x"\nkind = "per_user"\n', 7,
      "tool.prefixlint.extend-volatile: item 1 has unknown key 'kind' (signal keys: id, class,"
      " frequency, names, calls, samples, generate)"),

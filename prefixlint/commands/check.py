@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from prefixlint.commands.options import allow_outside_paths_option, format_option, tokenizer_options
+from prefixlint.engines.profiles import DEFAULT_ENGINE, engine_names
 from prefixlint.errors import PrefixlintError
 from prefixlint.report.formats import CHECK_FORMATS
 
@@ -18,8 +19,7 @@ EXIT_ERROR = 2
 # defaults (o200k_base, vllm); a template's own `tokenizer:` / `engine:` wins over all.
 @tokenizer_options(default=None)
 @click.option("--engine", "-e", metavar="NAME", default=None,
-              help="Engine profile (default vllm): vllm, sglang, trtllm, llamacpp, lmcache, tgi, openai,"
-              " anthropic, gemini, deepseek. A file's own `engine:` wins.")
+              help=f"Engine profile (default {DEFAULT_ENGINE}): {engine_names()}. A file's own `engine:` wins.")
 @click.option("--block-size", type=int, default=None, metavar="N",
               help="Override the engine's cache block (page, chunk) size in tokens.")
 @click.option("--chat-template", "chat_template", metavar="PATH", default=None,

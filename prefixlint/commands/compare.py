@@ -30,9 +30,9 @@ def compare(ctx, files, texts, tokenizer, offline, engine, block_size, special_t
       prefixlint compare --text "What's your refund policy?" --text "What is your refund policy?"
       prefixlint compare monday.txt tuesday.txt --engine sglang
     """
-    from prefixlint.load.files import STDIN, STDIN_NAME, read_text
     from prefixlint.engines.profiles import get_profile
     from prefixlint.engines.serve import Prompt, serve_prompts
+    from prefixlint.load.files import STDIN, STDIN_NAME, read_text
     from prefixlint.report import compare as report
     from prefixlint.tokenize import load_tokenizer
 

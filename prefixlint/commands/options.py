@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from prefixlint.engines.profiles import DEFAULT_ENGINE
+from prefixlint.engines.profiles import DEFAULT_ENGINE, engine_names
 from prefixlint.tokenize import DEFAULT_TOKENIZER
 
 
@@ -54,7 +54,7 @@ def engine_options(function):
     )(function)
     return click.option(
         "--engine", "-e", metavar="NAME", default=DEFAULT_ENGINE, show_default=True,
-        help="Engine profile: vllm, sglang, trtllm, llamacpp, lmcache, tgi, openai, anthropic, gemini, deepseek.",
+        help=f"Engine profile: {engine_names()}.",
     )(function)
 
 

@@ -11,8 +11,10 @@ import click
 
 from prefixlint.commands.kv import dtype_option
 from prefixlint.commands.options import engine_options, format_option, tokenizer_options
+from prefixlint.commands import replay_explain as explain
+from prefixlint.commands.replay_explain import explain_options
 from prefixlint.errors import PrefixlintError
-from prefixlint.replay.options import parallel_options, router_options
+from prefixlint.replay.options import parallel_options, router_options, token_list
 
 #: Logs larger than this get a progress bar (when standard error is a terminal).
 PROGRESS_BYTES = 4 * 1024 * 1024
@@ -100,18 +102,6 @@ def _ttl(text, profile) -> float | None:
     return seconds
 
 
-def _token_list(ctx, param, value):
-    if value is None:
-        return ()
-    try:
-        numbers = [int(part.replace("_", "")) for part in value.split(",") if part.strip()]
-    except ValueError:
-        raise click.BadParameter(f"{value!r}: comma-separated token counts, like 3000000,50000000") from None
-    if not numbers or min(numbers) < 1:
-        raise click.BadParameter(f"{value!r}: every capacity must be a positive number of tokens")
-    return tuple(numbers)
-
-
 class _Renderer:
     """Renders logged requests; the tokenizer is loaded at the first one (a trace needs none)."""
 
@@ -166,7 +156,7 @@ class _Renderer:
               help="SGLang without its overlap scheduler (as on CPU): the last sampled token is not cached.")
 @click.option("--curve", is_flag=True,
               help="The hit rate at every cache capacity, in one pass over the log (vllm, sglang, traces).")
-@click.option("--curve-at", "curve_at", metavar="N,N,...", callback=_token_list,
+@click.option("--curve-at", "curve_at", metavar="N,N,...", callback=token_list,
               help="Capacities (tokens) that the curve must include; implies --curve.")
 @click.option("--plot", "plot_file", metavar="FILE", help="Draw the curve to FILE (.svg, .png); implies --curve."
               " Needs matplotlib: pip install 'prefixlint[plot]'.")
@@ -177,11 +167,13 @@ class _Renderer:
 @click.option("--strict", is_flag=True, help="A bad line is fatal (exit 2) instead of counted and reported.")
 @router_options
 @parallel_options
+@explain_options
 @format_option("text", "json")
 @click.pass_context
 def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_size, cache_tokens, memory,
            trace_block_size, lora_modules, ttl_text, no_overlap, curve, curve_at, plot_file, model_config, dtype, si, strict,
-           replicas, router, seed, prefill_tps, decode_tps, workers, use_ray, output_format):
+           replicas, router, seed, prefill_tps, decode_tps, workers, use_ray, per_request, fail_under, no_causes,
+           rewrite_out, output_format):
     """Replay a request log (JSON Lines, one OpenAI chat or completions request per line, in
     the order served) or a hashed-block trace (Mooncake, AIPerf: `hash_ids` per line) through
     the engine's prefix cache: requests, prompt tokens, cached tokens and hit rate, per
@@ -258,12 +250,18 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         raise click.BadParameter(str(exc), param_hint="--lora-modules") from None
     renderer = _Renderer(tokenizer, offline, chat_template, fixed_now(now_text), lora_of, profile.name)
     source, opened = record_source(log, workers, use_ray, Setup(renderer, trace_block_size, lora_of))
+    explaining = explain.Explaining(renderer, per_request, ctx.with_resource(explain.ExitStack()), not no_causes)
     seen = replay_log(log, make_replay, renderer, strict=strict, trace_block_size=trace_block_size,
-                      lora_of=lora_of, progress=_progress, source=source, opened=opened)
+                      lora_of=lora_of, progress=_progress, source=source, opened=opened, observe=explaining.hook)
     run, (blocks, capacity_from) = seen.replay, capacities[seen.trace]
     routes = routing.get(seen.trace)
     if source is not None and not seen.trace and renderer.tokenizer is None:
         renderer.load()  # the workers rendered; the report shows tokens as text
+    explaining.total = run.stats.total
+
+    def again(path: str):  # --rewrite: the same replay of another log
+        return replay_log(path, make_replay, renderer, strict=strict, trace_block_size=trace_block_size, lora_of=lora_of)
+
     simulator = routes.main if routes is not None and routes.policy is None else run.cache
     unit = trace_block_size if seen.trace else profile.unit
     for item in seen.bad[: report.BAD_LINES_SHOWN]:
@@ -287,11 +285,14 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         extra = router_report.outputs(routes, run.stats, blocks, unit)
     if output_format == "json":
         data = report.to_dict(setup, run.stats, seen.bad, simulator.evicted_blocks)
+        data.update(explaining.json(log, rewrite_out, again))
         click.echo(json.dumps({**data, **(extra[0] if extra else {})}, indent=2, ensure_ascii=False))
     elif routes is not None and routes.side_by_side:  # the routers' table is the report
         click.echo("\n".join([report.to_text(setup, run.stats, seen.bad, simulator.evicted_blocks).split("\n")[0],
                               "", *extra[1]]))
     else:
         text = report.to_text(setup, run.stats, seen.bad, simulator.evicted_blocks, color=ctx.color)
+        text += explaining.text(log, rewrite_out, again)
         click.echo("\n".join([text, "", *extra[1]]) if extra else text, color=ctx.color)
+    explain.gate(ctx, run.stats.total.hit_rate, fail_under)
 

@@ -21,7 +21,8 @@ The interface (a router, `--replicas`, holds N simulators), stable for other pac
 - `Request` (prefixlint/engines/request.py) is engine-neutral and frozen: `line`, `group`,
   `prompt` (token ids; empty for a hashed-block trace), `generated` (the generated tokens
   whose KV was computed), `last_sampled` (the stop token, cached by SGLang's overlap
-  scheduler only), `salt`, `lora` (the adapter's `(name, path)`, vLLM's extra key of every block and SGLang's `extra_key`, or None),
+  scheduler only), `salt`, `lora` (the adapter's `(name, path)`, vLLM's extra key of every
+  block and SGLang's `extra_key`, or None),
   `block_ids` (a trace's `hash_ids`, None for token requests), `input_length` and
   `output_length` (tokens), `timestamp` (seconds, None if the log has none),
   `skip_lookup` (prompt logprobs: the engine does not look the prompt up),

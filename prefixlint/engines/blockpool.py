@@ -31,7 +31,7 @@ from __future__ import annotations
 from array import array
 from collections import OrderedDict, deque
 from itertools import islice, repeat
-from typing import Hashable, Sequence
+from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from prefixlint.engines.base import Miss, Outcome
 from prefixlint.match.prefix import shared_prefix
@@ -46,7 +46,7 @@ def root_key(salt: str | None, lora: Hashable | None) -> int:
 
 
 #: Runs an iterator to its end: `_each(map(f, xs))` calls f on every x in C.
-_each = deque(maxlen=0).extend
+_each: Callable[[Iterable[Any]], None] = deque[Any](maxlen=0).extend
 
 
 def _cached_prefix(hashes: Sequence[int], max_hit: int, cached) -> int:
@@ -247,6 +247,7 @@ class VllmPrefixCache:
                 return True
             self._map[h] = others.pop(0)  # the next one cached takes its place
         else:
+            assert others is not None  # a block that is not the map's entry is a duplicate
             others.remove(block)
         if not others:
             del self._duplicates[h]

@@ -29,7 +29,7 @@ Where it differs from the bounded simulator (`VllmPrefixCache`):
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Iterable, Sequence
+from typing import Iterator, Sequence
 
 from prefixlint.engines.base import Outcome
 from prefixlint.engines.blockpool import VllmPrefixCache, _cached_prefix, root_key
@@ -40,7 +40,7 @@ STEPS_PER_DOUBLING = 4
 _MASK = (1 << 32) - 1
 
 
-def grid() -> Iterable[int]:
+def grid() -> Iterator[int]:
     """1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 13, 16, ... blocks: 2 ** (k / 4) rounded, each once."""
     last, k = 0, 0
     while True:
@@ -191,7 +191,7 @@ class CurveSimulator:
             self._cached += cached if input_length is None else np.minimum(cached, input_length)
             self._e = np.maximum(self._e - (n - hit), partial)
             self._over += self._k < needed
-        for g, start, count in runs:  # the request takes these blocks: the prefix of each group
+        for g, _, count in runs:  # the request takes these blocks: the prefix of each group
             live.add(g, -count)
             first_live[g] += count
         group = len(first_live)

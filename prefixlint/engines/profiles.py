@@ -100,6 +100,11 @@ def all_profiles() -> dict[str, EngineProfile]:
     return {name: EngineProfile(name=name, **values) for name, values in tomllib.loads(text).items()}
 
 
+def engine_names() -> str:
+    """The profiles' names, in engines.toml's order, for the `--engine` help texts."""
+    return ", ".join(all_profiles())
+
+
 def get_profile(name: str, block_size: int | None = None) -> EngineProfile:
     profiles = all_profiles()
     key = name.strip().lower()

@@ -115,14 +115,15 @@ class RadixLRU:
         """The request's own slots, as SGLang allocates them: the prompt's extend tokens at
         prefill, then one slot per decode step (paged: a page when a step starts one), evicting
         the whole allocation's worth whenever the free slots are fewer."""
-        page = self.page
+        page, capacity = self.page, self.capacity
+        assert capacity is not None
         need = prompt_len - matched + (page if page > 1 else 0)  # alloc_paged_token_slots_extend
-        if self.capacity - self.size < need:
+        if capacity - self.size < need:
             self._evict(need, locked)
         own = self._pages(prompt_len) - matched
         position = prompt_len  # the next token whose KV a decode step computes
         while position < end:
-            free = self.capacity - self.size - own
+            free = capacity - self.size - own
             if free < page:  # alloc_for_decode: evict one step's allocation
                 if not self._evict(page, locked):
                     return  # nothing evictable: SGLang would retract the request
@@ -135,7 +136,7 @@ class RadixLRU:
             if position % page == 0:  # this step starts a page
                 own += page
             position += 1
-            if position % page and self.capacity - self.size - own >= page:
+            if position % page and capacity - self.size - own >= page:
                 position = min(end, position + page - position % page)  # nothing to check until the next page
 
     def _expired(self, node: _Node) -> bool:
@@ -144,7 +145,7 @@ class RadixLRU:
     def _match(self, tokens: list[int], salt: Hashable) -> tuple[list[_Node], int, str, list[int]]:
         """The nodes matched, the tokens matched, why it stopped ("end", "diverged", "new",
         "expired") and a sample of the cached side where it diverged."""
-        node, depth, path = self.root, 0, []
+        node, depth, path = self.root, 0, list[_Node]()
         while depth < len(tokens):
             child = node.children.get(self._key(tokens, depth, salt, node))
             if child is None:
@@ -225,6 +226,7 @@ class RadixLRU:
             self.size -= len(gone.tokens)
             stack.extend(gone.children.values())
         parent = node.parent
+        assert parent is not None  # the root is never dropped
         key = next(k for k, v in parent.children.items() if v is node)
         del parent.children[key]
         if not parent.children and parent is not self.root:

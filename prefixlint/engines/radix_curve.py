@@ -13,8 +13,8 @@ from bisect import bisect_left
 from typing import Sequence
 
 from prefixlint.engines.base import Outcome
-from prefixlint.engines.profiles import EngineProfile
 from prefixlint.engines.curve import curve_points, grid
+from prefixlint.engines.profiles import EngineProfile
 from prefixlint.engines.request import Request
 from prefixlint.engines.simulators import RadixSimulator
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from prefixlint.errors import PrefixlintError
 from prefixlint.engines.base import Outcome
 from prefixlint.engines.blockpool import VllmPrefixCache
 from prefixlint.engines.profiles import EngineProfile
 from prefixlint.engines.radix import RadixLRU
 from prefixlint.engines.request import Request
+from prefixlint.errors import PrefixlintError
 
 
 class VllmSimulator:

@@ -14,8 +14,7 @@ from typing import Any
 from prefixlint.fix.build import NoFix, build_fix
 from prefixlint.fix.edits import edits_json
 from prefixlint.match.variants import LINE
-
-MOVING_CODES = frozenset({"PFX001", "PFX002", "PFX003", "PFX004", "PFX005"})
+from prefixlint.rules.registry import MOVING_CODES  # derived from the catalog
 
 
 @dataclass(frozen=True)

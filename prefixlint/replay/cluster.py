@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 from prefixlint.engines.base import Outcome
 from prefixlint.engines.blockpool import _cached_prefix
-from prefixlint.replay.driver import Tally
 from prefixlint.engines.request import Request
+from prefixlint.replay.driver import Tally
 from prefixlint.replay.options import DECODE_TPS, PREFILL_TPS
 from prefixlint.replay.routing import Arrival, Policy
 

@@ -83,3 +83,16 @@ def fixed_now(now_text: str | None) -> str:
     from datetime import datetime
 
     return now_text if now_text is not None else datetime.now().isoformat()
+
+
+def token_list(ctx, param, value):
+    """--curve-at: comma-separated token counts."""
+    if value is None:
+        return ()
+    try:
+        numbers = [int(part.replace("_", "")) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: comma-separated token counts, like 3000000,50000000") from None
+    if not numbers or min(numbers) < 1:
+        raise click.BadParameter(f"{value!r}: every capacity must be a positive number of tokens")
+    return tuple(numbers)

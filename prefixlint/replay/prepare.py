@@ -17,13 +17,12 @@
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from prefixlint.replay.media import marked
 from prefixlint.engines.request import Request
+from prefixlint.replay.media import marked
 from prefixlint.replay.requestlog import LoggedRequest
 from prefixlint.tokenize import Tokenizer
 

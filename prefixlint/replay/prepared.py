@@ -28,7 +28,7 @@ class Setup:
 
 def renumber(record: Record, shift: int) -> Record:
     if isinstance(record, Rendered):
-        return Rendered(dataclasses.replace(record.request, line=record.request.line + shift), record.named)
+        return Rendered(dataclasses.replace(record.request, line=record.request.line + shift), record.named, record.context)
     return dataclasses.replace(record, line=record.line + shift) if record.line else record
 
 

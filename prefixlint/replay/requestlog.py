@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import IO, Any, Callable, Hashable, Iterator, Mapping
 
+from prefixlint.engines.request import Request
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.json_source import load_json
 from prefixlint.load.tool_calls import tool_call_problem
 from prefixlint.replay import logtext
 from prefixlint.replay.logtext import SURROGATE, bounded_lines, duration_of, has_lone_surrogate, parse_timestamp
 from prefixlint.replay.media import MEDIA_PARTS, media_content
-from prefixlint.engines.request import Request
 from prefixlint.replay.trace import TRACE_KEY, TraceError, parse_trace
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
@@ -48,6 +48,9 @@ class LoggedRequest:
     #: Seconds the request was in flight: the wrapper's `duration` (seconds), `duration_ms`,
     #: or `end_timestamp` less `timestamp`.
     duration: float | None = None
+    #: The request's id as the log gives it (`request_id`, `id`, `metadata.request_id`, the
+    #: wrapper's or the response's `id`), for `--per-request`.
+    request_id: str | None = None
 
     @property
     def is_chat(self) -> bool:
@@ -127,8 +130,8 @@ def _check_tool_calls(number: int, calls: Any) -> None:
 def _check_prompt(prompt: Any) -> None:
     if isinstance(prompt, str):
         return
-    if isinstance(prompt, list) and prompt and all(type(t) is int and 0 <= t < 1 << 31 for t in prompt):
-        return  # token ids, as the completions endpoint accepts them
+    if isinstance(prompt, list) and prompt and set(map(type, prompt)) == {int} and 0 <= min(prompt) and max(prompt) < 1 << 31:
+        return  # token ids, as the completions endpoint accepts them (checked in C: three passes)
     if isinstance(prompt, list):
         raise LogError("`prompt` is a list that is not token ids (non-negative integers);"
                        " batched prompts: one per line, please")
@@ -205,7 +208,19 @@ def parse_request(data: dict, line: int) -> LoggedRequest:
     text, finish, reported, message = _response(response)
     start = parse_timestamp(outer.get("timestamp"))
     return LoggedRequest(line, data, _template(data, outer), text, message, start, finish, reported,
-                         duration_of(outer, start))
+                         duration_of(outer, start), _request_id(data, outer, response))
+
+
+def _request_id(*sources: Any) -> str | None:
+    for source in sources:
+        if not isinstance(source, Mapping):
+            continue
+        metadata = source.get("metadata")
+        for value in (source.get("request_id"), source.get("id"),
+                      metadata.get("request_id") if isinstance(metadata, Mapping) else None):
+            if isinstance(value, (str, int)) and not isinstance(value, bool):
+                return str(value)
+    return None
 
 
 def read_log(stream: IO[bytes], source: str, block_size: int = 512,
@@ -213,6 +228,11 @@ def read_log(stream: IO[bytes], source: str, block_size: int = 512,
     """Every non-blank line of `stream`, parsed: a request (`LoggedRequest`), a hashed-block
     trace line (`Request`, recognised by `hash_ids`) or a `BadLine`. A log is one or the
     other: a line of the other kind is fatal. Bytes read so far via `stream.tell()`."""
+    from prefixlint.replay import sharegpt
+
+    if sharegpt.starts_array(stream):
+        yield from sharegpt.read_array(stream, source)
+        return
     kind = None
     for number, raw in enumerate(bounded_lines(stream), 1):
         if raw is None:
@@ -238,6 +258,8 @@ def read_log(stream: IO[bytes], source: str, block_size: int = 512,
             kind = is_trace
             if is_trace:
                 yield parse_trace(data, number, block_size, lora_of or _no_lora)
+            elif sharegpt.is_conversation(data):
+                yield from sharegpt.expand(data, number)
             else:
                 yield parse_request(data, number)
         except (LogError, TraceError) as exc:

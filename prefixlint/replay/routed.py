@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from prefixlint.engines.base import Outcome
-from prefixlint.replay.cluster import Cluster, Speed
 from prefixlint.engines.request import Request
+from prefixlint.replay.cluster import Cluster, Speed
 from prefixlint.replay.routing import POLICIES, make_policy
 
 

@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import IO, Any, Callable, Hashable, Iterable, Iterator, NamedTuple
 
+from prefixlint.engines.request import Request
 from prefixlint.engines.serve import serve
 from prefixlint.errors import PrefixlintError
+from prefixlint.explain.kinds import context_of
 from prefixlint.replay.driver import Replay
-from prefixlint.engines.request import Request
 from prefixlint.replay.requestlog import BadLine, LoggedRequest, open_log, read_log
 
 
@@ -40,6 +41,8 @@ class Rendered(NamedTuple):
     request: Request
     #: The line names its template (`metadata.template` and the like).
     named: bool
+    #: What its messages hold, for explaining a miss (`prefixlint.explain.kinds.Context`).
+    context: Any = None
 
 
 #: What a pass over the log serves, in log order: a trace line is a `Request` as it is.
@@ -55,7 +58,7 @@ def records(items: Iterable[LoggedRequest | Request | BadLine], prepare: Callabl
                 yield item
                 continue
             try:
-                yield Rendered(prepare(item), item.template is not None)
+                yield Rendered(prepare(item), item.template is not None, context_of(item.body, item.request_id))
             except Fatal as fatal:
                 yield Failed(item.line, fatal.error.message, fatal.error.hint, fatal=True)
             except PrefixlintError as exc:
@@ -73,6 +76,8 @@ class LogRun:
     templates: int = 0
     plain: int = 0
     trace: bool = False
+    #: The `Rendered.context` of the request being served (see `replay_log(observe=...)`).
+    context: Any = None
 
     @property
     def group_by(self) -> str:
@@ -86,12 +91,14 @@ class LogRun:
 def replay_log(log: str, make_replay: Callable[[bool], Replay], prepare: Callable[[LoggedRequest], Request], *,
                strict: bool, trace_block_size: int, lora_of: Callable[[Any], Hashable | None] | None = None,
                progress: Callable[[int | None], Any] | None = None,
-               source: Callable[[IO[bytes] | None], Iterator[Record]] | None = None, opened: bool = True) -> LogRun:
+               source: Callable[[IO[bytes] | None], Iterator[Record]] | None = None, opened: bool = True,
+               observe: Callable[[Request, Any, Any], Any] | None = None) -> LogRun:
     """Serve every request of `log` through the replay `make_replay(is_trace)` builds at the
     first request. `prepare` renders and tokenizes a logged request (raises PrefixlintError
     for a request that cannot be rendered: a bad line). `source(stream)` gives the records
     when something else prepares them (`--workers`, `--ray`; `opened=False`: it reads the
-    log itself)."""
+    log itself). `observe(request, outcome, context)` sees what each request reused (the
+    explanation of `--per-request` and the causes)."""
     run = LogRun()
     stream, size = open_log(log) if opened else (None, None)
     with contextlib.ExitStack() as stack:
@@ -107,7 +114,11 @@ def replay_log(log: str, make_replay: Callable[[bool], Replay], prepare: Callabl
         requests = _requests(items, run, make_replay, log, strict, stream, bar)
         first = next(requests, None)  # builds the replay: a trace's or a request log's
         if first is not None:
-            deque(serve(chain([first], requests), run.replay), maxlen=0)
+            served = serve(chain([first], requests), run.replay)
+            if observe is None or run.trace:
+                deque(served, maxlen=0)
+            for request, outcome in served:  # the hook: what each request reused, explained
+                observe(request, outcome, run.context)
     if run.replay is None:
         run.replay = make_replay(False)
     return run
@@ -143,6 +154,7 @@ def _requests(items: Iterable[Record], run: LogRun, make_replay: Callable[[bool]
         else:
             run.templates += record.named
             run.plain += not record.named
+            run.context = record.context  # read by the hook while this request is served
             yield record.request
         if bar is not None and number % 256 == 0:
             bar.update(stream.tell() - bar.pos)

@@ -28,6 +28,9 @@ class ChatTemplateDetections:
     history: object | None = None
     history_at: tuple[int, int] | None = None
     prompt_tokens: int = 0
+    #: PFX103: the same history text in other tokens (`chat_template_tokens.HistoryRetokenized`).
+    retokenized: object | None = None
+    retokenized_at: tuple[int, int] | None = None
 
 
 def detect(template: Template, tokenizer, enabled) -> ChatTemplateDetections:
@@ -43,6 +46,11 @@ def detect(template: Template, tokenizer, enabled) -> ChatTemplateDetections:
         # the history probe only feeds PFX102's finding.
         date = detect_date_injection(tokenizer, source)
         history = detect_history_rewrite(tokenizer, source) if enabled("PFX102") else None
+        retokenized = None
+        if enabled("PFX103") and history is None:
+            from prefixlint.rules.chat_template_tokens import detect_history_retokenize
+
+            retokenized = detect_history_retokenize(tokenizer, source)
     except TemplateError as exc:
         line = getattr(exc, "lineno", None)
         where = source_location(template, template.messages[0], line) if line else (None, None)
@@ -50,6 +58,7 @@ def detect(template: Template, tokenizer, enabled) -> ChatTemplateDetections:
     return ChatTemplateDetections(
         date, _where(template, date.line if date else None, "strftime_now"),
         history, _where(template, history.line if history else None, None),
+        retokenized=retokenized, retokenized_at=_where(template, retokenized.line if retokenized else None, None),
     )
 
 
@@ -148,3 +157,26 @@ def _with_template_line(message: str, file_line: int, template_line: int | None)
     if not template_line or template_line == file_line:
         return message
     return f"{message.rstrip('.')} (chat template line {template_line})."
+
+
+def chat_template_retokenizes_history(rule: Rule, data) -> Iterator[Finding]:
+    """PFX103: the next request tokenizes the previous reply's text otherwise than it was generated."""
+    found = data.chat_template
+    if found is None or getattr(found, "retokenized", None) is None:
+        return
+    item, (line, column) = found.retokenized, found.retokenized_at or (1, 1)
+    cached, shared = item.cached_len, item.shared_prefix_tokens
+    message = (
+        f"the next request re-tokenizes history where the generation prompt meets the reply ({item.cached_tokens!r}"
+        f" as generated, {item.new_tokens!r} as history): it shares {shared:,} of the {cached:,} tokens cached"
+        " for the previous request. End the generation prompt with a special token or a newline, not a space."
+    )
+    message = _with_template_line(message, line, item.line)
+    yield Finding(
+        path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
+        message=message, variable=None, tokens=cached, shared_prefix_tokens=shared,
+        reusable_tokens=data.profile.reusable_tokens(shared, cached),
+        fixed_reusable_tokens=data.profile.reusable_tokens(cached, cached),
+        extra={"placeholder": "", "template_line": item.line, "cached_tokens": list(item.cached_tokens),
+               "new_tokens": list(item.new_tokens)},
+    )

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from prefixlint.engines.profiles import DEFAULT_ENGINE, all_profiles, get_profile
 from prefixlint.errors import PrefixlintError
 from prefixlint.match.prefix import PrefixCache
-from prefixlint.engines.profiles import DEFAULT_ENGINE, all_profiles, get_profile
 
 # What docs/engines.md says of each profile, written out again here (not read from
 # engines.toml): unit, only whole units, last prompt token held back, minimum, step above it.
@@ -143,3 +143,18 @@ def test_every_profile_rounds_as_the_brute_force_reference(case):
     name, block_size, rules, shared, prompt = case
     profile = get_profile(name, block_size)
     assert profile.reusable_tokens(shared, prompt) == reference_reusable(rules, shared, prompt)
+
+
+def test_the_engine_help_texts_list_engines_toml():
+    import tomllib
+
+    from click.testing import CliRunner
+
+    from prefixlint.cli import cli
+    from prefixlint.package_data import package_dir
+
+    names = list(tomllib.loads(package_dir("prefixlint.engines").joinpath("engines.toml").read_text()))
+    assert names[:2] == ["vllm", "sglang"] and len(names) == 10
+    for command in ("compare", "check", "replay", "transcript"):
+        shown = " ".join(CliRunner().invoke(cli, [command, "--help"]).output.split())
+        assert ", ".join(names) in shown, command

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.oracles import naive_shared_prefix as first_difference
-from tests.realfiles import tiktoken_encoding
 
 from prefixlint.engines.profiles import get_profile
 from prefixlint.engines.serve import Prompt, serve_prompts
 from prefixlint.tokenize import load_tokenizer
+from tests.oracles import naive_shared_prefix as first_difference
+from tests.realfiles import tiktoken_encoding
 
 ENC = tiktoken_encoding("o200k_base")
 

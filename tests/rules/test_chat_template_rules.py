@@ -110,3 +110,31 @@ def test_qwen3_history_rewrite_lines_are_the_two_branches():
     assert "<think>" not in lines[found.line - 1] and "content" in lines[found.line - 1]
     assert found.cached_text.startswith("<think>\nAdding two and two gives four.")
     assert found.new_text.startswith("2 + 2 = 4.<|im_end|>")
+
+
+@pytest.mark.parametrize("case", cases("PFX103", "pass"))
+def test_pfx103_pass(case):
+    from prefixlint.rules.chat_template_tokens import detect_history_retokenize
+
+    assert detect_history_retokenize(tokenizer_for(case["tokenizer"]), template_for(case)) is None
+
+
+@pytest.mark.parametrize("case", cases("PFX103", "fail"))
+def test_pfx103_fail(case):
+    """The texts agree; the tokens part where the generation prompt's space meets the reply."""
+    from prefixlint.render.chat import render_chat
+    from prefixlint.rules.chat_template_tokens import RETOKENIZE_PROBE, detect_history_retokenize
+
+    tokenizer, template = tokenizer_for(case["tokenizer"]), template_for(case)
+    found = detect_history_retokenize(tokenizer, template)
+    expect = case["expect"]
+    assert found is not None and found.line == expect["line"]
+    assert (found.cached_tokens[0], found.new_tokens[0]) == (expect["cached"], expect["new"])
+    # computed independently: the prompt, then the reply encoded on its own, against the next request
+    prompt = render_chat(RETOKENIZE_PROBE[:1], tokenizer=tokenizer, chat_template=template).text
+    following = render_chat(RETOKENIZE_PROBE, tokenizer=tokenizer, chat_template=template).text
+    assert following.startswith(prompt + RETOKENIZE_PROBE[1]["content"])
+    generated = tokenizer.encode(prompt) + tokenizer.encode(RETOKENIZE_PROBE[1]["content"])
+    again = tokenizer.encode(following)
+    first = next(i for i, (a, b) in enumerate(zip(generated, again)) if a != b)
+    assert first == found.token and len(tokenizer.encode(prompt)) - 1 == first

@@ -90,3 +90,11 @@ def test_every_volatility_class_has_its_rule():
     catalog = builtin_catalog()
     assert {catalog.rule_for(cls) for cls in catalog.classes} == {f"PFX00{n}" for n in range(1, 6)}
     assert {s.cls for s in catalog.signals} <= set(catalog.classes)
+
+
+def test_the_code_tables_are_derived_from_the_catalog():
+    from prefixlint.rules.registry import MOVING_CODES
+
+    # Read by hand from rules/PFX*.yaml: `check: volatile_before_stable` and the chat-template checks.
+    assert MOVING_CODES == {"PFX001", "PFX002", "PFX003", "PFX004", "PFX005"}
+    assert CHAT_TEMPLATE_CODES == ("PFX101", "PFX102", "PFX103")
