@@ -100,7 +100,8 @@ def test_thousands_of_values_are_refused_by_the_caps_before_any_render(tmp_path)
     big = "".join(f"Item {i}: {{{{ request_id_{i} }}}}\n" + "Stable policy text about fees. " * 300 + "\n"
                   for i in range(60))
     some = "".join(f"Line {i}: the order {{{{ order_id_{i} }}}} is stable text here.\n" for i in range(101))
-    errors = check_class(tmp_path, {"many.md": many, "big.md": big, "some.md": some})
+    # a generous time budget: the caps, not the budget, must stop these (on a loaded machine too)
+    errors = check_class(tmp_path, {"many.md": many, "big.md": big, "some.md": some}, PREFIXLINT_FILE_SECONDS="60")
     assert errors["some.md"] == "too many volatile values to measure: 101 in one prompt (the limit is 100)"
     assert errors["many.md"] == "too many variables to measure: 3,000 in one prompt (the limit is 1,000)"
     # 60 values x 2 renders + 3 of about 110,000 tokens: past 10,000,000
