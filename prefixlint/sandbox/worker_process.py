@@ -1,0 +1,152 @@
+"""One worker process: forked from the run, its address space capped, serving tasks over a pipe.
+
+The pool that hands out tasks and enforces deadlines is `prefixlint.sandbox.workers`; this is
+the process on the other end: `Worker` forks it (it inherits the parent's state, so only a
+task's index and its pickled result cross the pipe), `_serve` is its loop, which caps the
+address space (`RLIMIT_AS`), drops what native code writes on stderr, reports a MemoryError as
+the task's, and ends with `os._exit` (no teardown of the inherited state).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import signal
+import time
+from typing import Any, Callable
+
+
+_state = {"worker": False}
+
+
+def in_worker() -> bool:
+    """Whether this process is a worker (its MemoryError is its task's memory budget)."""
+    return _state["worker"]
+
+
+class Worker:
+    """One forked process running `run(task)` for each task it is sent."""
+
+    def __init__(self, run: Callable[[Any], Any], memory_bytes: int) -> None:
+        from multiprocessing import Pipe
+
+        parent_end, child_end = Pipe()
+        # Every object so far moves to the permanent generation: the worker's collections then
+        # never touch (and so never copy) the pages it shares with the run.
+        gc.freeze()
+        pid = os.fork()
+        if pid == 0:  # the worker
+            parent_end.close()
+            _serve(child_end, run, memory_bytes)  # never returns
+        child_end.close()
+        self.pid, self.conn = pid, parent_end
+        self.task: Any = None
+        self.started = 0.0
+
+    def send(self, index: int, task: Any) -> None:
+        self.task, self.started = (index, task), time.monotonic()
+        self.conn.send(task)
+
+    def stop(self, kill: bool = False) -> tuple[int | None, int | None]:
+        """End the worker; (signal, exit status) it ended with."""
+        try:
+            if kill:
+                os.kill(self.pid, signal.SIGKILL)
+            else:
+                self.conn.close()  # the worker's EOF: it exits
+        except OSError:
+            pass
+        try:
+            _, status = os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            return None, None
+        finally:
+            self.conn.close()
+        if os.WIFSIGNALED(status):
+            return os.WTERMSIG(status), None
+        return None, os.WEXITSTATUS(status)
+
+
+def _serve(conn, run: Callable[[Any], Any], memory_bytes: int) -> None:
+    """The worker's loop: tasks in, results out, until the parent closes the pipe."""
+    code = 0
+    try:
+        _state["worker"] = True
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+        _quiet_native_output()
+        _limit_memory(memory_bytes)
+        while True:
+            try:
+                task = conn.recv()
+            except EOFError:
+                break
+            try:
+                outcome = ("ok", run(task))
+            except MemoryError:
+                outcome = ("memory", None)
+            try:
+                data = pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+            except MemoryError:
+                outcome = ("memory", None)
+                data = pickle.dumps(outcome)
+            except Exception as exc:  # noqa: BLE001 - reported against the task, not raised
+                data = pickle.dumps(("unpicklable", f"{type(exc).__name__}: {exc}"))
+            conn.send_bytes(data)
+            if outcome[0] == "memory":
+                break  # a heap that ran out is not reused: the parent starts a new worker
+    except BaseException:  # noqa: BLE001 - nothing of the worker may run the parent's code
+        code = 70
+    finally:
+        os._exit(code)  # no atexit handlers, no teardown of state inherited from the parent
+
+
+def _quiet_native_output() -> None:
+    """What native code writes on the worker's stderr (a Rust panic's message and backtrace
+    note, a fault handler's dump) is not the run's output: the parent reports the file's one
+    diagnostic. PREFIXLINT_DEBUG keeps it."""
+    import faulthandler
+
+    if faulthandler.is_enabled():
+        faulthandler.disable()
+    if os.environ.get("PREFIXLINT_DEBUG"):
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    os.close(null)
+
+
+#: Address space a worker may use past what it inherits, whatever the budget: a process that
+#: already maps more than the budget (a test runner with every tokenizer loaded) still works.
+HEADROOM_BYTES = 256 << 20
+
+
+def _limit_memory(memory_bytes: int) -> None:
+    try:
+        import resource
+    except ImportError:
+        return
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = max(memory_bytes, _mapped_bytes() + HEADROOM_BYTES)
+    soft = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    # glibc reserves 64 MiB of address space per malloc arena (one per thread a native library
+    # starts); two are plenty for one task at a time and keep the cap about memory actually used.
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").mallopt(-8, 2)  # M_ARENA_MAX
+    except (OSError, AttributeError):
+        pass
+
+
+def _mapped_bytes() -> int:
+    """The address space this process maps now (Linux; 0 elsewhere)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
