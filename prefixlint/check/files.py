@@ -19,11 +19,22 @@ from prefixlint.results import FileResult
 
 def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
                 walked: frozenset[str] = frozenset(), *, texts: dict[str, str] | None = None,
-                progress: Callable[[], None] | None = None) -> list[FileResult]:
+                progress: Callable[[], None] | None = None, fixes: tuple[bool, ...] = (),
+                in_process: bool = False, reads: Callable[[str, list[str]], None] | None = None
+                ) -> list[FileResult]:
     """Results in order; files in `walked` (found by a directory walk) that are not templates
     are left out. `texts` gives the content of paths not read from disk (standard input);
-    `progress` is called once per path."""
+    `progress` is called once per path; `reads(path, files)` once per path checked, with the
+    files read while checking it (where it was checked: the result cache keys on them).
+
+    A result is plain data: its fixes are written out where the file was checked, for each
+    variant in `fixes` (False: the safe ones, True: with the unsafe ones; `FileResult.fixed_texts`,
+    what `prefixlint.fix.write.fixed_text` answers from), with or without workers alike.
+    `in_process` (the language server, whose threads must not be forked) checks every file
+    here, behind the same boundary, and keeps the results' fix sources (its hover reads them)."""
+    from prefixlint.check.cache import tracked_reads
     from prefixlint.check.chat_template_runs import ChatTemplateRuns
+    from prefixlint.fix.write import planned
     from prefixlint.sandbox.workers import Overrun, run_bounded
 
     paths = list(paths)
@@ -32,8 +43,14 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
 
     def check_one(index: int):
         path = paths[index]
-        found = guarded(path, lambda: _check_one(path, settings_for, path in walked, worker_runs, texts.get(path)))
-        return found, worker_runs.take_new()
+
+        def check() -> list[FileResult]:
+            found = _check_one(path, settings_for, path in walked, worker_runs, texts.get(path))
+            return found if in_process else [planned(r, fixes) for r in found]
+
+        with tracked_reads() as read:
+            found = guarded(path, check)
+        return found, worker_runs.take_new(), read
 
     results: list[FileResult] = []
     chat_templates = ChatTemplateRuns()
@@ -44,7 +61,7 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
             progress()
         return os.path.abspath(paths[index]) not in through_configs
 
-    for index, outcome in run_bounded(check_one, range(len(paths)), keep=keep,
+    for index, outcome in run_bounded(check_one, range(len(paths)), keep=keep, in_process=in_process,
                                       warm=lambda: _warm(settings_for, paths[0])):
         path = paths[index]
         if os.path.abspath(path) in through_configs:
@@ -52,8 +69,10 @@ def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
         if isinstance(outcome, Overrun):
             found = [overrun(path, outcome)]
         else:
-            found, new_runs = outcome
+            found, new_runs, read = outcome
             chat_templates.absorb(new_runs)
+            if reads is not None:
+                reads(path, read)
         referenced = {os.path.abspath(r.path) for r in found if r.config}
         if referenced:
             results = [r for r in results if os.path.abspath(r.path) not in referenced]

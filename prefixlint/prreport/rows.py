@@ -147,6 +147,7 @@ def measurer(repo: Repository, tokenizer: str | None, offline: bool, engine: str
     from prefixlint.check.files import bounded_session
     from prefixlint.check.runner import check_file
     from prefixlint.check.settings import SettingsBuilder
+    from prefixlint.fix.write import planned
 
     used: dict[str, set] = {"tokenizer": set(), "engine": set(), "block_size": set()}
     settings_for = SettingsBuilder(dict(tokenizer=tokenizer, engine=engine, block_size=block_size), offline)
@@ -154,7 +155,8 @@ def measurer(repo: Repository, tokenizer: str | None, offline: bool, engine: str
 
     def check(task: tuple[str, str]):
         path, text = task
-        return check_file(path, settings_for(repo.root / path), skip_non_templates=True, text=text)
+        result = check_file(path, settings_for(repo.root / path), skip_non_templates=True, text=text)
+        return planned(result, (False,) if suggest else ()) if result is not None else None  # plain data
 
     # In a worker with the file's budgets, as `check` measures every file (check/files.py).
     session = bounded_session(check, settings_for, str(repo.root / "prefixlint-warm-up.md"))

@@ -47,7 +47,7 @@ def forking_available() -> bool:
 def run_bounded(run: Callable[[Any], Any], tasks: Iterable[Any], *, size: int | None = None,
                 seconds: float | None = None, memory_bytes: int | None = None,
                 keep: Callable[[int], bool] | None = None,
-                warm: Callable[[], None] | None = None) -> Iterator[tuple[int, Any]]:
+                warm: Callable[[], None] | None = None, in_process: bool = False) -> Iterator[tuple[int, Any]]:
     """(index, result) for each task, in order: `run(task)`'s result, or an `Overrun`.
 
     `run` must not raise for a problem with its task (the caller's boundary catches those);
@@ -58,14 +58,15 @@ def run_bounded(run: Callable[[Any], Any], tasks: Iterable[Any], *, size: int | 
     loads (trusted state, never the tasks' input) that worker and every later one inherit, so
     a replacement is ready at once and no task's deadline pays for it. (The first workers load
     what they need themselves: warming before them would cost the run that work twice.)
-    Without workers (no fork, `PREFIXLINT_WORKERS=0`), the tasks run here, in order."""
+    Without workers (no fork, `PREFIXLINT_WORKERS=0`, or `in_process`: a caller whose threads
+    must not be forked), the tasks run here, in order."""
     tasks = list(tasks)
     size = max(1, min(WORKERS if size is None else size, len(tasks) or 1))
     seconds = FILE_SECONDS if seconds is None else seconds
     memory_bytes = FILE_MEMORY_BYTES if memory_bytes is None else memory_bytes
     if not tasks:
         return
-    if not forking_available():
+    if in_process or not forking_available():
         yield from _in_process(run, tasks, keep)
         return
     yield from _Pool(run, tasks, size, seconds, memory_bytes, keep, warm).results()
