@@ -18,6 +18,12 @@ from typing import Any, Callable
 
 
 _state = {"worker": False}
+#: The run's ends of the pipes of every live worker. A worker forked later inherits them: it
+#: closes them first, or a worker's pipe would never reach end-of-file when the run closes its
+#: end (the worker would wait for a task forever, and the run for the worker).
+_run_ends: set = set()
+#: Seconds a worker has to exit after the run closes its pipe, before it is killed.
+STOP_SECONDS = 2.0
 
 
 def in_worker() -> bool:
@@ -38,9 +44,12 @@ class Worker:
         pid = os.fork()
         if pid == 0:  # the worker
             parent_end.close()
+            for end in _run_ends:  # other workers' pipes: theirs and the run's, not this one's
+                end.close()
             _serve(child_end, run, memory_bytes)  # never returns
         child_end.close()
         self.pid, self.conn = pid, parent_end
+        _run_ends.add(parent_end)
         self.task: Any = None
         self.started = 0.0
 
@@ -49,13 +58,17 @@ class Worker:
         self.conn.send(task)
 
     def stop(self, kill: bool = False) -> tuple[int | None, int | None]:
-        """End the worker; (signal, exit status) it ended with."""
+        """End the worker (within STOP_SECONDS when it is asked to, at once when killed); the
+        (signal, exit status) it ended with."""
+        _run_ends.discard(self.conn)
         try:
-            if kill:
-                os.kill(self.pid, signal.SIGKILL)
-            else:
+            if not kill:
                 self.conn.close()  # the worker's EOF: it exits
-        except OSError:
+                status = _reaped(self.pid, STOP_SECONDS)
+                if status is not None:
+                    return _ended(status)
+            os.kill(self.pid, signal.SIGKILL)
+        except (OSError, ChildProcessError):
             pass
         try:
             _, status = os.waitpid(self.pid, 0)
@@ -63,9 +76,25 @@ class Worker:
             return None, None
         finally:
             self.conn.close()
-        if os.WIFSIGNALED(status):
-            return os.WTERMSIG(status), None
-        return None, os.WEXITSTATUS(status)
+        return _ended(status)
+
+
+def _reaped(pid: int, seconds: float) -> int | None:
+    """The wait status of `pid` once it exits within `seconds`, else None (still running)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.005)
+
+
+def _ended(status: int) -> tuple[int | None, int | None]:
+    if os.WIFSIGNALED(status):
+        return os.WTERMSIG(status), None
+    return None, os.WEXITSTATUS(status)
 
 
 def _serve(conn, run: Callable[[Any], Any], memory_bytes: int) -> None:

@@ -82,3 +82,23 @@ def test_without_workers_the_tasks_run_here_with_the_same_results(monkeypatch):
     monkeypatch.setattr(workers, "WORKERS", 0)
     got = list(run_bounded(task, tasks, seconds=10))
     assert got == [(0, 2), (1, os.getpid()), (2, 6)]
+
+
+def test_a_worker_started_after_another_does_not_keep_its_pipe_open():
+    # The second worker inherits the run's end of the first one's pipe; unless it closes it,
+    # closing the run's end never reaches the first worker (which then waits for a task
+    # forever, and a run waiting for it hung: the stall of two workers, and of the fuzz).
+    first, second = worker_process.Worker(task, 1 << 30), worker_process.Worker(task, 1 << 30)
+    started = time.monotonic()
+    assert first.stop() == (None, 0)  # ended by end-of-file, on its own, not killed
+    assert second.stop() == (None, 0)
+    assert time.monotonic() - started < worker_process.STOP_SECONDS
+
+
+def test_stopping_a_worker_that_does_not_end_kills_it_at_a_deadline(monkeypatch):
+    monkeypatch.setattr(worker_process, "STOP_SECONDS", 0.5)
+    worker = worker_process.Worker(task, 1 << 30)
+    worker.send(0, ("sleep", 60))  # busy: it reads no end-of-file
+    started = time.monotonic()
+    assert worker.stop() == (signal.SIGKILL, None)
+    assert time.monotonic() - started < 5
