@@ -255,6 +255,23 @@ def test_results_and_their_order_are_the_same_with_and_without_the_pool():
                                                                   "samples/code_review.prompt"]
 
 
+# The fixes cross from the worker as plain data (their texts written out there, for what the run
+# asked: the safe fixes, or with the unsafe ones): `--diff` shows the same with and without it.
+@pytest.mark.parametrize("unsafe", [(), ("--unsafe-fixes",)])
+def test_the_fixes_are_the_same_with_and_without_the_pool(unsafe):
+    root = Path(__file__).resolve().parent.parent.parent
+    outputs = {}
+    for workers in ("0", "1"):
+        done = run(root, "check", "--offline", "--diff", *unsafe, "samples/", PREFIXLINT_WORKERS=workers,
+                   PREFIXLINT_FILE_SECONDS="60", PREFIXLINT_FILE_MEMORY_BYTES=str(1 << 30))
+        assert done.returncode == 1, done.stderr[-2000:]
+        outputs[workers] = (done.stdout, done.stderr)
+    assert outputs["0"] == outputs["1"]
+    diff, summary = outputs["0"]
+    files = diff.count("\n+++ ") + diff.startswith("+++ ")
+    assert files >= 5 and f"in {files} files." in summary, summary
+
+
 def test_standard_input_is_read_up_to_the_file_limit(tmp_path):
     command = [sys.executable, "-m", "prefixlint", "check", "--offline", "-", "--stdin-filename", "x.md"]
     with open("/dev/zero", "rb") as zero:  # endless: it must not be read whole
