@@ -29,13 +29,19 @@ def refuse_too_many_names(compiled) -> None:
                               hint="set PREFIXLINT_MAX_VALUES to allow more (ten names per value)")
 
 
-def refuse_too_much_work(measurer) -> None:
-    """A PrefixlintError naming the cap the file's measurement would pass, else nothing."""
-    values = len(measurer.volatiles)
+def refuse_too_many_values(values: int) -> None:
+    """Once the names are classified, before any work per value (where each value's text moves
+    in the fix is worked out on the whole text: that too grows with the values)."""
     if values > limits.MAX_VALUES:
         raise PrefixlintError(
             f"too many volatile values to measure: {values:,} in one prompt (the limit is {limits.MAX_VALUES:,})",
             hint="set PREFIXLINT_MAX_VALUES to allow more")
+
+
+def refuse_too_much_work(measurer) -> None:
+    """A PrefixlintError naming the cap the file's measurement would pass, else nothing."""
+    values = len(measurer.volatiles)
+    refuse_too_many_values(values)
     tokens = len(measurer.render().ids) if values else 0  # rendered once anyway, and kept
     if tokens > limits.MAX_RENDER_TOKENS:
         raise PrefixlintError(

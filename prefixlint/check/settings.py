@@ -73,8 +73,9 @@ class SettingsBuilder:
                 if os.path.exists(value):
                     try:
                         confined(str(config.source), value, f"{name} {value}")
-                    except PrefixlintError as exc:
-                        raise PrefixlintError(f"`{name}`: {exc.message}", path=str(config.source),
+                    except PrefixlintError as exc:  # at the key's line, as every configuration error
+                        file, line = config.where(key)
+                        raise PrefixlintError(f"{name}: {exc.message}", path=file or str(config.source), line=line,
                                               hint=exc.hint) from None
 
     def config(self, path: str | Path) -> Config:

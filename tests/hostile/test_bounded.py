@@ -100,9 +100,15 @@ def test_thousands_of_values_are_refused_by_the_caps_before_any_render(tmp_path)
     big = "".join(f"Item {i}: {{{{ request_id_{i} }}}}\n" + "Stable policy text about fees. " * 300 + "\n"
                   for i in range(60))
     some = "".join(f"Line {i}: the order {{{{ order_id_{i} }}}} is stable text here.\n" for i in range(101))
+    # 400 values in 3.7 MB: refused before where each value moves is worked out on the whole text
+    # (that alone took minutes)
+    huge = "".join(f"Item {i}: {{{{ request_id_{i} }}}}\n" + "Stable policy text about fees. " * 300 + "\n"
+                   for i in range(400))
     # a generous time budget: the caps, not the budget, must stop these (on a loaded machine too)
-    errors = check_class(tmp_path, {"many.md": many, "big.md": big, "some.md": some}, PREFIXLINT_FILE_SECONDS="60")
+    errors = check_class(tmp_path, {"many.md": many, "big.md": big, "some.md": some, "huge.md": huge},
+                         PREFIXLINT_FILE_SECONDS="60")
     assert errors["some.md"] == "too many volatile values to measure: 101 in one prompt (the limit is 100)"
+    assert errors["huge.md"] == "too many volatile values to measure: 400 in one prompt (the limit is 100)"
     assert errors["many.md"] == "too many variables to measure: 3,000 in one prompt (the limit is 1,000)"
     # 60 values x 2 renders + 3 of about 110,000 tokens: past 10,000,000
     assert errors["big.md"].startswith("measuring it would tokenize about 1")
@@ -199,7 +205,9 @@ def test_a_configured_path_out_of_the_repository_is_refused(tmp_path, key):
                                     "sub/prompt.md": GOOD})
     done = run(root, "check", "--offline", "sub/prompt.md", "good.md")
     assert done.returncode == 2 and GOOD_FINDING in done.stdout, done.stderr
-    assert f"`{key}`: {key} {outside / 'tokenizer.json'} resolves outside the repository" in done.stderr
+    # at the key's line, as every error of the configuration
+    assert (f"prefixlint: error: sub/.prefixlint.yaml:1: {key}: {key} {outside / 'tokenizer.json'} resolves outside"
+            " the repository") in done.stderr
     allowed = run(root, "check", "--offline", "--allow-outside-paths", "sub/prompt.md")
     assert "resolves outside the repository" not in allowed.stderr
 
