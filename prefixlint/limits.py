@@ -14,10 +14,16 @@ import re
 import stat
 from typing import Any
 
-from prefixlint.errors import PrefixlintError
 # Their old home: references and walks confined to the repository live in prefixlint.confine.
-from prefixlint.confine import (allow_outside_paths, confined, containing_root, directory_root,  # noqa: F401
-                                inside_root, template_tokenizer_offline)
+from prefixlint.confine import (  # noqa: F401
+    allow_outside_paths,
+    confined,
+    containing_root,
+    directory_root,
+    inside_root,
+    template_tokenizer_offline,
+)
+from prefixlint.errors import PrefixlintError
 
 
 def _setting(name: str, default: float, kind: type = int):

@@ -166,14 +166,15 @@ def check_cached(files: list[str], settings_for, walked: frozenset[str], cache: 
     reads: dict[str, list[str]] = {}  # what checking each file read, in its worker
     results = check_files(misses, settings_for, walked, progress=progress, reads=reads.__setitem__) if misses else []
     by_file: dict[str, list] = {path: [] for path in misses}
-    extra = []
+    extra: list = []
     for result in results:
         (by_file[result.path] if result.path in by_file else extra).append(result)
     # A promptfoo configuration and the files it references are measured together: not cached.
     shared = {path for result in results if result.config for path in (result.path, result.config)}
     for path in misses:
         own, segment = by_file[path], reads.get(path, [])
-        if (path not in shared and keys.get(path) and os.path.abspath(path) in segment
+        key = keys.get(path)
+        if (path not in shared and key and os.path.abspath(path) in segment
                 and all(r.error is None and r.chat_format != "jinja" for r in own)):
-            cache.put(keys[path], [replace(r, fix_sources=(), token_view=None) for r in own], segment)
+            cache.put(key, [replace(r, fix_sources=(), token_view=None) for r in own], segment)
     return [r for path in files for r in (hits[path] if path in hits else by_file[path])] + extra

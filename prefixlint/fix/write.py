@@ -15,10 +15,10 @@ import difflib
 import os
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.fix.attach import reloader
-from prefixlint.fix.plan import combine
 from prefixlint.fix.atomic import replace_atomically
+from prefixlint.fix.attach import reloader
 from prefixlint.fix.edits import apply_edits
+from prefixlint.fix.plan import combine
 
 BOM = "\ufeff".encode("utf-8")
 
@@ -31,7 +31,8 @@ def fixed_text(result, unsafe: bool = False) -> tuple[str, str, int] | None:
         if unsafe not in result.fixed_texts:
             raise ValueError(f"the {'unsafe' if unsafe else 'safe'} fixes of {result.path} were not planned")
         return result.fixed_texts[unsafe]
-    edits, fixed, before = [], 0, None
+    edits: list = []
+    fixed, before = 0, None
     for source in result.fix_sources:
         chosen = [o for o in source.offered if unsafe or o.applicability == "safe"]
         if not chosen:

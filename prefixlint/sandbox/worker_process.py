@@ -16,7 +16,6 @@ import signal
 import time
 from typing import Any, Callable
 
-
 _state = {"worker": False}
 #: The run's ends of the pipes of every live worker. A worker forked later inherits them: it
 #: closes them first, or a worker's pipe would never reach end-of-file when the run closes its

@@ -1,8 +1,9 @@
 """Check an open document's unsaved text, as `check` checks that file, and keep the result.
 
 Each check runs `check_files` (the entry point `check` itself calls, so the per-file budgets
-of rendering apply; in the server's own process, never a forked worker) on the editor's text of that one document: nothing is read from disk for
-it, and no other open document is measured again. The tokenizer and the configuration are
+of rendering apply; in the server's own process, never a forked worker) on the editor's text
+of that one document: nothing is read from disk for it, and no other open document is
+measured again. The tokenizer and the configuration are
 cached by the stages that load them, so a re-check costs only this text's renders and
 encodings. A document that no loader reads (a CI workflow in YAML) gets no diagnostics; one
 that a loader reads but cannot load (malformed YAML, a template that does not compile) gets

@@ -10,7 +10,7 @@ from prefixlint.check import runner
 from prefixlint.check.boundary import guarded
 from prefixlint.cli import cli
 from prefixlint.errors import PrefixlintError
-from tests.check.test_check_bad_input import GOOD, good, write  # noqa: F401 - `good` is a fixture
+from tests.check.test_check_bad_input import GOOD, write
 
 
 class PanicException(BaseException):

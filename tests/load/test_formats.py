@@ -10,9 +10,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from click.testing import CliRunner
 
 from prefixlint.cli import cli
 from prefixlint.load.discover import discover
@@ -431,7 +431,8 @@ def test_promptfoo_globs_yaml_chats_and_inline_json(tmp_path):
     (tmp_path / "prompts" / "a.yaml").write_text(
         f"- role: system\n  content: |\n    Today is {{{{ today }}}}.\n    {rules}\n- role: user\n  content: '{{{{ q }}}}'\n")
     (tmp_path / "prompts" / "b.yaml").write_text(f"- role: system\n  content: '{rules}'\n- role: user\n  content: hi\n")
-    inline = '[{"role": "system", "content": "Session {{ session_id }}.\\\\n' + rules + '"}, {"role": "user", "content": "{{ q }}"}]'
+    inline = ('[{"role": "system", "content": "Session {{ session_id }}.\\\\n' + rules
+              + '"}, {"role": "user", "content": "{{ q }}"}]')
     config = tmp_path / "promptfooconfig.yaml"
     config.write_text(f"prompts:\n  - file://prompts/*.yaml\n  - '{inline}'\nproviders: [echo]\n")
     templates = load_templates(str(config))
