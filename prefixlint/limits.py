@@ -50,8 +50,10 @@ FILE_RENDER_SECONDS = _setting("FILE_RENDER_SECONDS", 30.0, float)
 #: Address space (bytes) of the worker process that checks one file (`prefixlint.sandbox.workers`):
 #: past it the file is reported as over its memory budget, and the run goes on.
 FILE_MEMORY_BYTES = _setting("FILE_MEMORY_BYTES", 1 << 30)
-#: Seconds the worker checking one file may take (loading, rendering, tokenizing, measuring)
-#: before the parent kills it; enforced from outside the work, unlike the render limits.
+#: CPU seconds the worker checking one file may take (loading, rendering, tokenizing, measuring)
+#: before the parent kills it (and four times that of wall-clock time, for a worker that waits);
+#: enforced from outside the work, unlike the render limits. CPU time: a loaded machine does
+#: not make a good file overrun.
 FILE_SECONDS = _setting("FILE_SECONDS", 15.0, float)
 #: Worker processes that check files (0: in this process, with the sandbox's bounds only).
 WORKERS = _setting("WORKERS", 1) if os.environ.get("PREFIXLINT_WORKERS", "").strip() != "0" else 0

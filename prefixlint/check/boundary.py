@@ -65,8 +65,11 @@ def _short(exc: BaseException) -> str:
 
 def overrun(path: str, over) -> FileResult:
     """The result of a file whose worker went past its budget or died."""
-    if over.kind == "time":
+    if over.kind == "time":  # CPU time: what a loaded machine does not inflate
         message = f"exceeded the time budget of {over.seconds:g} s; checking it was stopped"
+        hint = "set PREFIXLINT_FILE_SECONDS to allow more"
+    elif over.kind == "wall":
+        message = f"ran for {over.seconds:g} s of wall-clock time without finishing; checking it was stopped"
         hint = "set PREFIXLINT_FILE_SECONDS to allow more"
     elif over.kind == "memory" and over.memory_bytes:
         message = f"exceeded the memory budget of {_size(over.memory_bytes)}; checking it was stopped"

@@ -51,10 +51,19 @@ class Worker:
         _run_ends.add(parent_end)
         self.task: Any = None
         self.started = 0.0
+        self.cpu_at_start: float | None = None
 
     def send(self, index: int, task: Any) -> None:
         self.task, self.started = (index, task), time.monotonic()
+        self.cpu_at_start = _cpu_seconds(self.pid)
         self.conn.send(task)
+
+    def used(self) -> tuple[float, float]:
+        """(CPU seconds, wall seconds) the worker spent on its task so far; CPU is wall time
+        where the system does not tell a process's CPU time (no /proc)."""
+        wall = time.monotonic() - self.started
+        cpu = _cpu_seconds(self.pid)
+        return (wall if cpu is None or self.cpu_at_start is None else cpu - self.cpu_at_start), wall
 
     def stop(self, kill: bool = False) -> tuple[int | None, int | None]:
         """End the worker (within STOP_SECONDS when it is asked to, at once when killed); the
@@ -76,6 +85,19 @@ class Worker:
         finally:
             self.conn.close()
         return _ended(status)
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User and system CPU time of process `pid` (Linux's /proc; None elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICKS
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _reaped(pid: int, seconds: float) -> int | None:

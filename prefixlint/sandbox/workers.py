@@ -18,7 +18,6 @@ from __future__ import annotations
 import gc
 import os
 import pickle
-import time
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
@@ -26,11 +25,17 @@ from typing import Any, Callable, Iterable, Iterator
 from prefixlint.limits import FILE_MEMORY_BYTES, FILE_SECONDS, WORKERS
 from prefixlint.sandbox.worker_process import Worker
 
+#: A task's wall-clock time, in multiples of its (CPU) time budget, past which it is stopped
+#: too: one that waits without computing. Generous: on a machine so loaded that the worker
+#: gets less than a quarter of a CPU, a file's work is stopped by it too.
+WALL_FACTOR = 4.0
+
 
 @dataclass(frozen=True)
 class Overrun:
-    """A task that did not end normally: `kind` is "time", "memory" or "crash" (the worker died
-    with `signal`, or exited with `status`)."""
+    """A task that did not end normally: `kind` is "time" (past its CPU time), "wall" (past
+    WALL_FACTOR times that of wall-clock time), "memory" or "crash" (the worker died with
+    `signal`, or exited with `status`)."""
 
     kind: str
     seconds: float = 0.0
@@ -196,8 +201,10 @@ class _Pool:
     def _collect(self) -> None:
         from multiprocessing.connection import wait
 
-        now = time.monotonic()
-        timeout = max(0.0, min(w.started + self.seconds for w in self.busy) - now)
+        # The budget is the task's CPU time (a loaded machine does not make a file overrun), and
+        # WALL_FACTOR times it of wall time, for a task that waits without computing.
+        used = [w.used() for w in self.busy]
+        timeout = max(0.01, min(min(self.seconds - cpu, WALL_FACTOR * self.seconds - wall) for cpu, wall in used))
         ready = wait([w.conn for w in self.busy], timeout=timeout)
         for worker in list(self.busy):
             index = worker.task[0]
@@ -218,8 +225,11 @@ class _Pool:
                     self.done[index] = Overrun("memory", memory_bytes=self.memory_bytes)
                 else:  # the result could not cross the pipe (a bug: results are plain data)
                     self.done[index] = Overrun("lost", detail=str(value))
-            elif time.monotonic() - worker.started >= self.seconds:
-                self.busy.remove(worker)
-                worker.stop(kill=True)
-                self.done[index] = Overrun("time", seconds=self.seconds)
+            else:
+                cpu, wall = worker.used()
+                if cpu >= self.seconds or wall >= WALL_FACTOR * self.seconds:
+                    self.busy.remove(worker)
+                    worker.stop(kill=True)
+                    self.done[index] = (Overrun("time", seconds=self.seconds) if cpu >= self.seconds
+                                        else Overrun("wall", seconds=WALL_FACTOR * self.seconds))
 

@@ -21,6 +21,11 @@ def task(item):
     if kind == "sleep":
         time.sleep(value)
         return None
+    if kind == "spin":  # CPU time, as a runaway tokenizer spends it
+        end = time.process_time() + value
+        while time.process_time() < end:
+            pass
+        return None
     if kind == "allocate":  # a native-sized allocation, as a render bomb makes one
         return len(bytearray(value))
     elif kind == "segfault":
@@ -40,11 +45,22 @@ def test_results_come_in_task_order_whatever_finishes_first():
 
 def test_a_task_past_its_deadline_is_killed_and_the_next_one_runs_in_a_new_worker():
     started = time.monotonic()
-    got = list(run_bounded(task, [("pid", 0), ("sleep", 30), ("pid", 0)], size=1, seconds=1.0))
-    assert time.monotonic() - started < 10  # the sleeping worker was killed at 1 s, not waited for
-    assert got[1] == (1, Overrun("time", seconds=1.0))
+    got = list(run_bounded(task, [("pid", 0), ("spin", 30), ("pid", 0)], size=1, seconds=1.0))
+    assert time.monotonic() - started < 10  # the spinning worker was killed at 1 s of CPU, not waited for
+    # past 1 s of CPU time (or, on a machine so loaded that the worker got under a quarter of a
+    # CPU, past four seconds of wall-clock time)
+    assert got[1] in ((1, Overrun("time", seconds=1.0)), (1, Overrun("wall", seconds=4.0)))
     first, third = got[0][1], got[2][1]
     assert first != os.getpid() and third != os.getpid() and first != third  # a replacement worker
+
+
+def test_the_budget_is_cpu_time_with_a_wall_clock_bound_for_a_task_that_waits():
+    # waiting (as a task on a loaded machine does) is not spending the budget: 1.5 s of sleep
+    # in a budget of 1 s ends normally; a task that only waits is stopped at four times the budget
+    started = time.monotonic()
+    got = list(run_bounded(task, [("sleep", 1.5), ("sleep", 30), ("double", 2)], size=1, seconds=1.0))
+    assert got == [(0, None), (1, Overrun("wall", seconds=4.0)), (2, 4)]
+    assert time.monotonic() - started < 12
 
 
 def test_one_worker_is_reused_for_every_task():
