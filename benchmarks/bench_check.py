@@ -6,7 +6,9 @@ rendered text: one render of every template. Run:
 
     python benchmarks/bench_check.py [--runs 9] [PATHS...]
 
-Two groups are timed, each against its own floor:
+The check runs as users run it, every file in a worker process with its budgets
+(prefixlint/sandbox/workers.py), and also in one process (`PREFIXLINT_WORKERS=0`): their ratio is
+the cost of the pool. Two groups are timed, each against its own floor:
 - all: `prefixlint check PATHS` (default: the sample folder), as a user runs it;
 - no chat template: the same files without the Hugging Face chat templates (`*.jinja` files
   holding a model's chat template), named on the command line. Checking a chat template
@@ -40,6 +42,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = 1.3
+#: `prefixlint check` with its worker pool (every file in a forked worker with its budgets)
+#: against the same run in one process (PREFIXLINT_WORKERS=0): a few per cent at most.
+POOL_TARGET = 1.05
+IN_PROCESS = "check in one process (no pool)"
 
 FLOOR = """
 import json, sys
@@ -144,7 +150,13 @@ def report(group: Group, times: dict[str, list[tuple[float, float]]], runs: int)
         print(f"  {name:<31} wall median {ms(statistics.median(wall))}, best {ms(min(wall))};"
               f"  CPU median {ms(statistics.median(cpu))}")
     check = times["prefixlint check"]
-    for name, floor in list(times.items())[1:]:
+    pooled, alone = check, times[IN_PROCESS]
+    print(f"  the worker pool's cost (check / {IN_PROCESS}): wall"
+          f" {statistics.median(t[0] for t in pooled) / statistics.median(t[0] for t in alone):.3f}x median,"
+          f" {min(t[0] for t in pooled) / min(t[0] for t in alone):.3f}x best; CPU"
+          f" {statistics.median(t[1] for t in pooled) / statistics.median(t[1] for t in alone):.3f}x median,"
+          f" {min(t[1] for t in pooled) / min(t[1] for t in alone):.3f}x best (target: at most {POOL_TARGET}x)")
+    for name, floor in [(n, f) for n, f in times.items() if n not in ("prefixlint check", IN_PROCESS)]:
         def ratio(index: int, pick, floor=floor) -> float:
             return pick([t[index] for t in check]) / pick([t[index] for t in floor])
 
@@ -172,6 +184,8 @@ def main() -> None:
             commands = {
                 # --no-cache: every run does the whole work, as the floor does (a re-run is timed apart)
                 "prefixlint check": [sys.executable, "-m", "prefixlint", "check", "--no-cache", *group.paths],
+                IN_PROCESS: ["env", "PREFIXLINT_WORKERS=0", sys.executable, "-m", "prefixlint", "check", "--no-cache",
+                             *group.paths],
                 "floor (load + encode)": [sys.executable, "-c", FLOOR, handle.name],
                 "floor without teardown": [sys.executable, "-c", FLOOR_FAST_EXIT, handle.name],
             }

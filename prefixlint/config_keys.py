@@ -6,7 +6,7 @@ import re
 from typing import Any, Callable
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.limits import user_pattern
+from prefixlint.limits import MAX_BLOCK_TOKENS, MAX_CONFIG_ITEMS, MAX_HISTORY_TURNS, MAX_RENDER_TOKENS, user_pattern
 
 #: A rule code (`PFX001`) or a prefix of one (`PFX`, `PFX0`, `PFX00`), as select/ignore take them.
 CODE_SELECTOR = re.compile(r"PFX\d{0,3}")
@@ -28,15 +28,29 @@ def _string(value: Any) -> str:
     return value
 
 
-def _integer(minimum: int) -> Callable[[Any], int]:
+def _integer(minimum: int, maximum: int) -> Callable[[Any], int]:
+    """An integer in [minimum, maximum]: a configuration a pull request edits must not make the
+    run model 30,000,000 turns of history (every numeric key has its documented maximum)."""
     def check(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigValueError(f"must be an integer, not {_describe(value)}")
         if value < minimum:
             raise ConfigValueError(f"must be at least {minimum}, not {value}")
+        if value > maximum:
+            raise ConfigValueError(f"must be at most {maximum:,}, not {_digits(value)}")
         return value
 
     return check
+
+
+def _digits(value: int) -> str:
+    return f"{value:,}" if abs(value) < 10 ** 30 else f"a number of {len(str(abs(value))):,} digits"
+
+
+def _counted(items: Any) -> None:
+    """A list or table of configuration of at most MAX_CONFIG_ITEMS entries."""
+    if isinstance(items, (list, tuple, dict)) and len(items) > MAX_CONFIG_ITEMS:
+        raise ConfigValueError(f"has {len(items):,} entries (the limit is {MAX_CONFIG_ITEMS:,})")
 
 
 def _string_list(value: Any) -> list[str]:
@@ -44,6 +58,7 @@ def _string_list(value: Any) -> list[str]:
         return [item.strip() for item in value.split(",") if item.strip()]
     if not isinstance(value, (list, tuple)):
         raise ConfigValueError(f"must be a list of strings, not {_describe(value)}")
+    _counted(value)
     for index, item in enumerate(value):
         if not isinstance(item, str):
             raise ConfigValueError(f"item {index + 1} must be a string, not {_describe(item)}", index)
@@ -69,6 +84,7 @@ def _per_file_ignores(value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """`{"legacy/*.yaml": ["PFX004"]}` -> ((pattern, codes), ...), patterns in gitignore syntax."""
     if not isinstance(value, dict):
         raise ConfigValueError(f"must be a table/mapping of patterns to codes, not {_describe(value)}")
+    _counted(value)
     entries = []
     for index, (pattern, codes) in enumerate(value.items()):
         if not isinstance(pattern, str) or not pattern.strip():
@@ -89,7 +105,7 @@ def _patterns(value: Any) -> tuple[str, ...]:
     for index, pattern in enumerate(patterns):
         try:
             pathspec.GitIgnoreSpec.from_lines([pattern])
-        except (ValueError, TypeError) as exc:  # `!` alone: pathspec's GitIgnorePatternError
+        except (ValueError, TypeError, re.error) as exc:  # `!` alone; a range `[z-a]` (re.error)
             raise ConfigValueError(f"{pattern!r} is not a gitignore pattern ({exc})", index) from None
     return patterns
 
@@ -104,6 +120,7 @@ SIGNAL_KEYS = (*SIGNAL_REQUIRED, *SIGNAL_LISTS, "generate")
 def _signals(value: Any) -> list[dict[str, Any]]:
     if not isinstance(value, list):
         raise ConfigValueError(f"must be a list of tables/mappings, not {_describe(value)}")
+    _counted(value)
     for index, item in enumerate(value):
         problem = _signal_problem(item)
         if problem:
@@ -127,6 +144,8 @@ def _signal_problem(item: Any) -> str | None:
         values = item.get(key, [])
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
             return f"{key}: must be a list of strings"
+        if len(values) > MAX_CONFIG_ITEMS:
+            return f"{key}: has {len(values):,} entries (the limit is {MAX_CONFIG_ITEMS:,})"
     classes, frequencies = _catalog_values()
     for key, known in (("class", classes), ("frequency", frequencies)):
         if item[key] not in known:
@@ -180,19 +199,19 @@ def price(value: Any) -> tuple[float, float]:
 KEYS: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "tokenizer": ("tokenizer", _string),
     "engine": ("engine", _string),
-    "block-size": ("block_size", _integer(1)),
+    "block-size": ("block_size", _integer(1, MAX_BLOCK_TOKENS)),
     "select": ("select", selectors),
     "extend-select": ("extend_select", selectors),
     "ignore": ("ignore", selectors),
     "per-file-ignores": ("per_file_ignores", _per_file_ignores),
-    "min-stable-tokens": ("min_stable_tokens", _integer(0)),
-    "min-tail-tokens": ("min_tail_tokens", _integer(0)),
+    "min-stable-tokens": ("min_stable_tokens", _integer(0, MAX_RENDER_TOKENS)),
+    "min-tail-tokens": ("min_tail_tokens", _integer(0, MAX_RENDER_TOKENS)),
     "extend-volatile": ("extend_volatile", _signals),
     "exclude": ("exclude", _patterns),
     "chat-template": ("chat_template", _string),
     "system-prompts": ("system_prompts", _patterns),
     "prompts": ("prompts", _patterns),
-    "history-turns": ("history_turns", _integer(0)),
+    "history-turns": ("history_turns", _integer(0, MAX_HISTORY_TURNS)),
     "extend": ("extend", _string),
     "price": ("price", price),
 }

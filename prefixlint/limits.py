@@ -14,6 +14,15 @@ import re
 import stat
 from typing import Any
 
+# Their old home: references and walks confined to the repository live in prefixlint.confine.
+from prefixlint.confine import (  # noqa: F401
+    allow_outside_paths,
+    confined,
+    containing_root,
+    directory_root,
+    inside_root,
+    template_tokenizer_offline,
+)
 from prefixlint.errors import PrefixlintError
 
 
@@ -38,6 +47,28 @@ MAX_OUTPUT_CHARS = _setting("MAX_OUTPUT_CHARS", 10 * 1024 * 1024)
 RENDER_SECONDS = _setting("RENDER_SECONDS", 10.0, float)
 #: Seconds all the renders of one file may take together (a file renders once per volatile value).
 FILE_RENDER_SECONDS = _setting("FILE_RENDER_SECONDS", 30.0, float)
+#: Address space (bytes) of the worker process that checks one file (`prefixlint.sandbox.workers`):
+#: past it the file is reported as over its memory budget, and the run goes on.
+FILE_MEMORY_BYTES = _setting("FILE_MEMORY_BYTES", 1 << 30)
+#: CPU seconds the worker checking one file may take (loading, rendering, tokenizing, measuring)
+#: before the parent kills it (and four times that of wall-clock time, for a worker that waits);
+#: enforced from outside the work, unlike the render limits. CPU time: a loaded machine does
+#: not make a good file overrun.
+FILE_SECONDS = _setting("FILE_SECONDS", 15.0, float)
+#: Worker processes that check files (0: in this process, with the sandbox's bounds only).
+WORKERS = _setting("WORKERS", 1) if os.environ.get("PREFIXLINT_WORKERS", "").strip() != "0" else 0
+#: Volatile values measured in one prompt: each costs two renders and their tokens, so a file
+#: of thousands of placeholders is refused up front instead of rendered thousands of times.
+MAX_VALUES = _setting("MAX_VALUES", 100)
+#: Tokens of one render of a template (a prompt of a million tokens is past every context window).
+MAX_RENDER_TOKENS = _setting("MAX_RENDER_TOKENS", 1_000_000)
+#: Tokens all the renders of one file may come to (about two renders per volatile value, and
+#: the fixed variants): the work of a file is at most a fixed multiple of its size.
+MAX_FILE_TOKENS = _setting("MAX_FILE_TOKENS", 10_000_000)
+#: `history-turns`: the turns of conversation history a system prompt is measured followed by.
+MAX_HISTORY_TURNS = 1_000
+#: Entries of one list or table of configuration (`select`, `exclude`, `extend-volatile` ...).
+MAX_CONFIG_ITEMS = 1_000
 #: Largest cache block (page) size in tokens an engine profile takes (`--block-size`).
 MAX_BLOCK_TOKENS = 1 << 20
 #: Most cache blocks `replay --cache-tokens/--memory` models (the pool is allocated up front).
@@ -181,58 +212,6 @@ def finite(value: Any, what: str) -> float:
     return number
 
 
-#: `--allow-outside-paths`: files a template refers to (LangChain `template_path`, promptfoo
-#: `file://`) and symlinks found by a walk may lead outside the repository. Off by default: a
-#: pull request must not make the linter read and report `/etc/passwd` or `~/.ssh`.
-_outside_paths = {"allowed": False}
-
-
-def allow_outside_paths(allowed: bool = True) -> None:
-    _outside_paths["allowed"] = allowed
-
-
-def containing_root(path: str | os.PathLike) -> str:
-    """The repository `path` is in (the nearest folder above it with a `.git`), else the working
-    directory when `path` is inside it, else the folder of `path` itself."""
-    return directory_root(os.path.dirname(os.path.abspath(path)))
-
-
-def directory_root(start: str) -> str:
-    """`containing_root` of a directory."""
-    start = os.path.abspath(start)
-    directory = start
-    while True:
-        if os.path.exists(os.path.join(directory, ".git")):
-            return directory
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            break
-        directory = parent
-    cwd = os.getcwd()
-    return cwd if _is_within(start, cwd) else start
-
-
-def inside_root(target: str | os.PathLike, root: str) -> bool:
-    """Whether `target`, every symlink resolved, is inside `root` (or outside paths are allowed)."""
-    return _outside_paths["allowed"] or _is_within(os.path.realpath(target), os.path.realpath(root))
-
-
-def _is_within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def confined(referrer: str, target: str | os.PathLike, shown: str) -> str:
-    """`target` (named in the file `referrer` as `shown`) if it resolves inside the referrer's
-    repository, else a PrefixlintError the caller places at the reference's line."""
-    root = containing_root(referrer)
-    if not inside_root(target, root):
-        raise PrefixlintError(
-            f"{shown} resolves outside the repository ({root}); refused",
-            hint="pass --allow-outside-paths to read files outside the repository",
-        )
-    return str(target)
-
-
 #: A tokenizer file (tokenizer.json, tekken.json) larger than this is refused; the largest
 #: published ones are a few tens of MiB.
 MAX_TOKENIZER_BYTES = 256 * 1024 * 1024
@@ -250,17 +229,6 @@ def regular_file(source: str | os.PathLike, max_bytes: int = MAX_TOKENIZER_BYTES
     if info.st_size > max_bytes:
         raise too_large(str(source), info.st_size, max_bytes)
     return str(source)
-
-
-def template_tokenizer_offline(name: str | None, template_path: str) -> bool:
-    """Whether the tokenizer a template file names (`tokenizer:` in it) is loaded offline: under
-    GitHub Actions (`GITHUB_ACTIONS`, which the Action runs in), always. A name that is an
-    existing path must resolve inside the template's repository (PrefixlintError otherwise)."""
-    if not name:
-        return False
-    if os.path.exists(name):
-        confined(template_path, name, f"tokenizer {name}")
-    return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
 class TimedPattern:

@@ -84,6 +84,11 @@ class FileResult:
     #: Why a file found by a directory walk was left out (not a prompt, or not readable as one):
     #: set only on such a result, which has no numbers, findings or error.
     skipped: str | None = None
+    #: What `fix_sources` hold, written out as plain data for a result that crossed from a worker
+    #: process (`prefixlint.fix.write.planned`): unsafe (False/True) -> (text before, text after,
+    #: findings fixed), or None for nothing to fix; only the variants the run asked for.
+    fixed_texts: dict[bool, tuple[str, str, int] | None] | None = field(default=None, compare=False, hash=False,
+                                                                         repr=False)
 
     def facts(self) -> dict[str, Any]:
         """The facts that are set, in the order of the JSON output."""

@@ -64,6 +64,7 @@ def _is_type_checking(test: ast.expr) -> bool:
 #: template, harmony's encoding). Configuration sits above the rules (it names their codes).
 LAYERS = [
     {"errors"},
+    {"confine"},
     {"limits", "numbers", "package_data", "results"},
     {"sandbox"},
     {"tokenize"},

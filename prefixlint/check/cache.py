@@ -183,23 +183,16 @@ def check_cached(files: list[str], settings_for, walked: frozenset[str], cache: 
             if progress is not None:
                 progress()
     misses = [path for path in files if path not in hits]
-    marks: list[int] = []
-    with tracked_reads() as reads:
-        def mark() -> None:
-            marks.append(len(reads))
-            if progress is not None:
-                progress()
-
-        results = check_files(misses, settings_for, walked, progress=mark) if misses else []
-    marks.append(len(reads))
+    reads: dict[str, list[str]] = {}  # what checking each file read, in its worker
+    results = check_files(misses, settings_for, walked, progress=progress, reads=reads.__setitem__) if misses else []
     by_file: dict[str, list] = {path: [] for path in misses}
     extra: list = []
     for result in results:
         (by_file[result.path] if result.path in by_file else extra).append(result)
     # A promptfoo configuration and the files it references are measured together: not cached.
     shared = {path for result in results if result.config for path in (result.path, result.config)}
-    for index, path in enumerate(misses):
-        own, segment = by_file[path], reads[marks[index]:marks[index + 1]] if index + 1 < len(marks) else []
+    for path in misses:
+        own, segment = by_file[path], reads.get(path, [])
         key = keys.get(path)
         if (path not in shared and key and os.path.abspath(path) in segment
                 and all(r.error is None and r.chat_format != "jinja" for r in own)):

@@ -30,6 +30,8 @@ class ChatTemplateRuns:
     def __init__(self) -> None:
         self._checked: dict[tuple[str, str], FileResult] = {}
         self._shown: dict[tuple[str, str], dict[Finding, None]] = {}
+        self._sent_checked: set[tuple[str, str]] = set()  # what `take_new` handed out already
+        self._sent_shown: dict[tuple[str, str], int] = {}
 
     def findings(self, chat_template, tokenizer_spec: str, tokenizer, settings, profile) -> list[Finding]:
         """Every PFX101/PFX102 finding of the template (before any file's filters); [] when its
@@ -44,6 +46,27 @@ class ChatTemplateRuns:
     def show(self, chat_template, tokenizer, findings: list[Finding]) -> None:
         """Report these (what one file let through) with the template's result."""
         self._shown[(chat_template.path or chat_template.origin, tokenizer.name)].update(dict.fromkeys(findings))
+
+    def take_new(self) -> tuple[dict, dict]:
+        """What was checked and shown since the last call: a worker process hands it to the run's
+        own ChatTemplateRuns (`absorb`), so the run reports each template once, in order."""
+        checked = {key: result for key, result in self._checked.items() if key not in self._sent_checked}
+        self._sent_checked.update(checked)
+        shown = {}
+        for key, findings in self._shown.items():
+            new = list(findings)[self._sent_shown.get(key, 0):]
+            if new:
+                shown[key] = new
+            self._sent_shown[key] = len(findings)
+        return checked, shown
+
+    def absorb(self, new: tuple[dict, dict]) -> None:
+        checked, shown = new
+        for key, result in checked.items():
+            self._checked.setdefault(key, result)
+            self._shown.setdefault(key, {})
+        for key, findings in shown.items():
+            self._shown.setdefault(key, {}).update(dict.fromkeys(findings))
 
     def results(self) -> list[FileResult]:
         """One result per template with findings some file let through, or an error."""

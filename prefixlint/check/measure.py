@@ -7,7 +7,7 @@ variant (the value's lines moved after the stable content). A system prompt on i
 served followed by the conversation history (`prefixlint.check.served`): a value there that
 changes per request or per day costs the history on every turn, a per-user value only the
 stable text up to the history. Messages become the request through their framing
-(`prefixlint.render.framing`). Each distinct text is rendered and tokenized once (cached).
+(`prefixlint.render.framing`). Each distinct text is rendered and tokenized once.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from prefixlint.check.caps import refuse_too_many_values
 from prefixlint.check.served import history_region, serve, tokens_before
 from prefixlint.engines.profiles import EngineProfile
 from prefixlint.engines.serve import reuse_after
@@ -70,8 +71,8 @@ class Measurer:
         self._renders: dict[frozenset[str], Request] = {}
         self._encoded: dict[str, list[int]] = {}
         self._lines: dict[str, list[int]] = {}  # line runs -> ids, for `encode_lines`
-        #: How each placeholder's value moves in the fixed variant (its line, or its sentence),
-        #: decided once from the template as written: both renders and the file's fix agree.
+        refuse_too_many_values(len(self.volatiles))  # before the work that grows with the values
+        #: How each value moves in the fixed variant, decided once: both renders and the fix agree.
         self.placements, self.no_unit = placements(template, compiled.placeholders, self._leads())
 
     def _leads(self) -> dict[int, str]:
@@ -139,10 +140,8 @@ class Measurer:
         # Sizes are those of the first request (the same base render for every value and for
         # the file's summary); what the engine reuses is computed for the second, as it is the
         # one served from the cache, by the engine's simulator (`prefixlint.engines.serve`).
-        return Measurement(
-            len(a.ids), shared, reuse_after(a.ids, b.ids, self.profile),
-            len(fixed_a), fixed_shared, reuse_after(fixed_a, fixed_b_ids, self.profile),
-        )
+        return Measurement(len(a.ids), shared, reuse_after(a.ids, b.ids, self.profile),
+                           len(fixed_a), fixed_shared, reuse_after(fixed_a, fixed_b_ids, self.profile))
 
     def fixed_ids(self, request: Request, moved: set[int]) -> list[int]:
         """The ids of `request` with the `moved` placeholders moved after the stable content."""

@@ -95,8 +95,10 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
     The findings of the chat template its messages are rendered with go to `chat_templates`
     (a `ChatTemplateRuns`), reported once per run against the template; without one, nowhere.
     `text`, when given, is checked as the content of `path` (a file as it is at a git revision)."""
+    from prefixlint.check.boundary import PASSING, diagnostic
     from prefixlint.load.registry import NotATemplate
     from prefixlint.sandbox import file_budget
+    from prefixlint.sandbox.worker_process import in_worker
 
     try:
         with file_budget():  # all of the file's renders together, however many values it has
@@ -107,10 +109,21 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
         return FileResult(path, error=exc.located(path))
     except RecursionError:
         return FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))
+    except MemoryError:
+        if in_worker():  # reported by the pool as the file's memory budget
+            raise
+        return FileResult(path, error=PrefixlintError("ran out of memory while checking it", path=path))
+    except PASSING:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the file boundary (check/boundary.py), for every caller
+        if os.environ.get("PREFIXLINT_DEBUG"):
+            raise
+        return FileResult(path, error=diagnostic(exc, path))
 
 
 def _check(path: str, settings: Settings, template=None, chat_templates=None,
            text: str | None = None) -> FileResult:
+    from prefixlint.check.caps import refuse_too_many_names, refuse_too_much_work
     from prefixlint.check.chat_template_runs import let_through
     from prefixlint.check.measure import Measurer
     from prefixlint.engines.profiles import get_profile
@@ -145,9 +158,11 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     catalog = builtin_catalog().extended(load_catalog_extension(settings.extend_volatile))
     history = History.of(settings.history_turns)
     framing = framing_for(tokenizer, template.is_chat, _served_template(settings, template.is_chat, path), history)
+    refuse_too_many_names(compiled)
     measurer = Measurer(template, compiled, tokenizer, profile, catalog, settings.min_stable_tokens, framing,
                         history)
     try:
+        refuse_too_much_work(measurer)  # the caps on values and tokens, before the work
         measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
         tail = Measured("", False, profile, catalog, settings.min_stable_tokens, [], min_tail_tokens=settings.min_tail_tokens)
         flagged = [m for m in measured if tail.worth_reporting(m) and m.moved]
@@ -256,41 +271,8 @@ def _check_chat_template(path, template, settings: Settings, profile, suppressio
 
 
 def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],
-                walked: frozenset[str] = frozenset(), *, texts: dict[str, str] | None = None,
-                progress: Callable[[], None] | None = None) -> list[FileResult]:
-    """Results in order; files in `walked` (found by a directory walk) that are not templates
-    are left out. `texts` gives the content of paths not read from disk (standard input);
-    `progress` is called once per path."""
-    from prefixlint.check.chat_template_runs import ChatTemplateRuns
+                walked: frozenset[str] = frozenset(), **options) -> list[FileResult]:
+    """`prefixlint.check.files.check_files`: every file in a worker process with its budgets."""
+    from prefixlint.check.files import check_files as check_all
 
-    results: list[FileResult] = []
-    chat_templates = ChatTemplateRuns()
-    through_configs: set[str] = set()  # files whose prompts a config (promptfoo) references
-    for path in paths:
-        if progress is not None:
-            progress()
-        if os.path.abspath(path) in through_configs:
-            continue  # one file, one measurement: through the config that references it
-        try:
-            settings = settings_for(path)
-        except PrefixlintError as exc:
-            results.append(FileResult(path, error=exc.located(path)))
-            continue
-        try:
-            found = check_path(path, settings, skip_non_templates=path in walked, chat_templates=chat_templates,
-                               text=(texts or {}).get(path))
-        except Exception as exc:  # a bug: this file's error, the other files are still checked
-            if os.environ.get("PREFIXLINT_DEBUG"):
-                raise
-            results.append(FileResult(path, error=PrefixlintError(
-                f"internal error: {type(exc).__name__}: {exc}", path=path,
-                hint="run again with PREFIXLINT_DEBUG=1 for the traceback, and report it")))
-            continue
-        referenced = {os.path.abspath(r.path) for r in found if r.config}
-        if referenced:
-            results = [r for r in results if os.path.abspath(r.path) not in referenced]
-            through_configs |= referenced
-        results += found
-    # A chat template also checked on its own (named, or found by the walk) is reported once.
-    checked = {os.path.abspath(result.path) for result in results}
-    return results + [r for r in chat_templates.results() if os.path.abspath(r.path) not in checked]
+    return check_all(paths, settings_for, walked, **options)

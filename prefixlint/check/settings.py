@@ -8,6 +8,7 @@ measured the same way by both.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any, Callable, Mapping
 
 from prefixlint.config import Config, load_config
 from prefixlint.engines.profiles import DEFAULT_ENGINE, get_profile
+from prefixlint.errors import PrefixlintError
 from prefixlint.render.history import DEFAULT_TURNS
 from prefixlint.tokenize import DEFAULT_TOKENIZER, load_tokenizer
 
@@ -60,6 +62,22 @@ class SettingsBuilder:
     isolated: bool = False
     token_view: bool = False
 
+    def _confine(self, config: Config) -> None:
+        """A tokenizer or chat template that the configuration file (not a flag) names by path
+        must lie inside the repository: a pull request edits the configuration too."""
+        from prefixlint.confine import confined
+
+        for key, name in (("tokenizer", "tokenizer"), ("chat_template", "chat-template")):
+            value = getattr(config, key)
+            if self.flags.get(key) is None and value and key in config.given and config.source is not None:
+                if os.path.exists(value):
+                    try:
+                        confined(str(config.source), value, f"{name} {value}")
+                    except PrefixlintError as exc:  # at the key's line, as every configuration error
+                        file, line = config.where(key)
+                        raise PrefixlintError(f"{name}: {exc.message}", path=file or str(config.source), line=line,
+                                              hint=exc.hint) from None
+
     def config(self, path: str | Path) -> Config:
         config = load_config(Path(path), config_file=self.config_file, isolated=self.isolated)
         return config.merge_cli(**self.flags)
@@ -73,6 +91,7 @@ class SettingsBuilder:
 
     def __call__(self, path: str | Path) -> Settings:
         config = self.config(path)
+        self._confine(config)  # before anything configured by path is opened
         engine, tokenizer = config.engine, config.tokenizer
         if engine and self.flags.get("engine") is None and "engine" in config.given:
             _at_config(config, "engine", lambda: get_profile(engine))

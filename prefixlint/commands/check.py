@@ -151,7 +151,8 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
         from prefixlint.check import cache
 
         if no_cache or not cache.enabled() or fix or diff or texts or output_format == "html":
-            results = check_files(list(inputs.files), settings_for, walked, texts=texts, progress=tick)
+            wanted = (unsafe_fixes,) if fix or diff else ()  # the fixes, written out where each file is checked
+            results = check_files(list(inputs.files), settings_for, walked, texts=texts, progress=tick, fixes=wanted)
         else:  # the result cache (.prefixlint_cache), keyed by content, configuration and version
             from prefixlint.check.cache import ResultCache, check_cached
 

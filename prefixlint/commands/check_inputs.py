@@ -57,7 +57,16 @@ def read_stdin(stdin_filename: str | None) -> str:
     if not stdin_filename:
         raise click.UsageError("`check -` reads standard input: name it with --stdin-filename PATH"
                                " (its extension chooses the format, its folder the configuration)")
-    return sys.stdin.read()
+    from prefixlint.limits import MAX_FILE_BYTES
+
+    data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)  # `cat /dev/zero |` must not fill memory
+    if len(data) > MAX_FILE_BYTES:
+        raise PrefixlintError(f"standard input is too large (more than {MAX_FILE_BYTES:,} bytes, the limit)",
+                              path=stdin_filename)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PrefixlintError(f"not valid UTF-8 at byte offset {exc.start}", path=stdin_filename) from None
 
 
 #: Severity -> rank, for --fail-level.

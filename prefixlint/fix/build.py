@@ -117,7 +117,11 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
         edits.append(Edit(target.end, target.end, newline + text))
     edits = _merged(edits)
     if reload is not None:
-        _verify(template, placeholders, reload(apply_edits(source, edits)), apply_plan([m.text for m in messages], plan))
+        try:
+            edited = apply_edits(source, edits)
+        except ValueError as exc:  # the moves' spans overlap in the source (escapes, odd offsets)
+            raise NoFix(f"the moves overlap in the file's source ({exc})") from None
+        _verify(template, placeholders, reload(edited), apply_plan([m.text for m in messages], plan))
     # In program source a move from one string literal into another changes every prompt that
     # uses the other literal too: unsafe. Within one literal (or between messages of a prompt
     # file) the move only reorders whole units.

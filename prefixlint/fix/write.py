@@ -25,7 +25,12 @@ BOM = "\ufeff".encode("utf-8")
 
 def fixed_text(result, unsafe: bool = False) -> tuple[str, str, int] | None:
     """(text before, text after, findings fixed) for a checked file; None: nothing to fix.
-    The fixes each finding offers (safe ones only unless `unsafe`), combined as check measured them."""
+    The fixes each finding offers (safe ones only unless `unsafe`), combined as check measured them;
+    for a result checked in a worker process, as `planned` wrote them out there."""
+    if not result.fix_sources and result.fixed_texts is not None:
+        if unsafe not in result.fixed_texts:
+            raise ValueError(f"the {'unsafe' if unsafe else 'safe'} fixes of {result.path} were not planned")
+        return result.fixed_texts[unsafe]
     edits: list = []
     fixed, before = 0, None
     for source in result.fix_sources:
@@ -40,6 +45,17 @@ def fixed_text(result, unsafe: bool = False) -> tuple[str, str, int] | None:
     if before is None:
         return None
     return before, apply_edits(before, edits), fixed
+
+
+def planned(result, unsafe: tuple[bool, ...] = ()):
+    """`result` as plain data, to cross a process boundary: its fix sources (closures over the
+    loaded template) written out as the fixed texts of each variant in `unsafe` (`fixed_texts`),
+    and dropped."""
+    from dataclasses import replace
+
+    if not result.fix_sources:
+        return replace(result, fixed_texts={u: None for u in unsafe}) if unsafe else result
+    return replace(result, fix_sources=(), fixed_texts={u: fixed_text(result, u) for u in unsafe})
 
 
 def _overlaps(edits, more) -> bool:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ def read_ignore_file(path: Path) -> Any:
         return None
     try:
         return pathspec.GitIgnoreSpec.from_lines(text.splitlines())
-    except (ValueError, TypeError):  # git skips a line it cannot read (`!` alone): so do we
+    except (ValueError, TypeError, re.error):  # git skips a line it cannot read (`!` alone, `[z-a]`): so do we
         return pathspec.GitIgnoreSpec.from_lines([line for line in text.splitlines() if _valid_line(line)])
 
 
@@ -50,6 +51,6 @@ def _valid_line(line: str) -> bool:
 
     try:
         pathspec.GitIgnoreSpec.from_lines([line])
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, re.error):
         return False
     return True

@@ -54,8 +54,19 @@ class Repository:
                 files[path.decode("utf-8", errors="surrogateescape")] = blob
         return files
 
-    def blob(self, blob_id: str) -> bytes:
+    def blob(self, blob_id: str, path: str | None = None, max_bytes: int | None = None) -> bytes:
+        """The blob's bytes; one larger than `max_bytes` (the limit of a file on disk) is refused
+        by its size (`git cat-file -s`) before a byte of it is read."""
+        from prefixlint.limits import MAX_FILE_BYTES, too_large
+
+        limit = MAX_FILE_BYTES if max_bytes is None else max_bytes
+        size = self.blob_size(blob_id)
+        if size > limit:
+            raise too_large(path or blob_id, size, limit)
         return self.git("cat-file", "blob", blob_id)
+
+    def blob_size(self, blob_id: str) -> int:
+        return int(self.git("cat-file", "-s", blob_id).decode().strip())
 
     def renames(self, commit: str) -> dict[str, str]:
         """Files renamed between `commit` and the working tree: new path -> old path."""

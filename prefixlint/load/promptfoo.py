@@ -21,7 +21,6 @@ multi-turn examples write it): it is rendered whole, then read as the list of me
 
 from __future__ import annotations
 
-import glob
 import json
 import re
 from dataclasses import replace
@@ -129,6 +128,7 @@ def _inline(path, text, value, offsets, variables, entry) -> Template:
 
 
 def _referenced(config: str, entry, reference: str, variables) -> list[Template]:
+    from prefixlint.confine import repository_glob
     from prefixlint.limits import confined
     from prefixlint.load.files import read_text
 
@@ -137,8 +137,12 @@ def _referenced(config: str, entry, reference: str, variables) -> list[Template]
         raise PrefixlintError(f"prompt functions are not read: {reference}", path=config, line=line_of(entry),
                               hint="lint the prompt text the function returns as a template file of its own")
     base = Path(config).parent
-    if any(c in reference for c in "*?["):  # glob.glob takes absolute patterns too, Path.glob does not
-        paths = sorted(glob.glob(str(base / reference)))
+    if any(c in reference for c in "*?["):  # matched by walking the repository only, bounded
+        try:
+            paths = repository_glob(config, reference, reference)
+        except PrefixlintError as exc:
+            raise PrefixlintError(f"cannot read {reference}: {exc.message}", path=config, line=line_of(entry),
+                                  hint=exc.hint) from None
     else:
         paths = [str(base / reference)]
     if not paths:

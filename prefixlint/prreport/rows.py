@@ -80,7 +80,7 @@ def introduced(base: Measured | None, base_text: str, now: Measured, now_text: s
 
 
 def _read_blob(repo: Repository, blob: str, path: str) -> str:
-    return decode_text(repo.blob(blob), path)
+    return decode_text(repo.blob(blob, path), path)
 
 
 def _side(measure: Measure, path: str, load: Callable[[], str]) -> tuple[Measured | None, str]:
@@ -144,15 +144,25 @@ def measurer(repo: Repository, tokenizer: str | None, offline: bool, engine: str
     """`check`'s measurement of a text as the content of a repository path, with the
     configuration that applies to that path in the working tree (flags win), and the
     tokenizers, engines and block sizes it used."""
+    from prefixlint.check.files import bounded_session
     from prefixlint.check.runner import check_file
     from prefixlint.check.settings import SettingsBuilder
+    from prefixlint.fix.write import planned
 
     used: dict[str, set] = {"tokenizer": set(), "engine": set(), "block_size": set()}
     settings_for = SettingsBuilder(dict(tokenizer=tokenizer, engine=engine, block_size=block_size), offline)
     settings_for.validate_flags(repo.root)  # a bad flag is one error up front, not one per file
 
-    def measure(path: str, text: str) -> Measured | None:
+    def check(task: tuple[str, str]):
+        path, text = task
         result = check_file(path, settings_for(repo.root / path), skip_non_templates=True, text=text)
+        return planned(result, (False,) if suggest else ()) if result is not None else None  # plain data
+
+    # In a worker with the file's budgets, as `check` measures every file (check/files.py).
+    session = bounded_session(check, settings_for, str(repo.root / "prefixlint-warm-up.md"))
+
+    def measure(path: str, text: str) -> Measured | None:
+        result = session(path, (path, text))
         if result is None:  # a YAML file that is no prompt template (a config, a data file)
             return None
         if result.error is not None:

@@ -144,7 +144,7 @@ class JinjaTemplate:
                 elif "has no attribute" in str(exc):
                     hint = "give the variable `samples` shaped the way the template uses it (a mapping, a list)"
                 raise self._error(message, f"cannot render: {exc}", _template_line(exc), hint) from None
-            except (TypeError, ValueError, ArithmeticError, LookupError, AttributeError, MemoryError) as exc:
+            except (TypeError, ValueError, ArithmeticError, LookupError, AttributeError) as exc:
                 raise self._error(message, f"cannot render: {type(exc).__name__}: {exc}", _template_line(exc)) from None
             if len(raw) > MAX_OUTPUT_CHARS:
                 raise self._error(message, f"the template renders to more than {MAX_OUTPUT_CHARS:,} characters", None)

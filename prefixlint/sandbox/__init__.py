@@ -131,7 +131,7 @@ def bounded_sandbox() -> type:
                 raise SecurityError(f"{left} ** {right} is too large to compute")
             if operator == "*":
                 for sized, count in ((left, right), (right, left)):
-                    if isinstance(sized, (str, list, tuple)) and isinstance(count, int):
+                    if isinstance(sized, (str, bytes, list, tuple)) and isinstance(count, int):
                         checked(bounds.size(sized) * count, "a repetition")
             elif operator == "+":
                 checked(bounds.size(left) + bounds.size(right), "a concatenation")
@@ -147,7 +147,7 @@ def bounded_sandbox() -> type:
             if isinstance(__obj, Sample) and not callable(__obj):
                 return Sample(str(__obj))
             estimate = bounds.METHODS.get(getattr(__obj, "__name__", ""))
-            if estimate is not None and isinstance(getattr(__obj, "__self__", None), str):
+            if estimate is not None and isinstance(getattr(__obj, "__self__", None), (str, bytes)):
                 try:
                     size = estimate(__obj.__self__, *args, **kwargs)
                 except TypeError:

@@ -24,12 +24,38 @@ class TooLarge(Exception):
     """A result larger than MAX_OUTPUT_CHARS; the sandbox turns it into a SecurityError."""
 
 
-def size(value: Any) -> int:
-    """Characters of a string; items plus the characters of string items of a list or tuple."""
-    if isinstance(value, str):
+#: Items of one container `size` looks into (it extrapolates past them): sizing stays cheap.
+_SIZED_ITEMS = 1000
+
+
+def size(value: Any, depth: int = 0) -> int:
+    """Characters of a string (or bytes); for a container, its items plus the size of each item,
+    nested containers included (a list of mappings of long strings is as long as its text).
+    Past `_SIZED_ITEMS` items the rest is extrapolated from those seen."""
+    if isinstance(value, (str, bytes, bytearray)):
         return len(value)
-    if isinstance(value, (list, tuple)):
-        return len(value) + sum(len(item) for item in value if isinstance(item, str))
+    if isinstance(value, range):
+        return len(value) * (len(str(max(abs(value.start), abs(value.stop)))) + 2)
+    if depth > 8 or not isinstance(value, (list, tuple, dict, set, frozenset)):
+        return 0
+    items = list(value.items()) if isinstance(value, dict) else value
+    count = len(items)
+    seen = 0
+    total = 0
+    for item in items:
+        if seen == _SIZED_ITEMS:
+            break
+        total += sum(size(part, depth + 1) for part in item) if isinstance(value, dict) else size(item, depth + 1)
+        seen += 1
+    if seen and count > seen:
+        total = total * count // seen
+    return count + total
+
+
+def count(value: Any) -> int:
+    """How many items iterating `value` gives (0 when not known without iterating)."""
+    if isinstance(value, (str, bytes, list, tuple, dict, set, frozenset, range)):
+        return len(value)
     return 0
 
 
@@ -70,8 +96,23 @@ def _replace(value: str, old: Any, new: Any, count: Any = -1) -> int:
 
 
 def _join(separator: Any, items: Iterable[Any]) -> int:
-    items = list(items) if isinstance(items, (list, tuple)) else []
-    return size(items) + len(str(separator)) * len(items)
+    """`separator.join(items)`: every item and a separator between each two (a str, a range or a
+    mapping iterated as well as a list)."""
+    return size(items) + len(str(separator)) * count(items)
+
+
+def _translate(value: str, table: Any) -> int:
+    if not isinstance(table, dict):
+        return 0
+    longest = max((len(v) for v in table.values() if isinstance(v, str)), default=1)
+    return len(value) * max(longest, 1)
+
+
+def _sum(value: Any, attribute: Any = None, start: Any = 0) -> int:
+    """`|sum(start=[])` concatenates lists (or strings): as large as all of them together."""
+    if isinstance(start, (list, tuple, str)) and isinstance(value, (list, tuple)):
+        return size(start) + sum(size(item) for item in value[:_SIZED_ITEMS]) * max(1, len(value) // _SIZED_ITEMS)
+    return 0
 
 
 def _indent(value: Any, width: Any = 4, *_: Any, **__: Any) -> int:
@@ -88,13 +129,15 @@ METHODS: dict[str, Callable[..., int]] = {
     "expandtabs": lambda value, tabsize=8: len(value) * max(_int(tabsize), 1),
     "replace": _replace,
     "join": _join,
+    "translate": _translate,
 }
 
 FILTERS: dict[str, Callable[..., int]] = {
     "center": lambda value, width=80: max(len(str(value)), _int(width)),
     "indent": _indent,
     "replace": lambda value, old, new, count=None: _replace(str(value), old, new, -1 if count is None else count),
-    "join": lambda value, d="", attribute=None: _join(d, value if isinstance(value, (list, tuple)) else []),
+    "join": lambda value, d="", attribute=None: _join(d, value),
+    "sum": _sum,
     "format": lambda value, *args, **kwargs: printf_size(str(value), kwargs and (kwargs,) or tuple(args)),
     "batch": lambda value, linecount, fill_with=None: size(value) + _int(linecount),
     "slice": lambda value, slices, fill_with=None: size(value) + _int(slices),

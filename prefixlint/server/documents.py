@@ -1,8 +1,9 @@
 """Check an open document's unsaved text, as `check` checks that file, and keep the result.
 
 Each check runs `check_files` (the entry point `check` itself calls, so the per-file budgets
-of rendering apply) on the editor's text of that one document: nothing is read from disk for
-it, and no other open document is measured again. The tokenizer and the configuration are
+of rendering apply; in the server's own process, never a forked worker) on the editor's text
+of that one document: nothing is read from disk for it, and no other open document is
+measured again. The tokenizer and the configuration are
 cached by the stages that load them, so a re-check costs only this text's renders and
 encodings. A document that no loader reads (a CI workflow in YAML) gets no diagnostics; one
 that a loader reads but cannot load (malformed YAML, a template that does not compile) gets
@@ -65,7 +66,9 @@ def check_text(path: str, text: str, settings_for, version: int | None = None, e
         else:
             # Checked as a named file (an open document's errors are its diagnostics, where a
             # walk would skip them), less a file that no loader reads.
-            results = [r for r in check_files([path], settings_for, texts={path: index.loaded_text})
+            # In this process: pygls runs threads, and a forked copy of a threaded process may
+            # hang on a lock another thread held (the sandbox's own bounds still apply).
+            results = [r for r in check_files([path], settings_for, texts={path: index.loaded_text}, in_process=True)
                        if not isinstance(r.error, NotATemplate)]
     except PrefixlintError as exc:  # a configuration that cannot be read
         results = [FileResult(path, error=exc.located(path))]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -70,11 +71,14 @@ def test_without_it_the_same_tokenizer_has_no_template_to_render_with(tmp_path, 
 
 
 def test_the_key_is_relative_to_its_configuration_file_and_the_flag_wins(tmp_path, llama, monkeypatch):
-    tokenizer, template = llama
+    outside, template = llama
     project = tmp_path / "project"
     (project / "chats").mkdir(parents=True)
     (project / ".git").mkdir()
     (project / "served").mkdir()
+    # a tokenizer path in the configuration lies inside the repository (issue 20)
+    tokenizer = project / "models" / Path(outside).name
+    (shutil.copytree if Path(outside).is_dir() else shutil.copy)(outside, tokenizer)
     shutil.copy(template, project / "served" / "llama3.2.jinja")
     (project / ".prefixlint.yaml").write_text(
         f"tokenizer: {tokenizer}\nchat-template: served/llama3.2.jinja\n", encoding="utf-8")

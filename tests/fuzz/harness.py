@@ -35,13 +35,24 @@ def fuzz_settings(brief: int):
                     print_blob=True, suppress_health_check=list(HealthCheck))
 
 
+#: A file's budget in its worker: a runaway input (a tokenizer busy on megabytes of one word)
+#: ends there, and the run with it well within INPUT_SECONDS (a replacement worker, the good file).
+FILE_SECONDS = 8.0
+
+
 def lowered_limits(monkeypatch) -> None:
-    """Render limits small enough that a runaway input costs a second, not ten."""
+    """Render limits small enough that a runaway input costs a second, not ten; the file budget
+    below INPUT_SECONDS; the built-in tokenizer loaded here once, so that every run's worker
+    inherits it instead of loading it again (thousands of runs in a long campaign)."""
     from prefixlint import limits, sandbox
+    from prefixlint.sandbox import workers
+    from prefixlint.tokenize import DEFAULT_TOKENIZER, load_tokenizer
 
     monkeypatch.setattr(sandbox, "RENDER_SECONDS", 1.0)
     monkeypatch.setattr(sandbox, "FILE_RENDER_SECONDS", 2.0)
     monkeypatch.setattr(limits, "REGEX_SECONDS", 0.2)
+    monkeypatch.setattr(workers, "FILE_SECONDS", FILE_SECONDS)
+    load_tokenizer(DEFAULT_TOKENIZER, offline=True)
 
 
 def invoke(args: list[str], cwd: Path):

@@ -15,11 +15,13 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 def cli_findings(path: Path, text: str | None = None):
-    """What `prefixlint check` reports for the file (its text as given), to compare with."""
+    """What `prefixlint check` reports for the file (its text as given), to compare with, and
+    its safe fixes written out as `check --fix` asks for them."""
     from prefixlint.check.runner import check_files
     from prefixlint.check.settings import SettingsBuilder
 
-    results = check_files([str(path)], SettingsBuilder(), texts={str(path): text} if text is not None else None)
+    results = check_files([str(path)], SettingsBuilder(), texts={str(path): text} if text is not None else None,
+                          fixes=(False,))
     return [f for r in results for f in r.findings], results
 
 
