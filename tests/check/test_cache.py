@@ -92,3 +92,18 @@ def test_no_cache_neither_reads_nor_writes(repo):
     root, stored = repo
     run("--no-cache")
     assert stored == [] and not (root / ".prefixlint_cache").exists()
+
+
+def test_the_files_a_promptfoo_configuration_references_keep_their_place_with_the_cache(repo):
+    root, _ = repo
+    samples = Path(__file__).resolve().parents[2] / "samples"
+    (root / "prompts" / "p").mkdir()
+    (root / "prompts" / "p" / "prompts").mkdir()
+    for name in ("promptfooconfig.yaml", "prompts/translate_chat.json"):
+        (root / "prompts" / "p" / name).write_text((samples / "promptfoo" / name).read_text())
+    (root / "prompts" / "z.md").write_text("Session {{ session_id }}.\n" + STABLE + "\n")
+    order = ["prompts/a.md", "prompts/p/prompts/translate_chat.json", "prompts/z.md"]
+    uncached = run("--no-cache")
+    assert [f["path"] for f in uncached["files"]] == order
+    assert run() == uncached  # the first run, storing a.md and z.md
+    assert run() == uncached  # a.md and z.md from the cache, the configuration checked again
