@@ -211,7 +211,9 @@ def check_value(key: str, value: Any) -> tuple[str, Any]:
 def unknown_key_message(key: str) -> str:
     import difflib
 
-    close = difflib.get_close_matches(normalize_key(key), KEYS, n=1)
+    words = sorted(normalize_key(key).lower().split("-"))
+    close = [known for known in KEYS if sorted(known.split("-")) == words]  # select-extend
+    close = close or difflib.get_close_matches(normalize_key(key), KEYS, n=1)
     guess = f"did you mean {close[0]!r}? " if close else ""
     return f"unknown configuration key {key!r} ({guess}known keys: {', '.join(KEYS)})"
 
