@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from prefixlint import config_files
+from prefixlint import __version__, config_files
 from prefixlint.cli import cli
 from prefixlint.config import clear_cache, load_config
 from prefixlint.errors import PrefixlintError
@@ -30,8 +30,8 @@ TOML = '[project]\nname = "x"\n\n[tool.ruff]\nline-length = 100\nfoo = 1\n\n[too
 
 
 @pytest.mark.parametrize("written, line, why", [
-    ('max-cost = 3\n', 10, "not a key of prefixlint 0.1.0, perhaps a newer version's"),
-    ('new_feature = true\n', 10, "not a key of prefixlint 0.1.0, perhaps a newer version's"),
+    ('max-cost = 3\n', 10, f"not a key of prefixlint {__version__}, perhaps a newer version's"),
+    ('new_feature = true\n', 10, f"not a key of prefixlint {__version__}, perhaps a newer version's"),
     ('x-team = "infra"\n', 10, "an extension key (x-..., or a namespace.key): prefixlint reads none"),
     ('"acme.owner" = "me"\n', 10, "an extension key (x-..., or a namespace.key): prefixlint reads none"),
     ('block-size = 32\n\n[tool.prefixlint.x-acme]\nowner = "me"\n', 12,
