@@ -4,8 +4,6 @@ ignored with one warning naming the file and line (docs/configuration.md#unknown
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from click.testing import CliRunner
 
