@@ -116,16 +116,9 @@ def chat_template_injects_date(rule: Rule, data) -> Iterator[Finding]:
         f" after a date change only the first {shared:,} of {total:,} tokens of a request are reused."
         f" Pass the date in a message where it is needed, or take it out of the template."
     )
-    message = _with_template_line(message, line, date.line)
-    yield Finding(
-        path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
-        message=message, variable="strftime_now", tokens=total, shared_prefix_tokens=shared,
-        reusable_tokens=data.profile.reusable_tokens(shared, total),
-        fixed_reusable_tokens=data.profile.reusable_tokens(total, total),
-        extra={"placeholder": "strftime_now" if date.line else "", "template_line": date.line,
-               "output_line": date.output_line,
-               "text": date.text, "other_text": date.other_text},
-    )
+    yield _finding(rule, data, (line, column), message, date.line, total, shared, variable="strftime_now",
+                   extra={"placeholder": "strftime_now" if date.line else "", "template_line": date.line,
+                          "output_line": date.output_line, "text": date.text, "other_text": date.other_text})
 
 
 def chat_template_rewrites_history(rule: Rule, data) -> Iterator[Finding]:
@@ -139,15 +132,22 @@ def chat_template_rewrites_history(rule: Rule, data) -> Iterator[Finding]:
         f"{rewrite.reason}: the next request shares {shared:,} of the {cached:,} tokens cached for the previous"
         f" one (its prompt and the generated reply), so every turn recomputes the history from there."
     )
-    message = _with_template_line(message, line, rewrite.line)
-    yield Finding(
+    yield _finding(rule, data, (line, column), message, rewrite.line, cached, shared,
+                   extra={"placeholder": "", "reason": rewrite.reason, "template_line": rewrite.line,
+                          "cached_line": rewrite.cached_line, "cached_text": rewrite.cached_text,
+                          "new_text": rewrite.new_text})
+
+
+def _finding(rule: Rule, data, at: tuple[int, int], message: str, template_line: int | None, tokens: int,
+             shared: int, *, variable: str | None = None, extra: dict) -> Finding:
+    """A template finding: `shared` of `tokens` reused now, all of them once the template is fixed;
+    the message ends with the template's own line where the file's differs."""
+    line, column = at
+    return Finding(
         path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
-        message=message, variable=None, tokens=cached, shared_prefix_tokens=shared,
-        reusable_tokens=data.profile.reusable_tokens(shared, cached),
-        fixed_reusable_tokens=data.profile.reusable_tokens(cached, cached),
-        extra={"placeholder": "", "reason": rewrite.reason, "template_line": rewrite.line,
-               "cached_line": rewrite.cached_line,
-               "cached_text": rewrite.cached_text, "new_text": rewrite.new_text},
+        message=_with_template_line(message, line, template_line), variable=variable, tokens=tokens,
+        shared_prefix_tokens=shared, reusable_tokens=data.profile.reusable_tokens(shared, tokens),
+        fixed_reusable_tokens=data.profile.reusable_tokens(tokens, tokens), extra=extra,
     )
 
 
@@ -171,12 +171,6 @@ def chat_template_retokenizes_history(rule: Rule, data) -> Iterator[Finding]:
         f" as generated, {item.new_tokens!r} as history): it shares {shared:,} of the {cached:,} tokens cached"
         " for the previous request. End the generation prompt with a special token or a newline, not a space."
     )
-    message = _with_template_line(message, line, item.line)
-    yield Finding(
-        path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
-        message=message, variable=None, tokens=cached, shared_prefix_tokens=shared,
-        reusable_tokens=data.profile.reusable_tokens(shared, cached),
-        fixed_reusable_tokens=data.profile.reusable_tokens(cached, cached),
-        extra={"placeholder": "", "template_line": item.line, "cached_tokens": list(item.cached_tokens),
-               "new_tokens": list(item.new_tokens)},
-    )
+    yield _finding(rule, data, (line, column), message, item.line, cached, shared,
+                   extra={"placeholder": "", "template_line": item.line, "cached_tokens": list(item.cached_tokens),
+                          "new_tokens": list(item.new_tokens)})
