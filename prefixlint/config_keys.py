@@ -53,15 +53,17 @@ def _string_list(value: Any) -> list[str]:
 def selectors(value: Any) -> tuple[str, ...]:
     """Codes or prefixes, upper-cased (`pfx001` is PFX001); each must match at least one rule:
     a mistyped code would otherwise turn linting off without a word."""
-    from prefixlint.rules.catalog import rule_codes
+    from prefixlint.rules.catalog import did_you_mean, rule_codes
 
     items = [item.strip() for item in _string_list(value)]
     codes = rule_codes()
     for index, item in enumerate(items):
         if not CODE_SELECTOR.fullmatch(item.upper()):
-            raise ConfigValueError(f"{item!r} is not a rule code or code prefix (like PFX001 or PFX0)", index)
+            raise ConfigValueError(f"{item!r} is not a rule code or code prefix (like PFX001 or PFX0)"
+                                   f"{did_you_mean(item)}", index)
         if not any(code.startswith(item.upper()) for code in codes):
-            raise ConfigValueError(f"{item!r} matches no rule (the rules: {', '.join(codes)})", index)
+            raise ConfigValueError(f"{item!r} matches no rule{did_you_mean(item)} (the rules:"
+                                   f" {', '.join(codes)})", index)
     return tuple(item.upper() for item in items)
 
 

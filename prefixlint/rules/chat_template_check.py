@@ -72,9 +72,14 @@ def _parse(template: Template) -> None:
     try:
         ImmutableSandboxedEnvironment(extensions=["jinja2.ext.loopcontrols"]).parse(template.messages[0].content)
     except TemplateSyntaxError as exc:
-        line, column = source_location(template, template.messages[0], exc.lineno or 1)
+        from prefixlint.render.jinja_syntax import syntax_location
+
+        message = template.messages[0]
+        at, column, hint = syntax_location(message.content, exc,
+                                           lambda line, col: source_location(template, message, line, col))
+        line, file_column = source_location(template, message, at or 1, column or 1)
         raise PrefixlintError(f"Jinja syntax error in the chat template: {exc.message}", path=template.path,
-                              line=line) from None
+                              line=line, column=file_column if column else None, hint=hint) from None
 
 
 def prompt_tokens(tokenizer, template: Template) -> int:

@@ -53,7 +53,7 @@ MALFORMED = [
     ("langchain/malformed.json", 5, 1, "malformed JSON"),
     ("semantic_kernel/malformed.yaml", 2, None, "unknown template_format 'liquid'"),
     ("promptfoo_malformed/promptfooconfig.yaml", 3, None, "cannot read prompts/missing.txt"),
-    ("chat_template/malformed.jinja", 5, None, "Jinja syntax error"),
+    ("chat_template/malformed.jinja", 1, 1, "the `{% for %}` opened on line 1 is never closed: add `{% endfor %}`"),  # at the `for` left open
 ]
 FORMATS = {
     "prompty/support_agent.prompty": "prompty", "dotprompt/support.prompt": "dotprompt",
