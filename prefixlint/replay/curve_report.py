@@ -73,7 +73,7 @@ def check_plot_path(path: str) -> None:
 def figure(points: list[dict], max_rate: float, title: str):
     """The curve as a matplotlib figure: capacities on a log axis labelled as the text report
     writes them (16, 1K, 3M: no `10^3`, no offset), the hit rate in plain percent, the points
-    whose capacity is smaller than a request marked apart (their requests are not served), and
+    whose capacity is smaller than a request marked apart (the `*` rows of the text), and
     the unlimited cache's hit rate drawn as a line. Needs matplotlib (the `plot` extra)."""
     try:
         import matplotlib
@@ -87,8 +87,8 @@ def figure(points: list[dict], max_rate: float, title: str):
     axes.plot(xs, ys, marker=".", color="tab:blue", label="hit rate")
     over = [(x, y) for p, x, y in zip(points, xs, ys) if p.get("over_capacity_requests")]
     if over:
-        axes.scatter(*zip(*over), marker="x", color="tab:red", zorder=3,
-                     label="capacity smaller than a request (not served)")
+        axes.scatter(*zip(*over), marker="x", color="tab:red", zorder=3, clip_on=False,
+                     label="capacity smaller than a request")
     axes.axhline(100 * max_rate, color="tab:gray", linestyle="--", label=f"unlimited cache: {max_rate:.1%}")
     axes.set_xscale("log")
     tokens = ticker.FuncFormatter(lambda value, _: _tokens(round(value)))
@@ -99,12 +99,12 @@ def figure(points: list[dict], max_rate: float, title: str):
     plain = ticker.ScalarFormatter(useOffset=False)
     plain.set_scientific(False)
     axes.yaxis.set_major_formatter(plain)
-    axes.set_ylim(bottom=0)
+    axes.set_ylim(0, max([100 * max_rate, *ys]) * 1.1 or 1)  # the unlimited line clear of the top
     axes.set_xlabel("cache capacity (tokens)")
     axes.set_ylabel("hit rate (%)")
     axes.set_title(title, fontsize=9)
     axes.grid(True, which="both", alpha=0.3)
-    axes.legend(fontsize=8, loc="lower right")
+    axes.legend(fontsize=8, loc="upper left")  # a hit-rate curve rises to the right
     drawn.tight_layout()
     return drawn
 

@@ -44,8 +44,8 @@ def test_the_figure_marks_the_over_capacity_points_and_draws_the_unlimited_line(
         (marked,) = axes.collections
         assert [tuple(xy) for xy in marked.get_offsets()] == [(x, 0.0) for x in over]
         assert [t.get_text() for t in axes.get_legend().get_texts()] == [
-            "hit rate", "capacity smaller than a request (not served)", "unlimited cache: 37.8%"]
-        assert axes.get_ylim()[0] == 0
+            "hit rate", "capacity smaller than a request", "unlimited cache: 37.8%"]
+        assert axes.get_ylim() == pytest.approx((0, 100 * best * 1.1))
     finally:
         pyplot.close(drawn)
 
