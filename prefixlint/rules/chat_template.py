@@ -250,7 +250,9 @@ def _tool_block_moved(cached_ahead: str, new_ahead: str, tools, window: int = 40
     for tool in tools or ():
         function = tool.get("function") or {}
         for mark in (function.get("description"), function.get("name")):
-            position = cached_ahead[:window].find(mark) if isinstance(mark, str) and mark else -1
+            if not (isinstance(mark, str) and mark):
+                continue
+            position = cached_ahead[:window].find(mark)
             if position >= 0:
                 later = new_ahead.find(mark)
                 return later < 0 or later > position
