@@ -10,7 +10,7 @@ A block is regenerated when the line before its opening fence is a marker commen
     ```
 
 Each `$ ` line of the block is a command (a trailing `\\` continues it on the next line, a
-`# ` comment ends it), run from `cwd` (relative to the repository root, default the root) with
+`# ` comment ends it; `$ echo $?` shows the exit status of the command before it), run from `cwd` (relative to the repository root, default the root) with
 `prefixlint` and `python` meaning this interpreter's, stdout and stderr merged as a terminal
 shows them, NO_COLOR set and no network. Its output replaces the lines up to the next `$ `
 line or the closing fence. A block that shows a line `...` (or `…`) keeps as many first and last lines
@@ -87,8 +87,17 @@ class Block:
         return [line for command in self.commands for line in (*command.text, *command.shown)]
 
     def regenerate(self) -> list[str]:
-        """The block's body with every command's output as it runs now."""
-        return [line for command in self.commands for line in (*command.text, *_fit(command.shown, run(command, self.cwd)))]
+        """The block's body with every command's output as it runs now (`echo $?` prints the
+        exit status of the command before it)."""
+        body: list[str] = []
+        status = 0
+        for command in self.commands:
+            if command.argv() == ["echo", "$?"]:
+                output = [str(status)]
+            else:
+                output, status = run_status(command, self.cwd)
+            body += [*command.text, *_fit(command.shown, output)]
+        return body
 
 
 def _options(text: str) -> dict[str, str]:
@@ -134,6 +143,11 @@ def blocks(path: Path) -> list[Block]:
 
 def run(command: Command, cwd: Path) -> list[str]:
     """The command's output lines, stdout and stderr merged in the order they were written."""
+    return run_status(command, cwd)[0]
+
+
+def run_status(command: Command, cwd: Path) -> tuple[list[str], int]:
+    """The command's output lines (as `run`) and its exit status."""
     env = {**os.environ, "NO_COLOR": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "PYTHONUNBUFFERED": "1", "COLUMNS": "100", "TERM": "dumb",
            "PREFIXLINT_NO_CACHE": "1"}                 # no .prefixlint_cache/ left in the pages' folders
@@ -141,7 +155,7 @@ def run(command: Command, cwd: Path) -> list[str]:
     env.pop("FORCE_COLOR", None)
     done = subprocess.run(command.argv(), cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, timeout=TIMEOUT, check=False)
-    return done.stdout.splitlines()
+    return done.stdout.splitlines(), done.returncode
 
 
 def _fit(shown: list[str], real: list[str]) -> list[str]:

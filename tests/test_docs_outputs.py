@@ -78,6 +78,13 @@ def test_each_command_of_a_block_gets_its_own_output_from_its_working_directory(
     assert regen.run(command, tmp_path / "sub") == ["inside"]
 
 
+def test_echo_status_shows_the_exit_status_of_the_command_before_it(tmp_path):
+    page = _page(tmp_path, "<!-- output: -->\n```console\n$ python -c \"raise SystemExit(3)\"\n$ echo $?\n"
+                           "$ python -c \"print(1)\"\n$ echo $?\n```\n")
+    assert regen.blocks(page)[0].regenerate() == ['$ python -c "raise SystemExit(3)"', "$ echo $?", "3",
+                                                 '$ python -c "print(1)"', "1", "$ echo $?", "0"]
+
+
 def test_stderr_is_shown_where_it_was_written_and_a_heavy_block_is_named(tmp_path):
     code = "import sys; print('out1'); print('err', file=sys.stderr); print('out2')"
     page = _page(tmp_path, f"<!-- output: needs=no_such_module_xyz,json -->\n```console\n$ python -c \"{code}\"\n```\n")
