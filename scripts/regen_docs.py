@@ -10,11 +10,12 @@ A block is regenerated when the line before its opening fence is a marker commen
     ```
 
 Each `$ ` line of the block is a command (a trailing `\\` continues it on the next line, a
-`# ` comment ends it; `$ echo $?` shows the exit status of the command before it), run from `cwd` (relative to the repository root, default the root) with
-`prefixlint` and `python` meaning this interpreter's, stdout and stderr merged as a terminal
-shows them, NO_COLOR set and no network. Its output replaces the lines up to the next `$ `
-line or the closing fence. A block that shows a line `...` (or `…`) keeps as many first and last lines
-of the real output as it shows around the `...` (an excerpt stays an excerpt, and stays true).
+`# ` comment ends it; `$ echo $?` shows the exit status of the command before it), run from
+`cwd` (relative to the repository root, default the root) with `prefixlint` and `python`
+meaning this interpreter's, stdout and stderr merged as a terminal shows them, NO_COLOR set,
+no result cache and no network. Its output replaces the lines up to the next `$ ` line or the
+closing fence. A block that shows a line `...` (or `…`) keeps as many first and last lines of
+the real output as it shows around it (an excerpt stays an excerpt, and stays true).
 `needs=MODULE[,MODULE]` names a heavy dependency: without it the block is not run (and the
 test skips it). Blocks without a marker are not touched (illustrations on files the repository
 does not ship, timings, hand-cut excerpts).
