@@ -16,11 +16,11 @@ import argparse
 import random
 import time
 
-from prefixlint.replay.cluster import Cluster, Speed
 from prefixlint.engines.request import Request
+from prefixlint.engines.simulators import VllmSimulator
+from prefixlint.replay.cluster import Cluster, Speed
 from prefixlint.replay.routed import build
 from prefixlint.replay.routing import POLICIES, make_policy
-from prefixlint.engines.simulators import VllmSimulator
 
 
 def requests(n: int, seed: int = 7) -> list[Request]:

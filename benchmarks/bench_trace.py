@@ -106,7 +106,7 @@ def main() -> None:
         doubled(one, two)
         doubled(one, again, distinct=False)
         results: dict[tuple[str, str], list[tuple[float, float]]] = {}
-        for run in range(args.runs):
+        for _ in range(args.runs):
             for size, path in (("N", one), ("2N", two), ("2N=", again)):
                 for mode, extra in MODES.items():
                     results.setdefault((size, mode), []).append(measure(["replay", str(path), "--format", "json", *extra]))

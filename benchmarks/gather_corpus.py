@@ -24,8 +24,8 @@ import argparse
 import io
 import shutil
 import subprocess
-import tarfile
 import sys
+import tarfile
 from pathlib import Path
 
 import yaml

@@ -21,11 +21,15 @@ COMMANDS = {
     "check": ("prefixlint.commands.check:check", "Lint prompt templates for volatile values ahead of stable content."),
     "rules": ("prefixlint.commands.rules:rules", "List the rules of `prefixlint check`."),
     "rule": ("prefixlint.commands.rules:rule", "Show one rule's documentation (e.g. `prefixlint rule PFX001`)."),
-    "replay": ("prefixlint.commands.replay:replay", "Replay a request log through the engine's prefix cache: hit rate and where it is lost."),
+    "replay": ("prefixlint.commands.replay:replay",
+               "Replay a request log through the engine's prefix cache: hit rate and where it is lost."),
     "kv": ("prefixlint.commands.kv:kv", "Size a model's KV cache per token and per conversation, and what fits in memory."),
-    "transcript": ("prefixlint.commands.transcript:transcript", "Show turn by turn how much of a chat the server reuses, and why not more."),
-    "server": ("prefixlint.commands.server:server", "Run the language server (LSP on stdio): diagnostics, fixes and measured reuse in the editor."),
-    "report": ("prefixlint.commands.report:report", "Reuse of each template at a git base and now, as Markdown for a pull request."),
+    "transcript": ("prefixlint.commands.transcript:transcript",
+                   "Show turn by turn how much of a chat the server reuses, and why not more."),
+    "server": ("prefixlint.commands.server:server",
+               "Run the language server (LSP on stdio): diagnostics, fixes and measured reuse in the editor."),
+    "report": ("prefixlint.commands.report:report",
+               "Reuse of each template at a git base and now, as Markdown for a pull request."),
 }
 
 EXIT_USAGE = 2

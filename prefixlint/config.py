@@ -145,9 +145,9 @@ class Config:
                            if _exclude_spec((pattern,)).match_file(relative) for code in codes)
         if self.cli_per_file_ignores:
             absolute = Path(os.path.abspath(path))
-            relative = (absolute.relative_to(Path.cwd()) if absolute.is_relative_to(Path.cwd()) else Path(path))
+            from_cwd = (absolute.relative_to(Path.cwd()) if absolute.is_relative_to(Path.cwd()) else Path(path))
             found += tuple(code for pattern, codes in self.cli_per_file_ignores
-                           if _exclude_spec((pattern,)).match_file(relative.as_posix()) for code in codes)
+                           if _exclude_spec((pattern,)).match_file(from_cwd.as_posix()) for code in codes)
         return found
 
     def where(self, name: str) -> tuple[str | None, int | None]:

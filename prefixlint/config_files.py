@@ -137,8 +137,8 @@ def key_line(text: str, suffix: str, field: str) -> int | None:
     if suffix == ".toml":
         return next((line for key in spellings if (line := _toml_key_line(text, key)) is not None
                      and re.search(rf"\b{re.escape(key)}\b", text.splitlines()[line - 1])), None)
-    for number, line in enumerate(text.splitlines(), start=1):
-        if any(re.match(rf"[\"']?{re.escape(key)}[\"']?\s*:", line) for key in spellings):
+    for number, written in enumerate(text.splitlines(), start=1):
+        if any(re.match(rf"[\"']?{re.escape(key)}[\"']?\s*:", written) for key in spellings):
             return number
     return None
 

@@ -312,8 +312,8 @@ TOML_ERRORS = [
      "tool.prefixlint.select: 'pfx0x2' is not a rule code or code prefix (like PFX001 or PFX0)"
      " (did you mean 'PFX002'?)"),
     ('select = ["PFX001", "pfx902"]\n', 5,
-     "tool.prefixlint.select: 'pfx902' matches no rule (did you mean 'PFX002' or 'PFX102'?) (the rules: PFX000, PFX001, PFX002, PFX003, PFX004,"
-     " PFX005, PFX006, PFX007, PFX008, PFX101, PFX102, PFX103)"),
+     "tool.prefixlint.select: 'pfx902' matches no rule (did you mean 'PFX002' or 'PFX102'?)"
+     " (the rules: PFX000, PFX001, PFX002, PFX003, PFX004, PFX005, PFX006, PFX007, PFX008, PFX101, PFX102, PFX103)"),
     ('engine = "vllm"\nmin-stable-tokens = 1.5\n', 6,
      "tool.prefixlint.min-stable-tokens: must be an integer, not a number"),
     ('block-size = 8\nblock_size = 8\n', 6,

@@ -238,7 +238,8 @@ def test_openai_and_anthropic_calls_and_other_template_styles():
 
 def test_agent_framework_system_prompt_keyword(tmp_path):
     module = tmp_path / "planner.py"
-    module.write_text('from datetime import date\nfrom pydantic_ai import Agent\n\ndef planner():\n  return Agent(\n    "openai:gpt-4o",\n'
+    module.write_text('from datetime import date\nfrom pydantic_ai import Agent\n\n'
+                      'def planner():\n  return Agent(\n    "openai:gpt-4o",\n'
                       '    system_prompt=f"Today is {date.today():%A %d %B %Y}. You plan weekend trips: suggest two"\n'
                       '    " options with travel times, costs and one rainy-day alternative, and ask before booking.",\n)\n')
     (finding,) = findings(module)

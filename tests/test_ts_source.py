@@ -128,7 +128,8 @@ def test_suppression_comments_in_source(tmp_path):
     module = tmp_path / "agent.ts"
     module.write_text(
         "// prefixlint: disable-file PFX002 -- the session id is what this prompt is about\n"
-        "export const SYSTEM_PROMPT = (sessionId) => `Session ${sessionId}.\\n" + "Follow the support policy closely. " * 12 + "`;\n")
+        "export const SYSTEM_PROMPT = (sessionId) => `Session ${sessionId}.\\n"
+        + "Follow the support policy closely. " * 12 + "`;\n")
     assert findings(module) == []
     python = tmp_path / "agent.py"
     python.write_text('def agent_prompt(session_id):\n  return (f"Session {session_id}. "  # prefixlint: disable-line PFX002\n'

@@ -173,7 +173,7 @@ def check_cached(files: list[str], settings_for, walked: frozenset[str], cache: 
         results = check_files(misses, settings_for, walked, progress=mark) if misses else []
     marks.append(len(reads))
     by_file: dict[str, list] = {path: [] for path in misses}
-    extra = []
+    extra: list = []
     for result in results:
         # A file a promptfoo configuration references stays where `check_files` put it: after
         # its configuration's own results (not at the end, which reordered the output).
@@ -183,7 +183,8 @@ def check_cached(files: list[str], settings_for, walked: frozenset[str], cache: 
     shared = {path for result in results if result.config for path in (result.path, result.config)}
     for index, path in enumerate(misses):
         own, segment = by_file[path], reads[marks[index]:marks[index + 1]] if index + 1 < len(marks) else []
-        if (path not in shared and keys.get(path) and os.path.abspath(path) in segment
+        key = keys.get(path)
+        if (path not in shared and key and os.path.abspath(path) in segment
                 and all(r.error is None and r.chat_format != "jinja" for r in own)):
-            cache.put(keys[path], [replace(r, fix_sources=(), token_view=None) for r in own], segment)
+            cache.put(key, [replace(r, fix_sources=(), token_view=None) for r in own], segment)
     return [r for path in files for r in (hits[path] if path in hits else by_file[path])] + extra

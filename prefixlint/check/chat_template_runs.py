@@ -58,11 +58,11 @@ class ChatTemplateRuns:
 
 
 def _check_template(chat_template, tokenizer_spec: str, tokenizer, settings, profile) -> FileResult:
-    from prefixlint.check.runner import check_file
+    from prefixlint.check.runner import measured_file
 
     every_rule = replace(settings, tokenizer=tokenizer_spec, enabled=_chat_template_rules, engine=profile.name)
     if chat_template.path is not None:  # a file: checked as a standalone chat template is
-        result = check_file(chat_template.path, every_rule, _load(chat_template.path))
+        result = measured_file(chat_template.path, every_rule, _load(chat_template.path))
         error = result.error
         if error is not None:
             error.message = f"the chat template of {tokenizer.name} fails on prefixlint's probe messages: {error.message}"
@@ -91,9 +91,9 @@ def _load(path: str):
 
 def _check_unfiled(chat_template, tokenizer, profile) -> FileResult:
     """A template with no file (harmony): the detections, reported at line 1 of its origin."""
+    from prefixlint.load.classify import builtin_catalog
     from prefixlint.rules.chat_template import detect_date_injection, detect_history_rewrite
     from prefixlint.rules.chat_template_check import ChatTemplateDetections
-    from prefixlint.load.classify import builtin_catalog
     from prefixlint.rules.measured import Measured
     from prefixlint.rules.registry import run_checks
 

@@ -16,21 +16,21 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from prefixlint.load.template import Template
-from prefixlint.match.prefix import shared_prefix
+from prefixlint.check.served import history_region, serve, tokens_before
 from prefixlint.engines.profiles import EngineProfile
 from prefixlint.engines.serve import reuse_after
 from prefixlint.fix.source import placements
-from prefixlint.match.clause import lead_in
+from prefixlint.load.classify import Catalog, Volatility, classify_call, classify_variable
 from prefixlint.load.registry import loader_for
-from prefixlint.match.variants import NEW_ROLE, changed_placeholders, apply_plan, decide, first_difference, in_place_target, plan_moves, target_message
+from prefixlint.load.template import Template
+from prefixlint.match import variants
+from prefixlint.match.clause import lead_in
+from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.conversation import split_json, split_roles
 from prefixlint.render.framing import ApproximateFraming
-from prefixlint.check.served import history_region, serve, tokens_before
 from prefixlint.render.history import History, history_value
 from prefixlint.render.spans import CompiledTemplate, Placeholder, RenderedMessage
 from prefixlint.render.values import call_function, stable_function, variable_value
-from prefixlint.load.classify import Catalog, Volatility, classify_call, classify_variable
 from prefixlint.rules.measured import Measurement, VolatileMeasurement
 
 
@@ -154,19 +154,19 @@ class Measurer:
         modes = {i: self.placements[i] for i in moved if i in self.placements}
         missing = set(moved) - set(modes)
         if missing:
-            modes.update(decide(base.messages, missing))
+            modes.update(variants.decide(base.messages, missing))
         return modes
 
     def _fixed(self, request: Request, modes: dict[int, str]) -> list[int]:
         if not modes:
             return request.ids
         in_place = loader_for(self.template.format).program_source
-        plan = plan_moves(request.messages, modes, in_place)
-        if request.target is not None and not (in_place and in_place_target(request.messages, plan.cuts, plan.origins)
+        plan = variants.plan_moves(request.messages, modes, in_place)
+        if request.target is not None and not (in_place and variants.in_place_target(request.messages, plan.cuts, plan.origins)
                                                is not None):
             plan = replace(plan, target=request.target)  # as the fix: not into the user's message the server adds
-        texts = apply_plan([m.text for m in request.messages], plan)
-        roles = [m.role for m in request.messages] + [NEW_ROLE]  # a message added after the conversation
+        texts = variants.apply_plan([m.text for m in request.messages], plan)
+        roles = [m.role for m in request.messages] + [variants.NEW_ROLE]  # a message added after the conversation
         renamed = tuple(RenderedMessage(role, t, ()) for role, t in zip(roles, texts))
         return self.framing.frame(renamed, self.encode).ids
 
@@ -174,8 +174,8 @@ class Measurer:
         base, varied = self.render(), self.render(frozenset({volatility.name}))
         if base.text == varied.text:
             return None  # the value never reaches the output
-        moved = changed_placeholders(base.messages, varied.messages)
-        at = first_difference(base.text, varied.text)
+        moved = variants.changed_placeholders(base.messages, varied.messages)
+        at = variants.first_difference(base.text, varied.text)
         message, span = self._span_at(base, at, moved)
         if span is not None:
             placeholder = self.compiled.placeholders[span.placeholder]
@@ -221,7 +221,7 @@ class Measurer:
         for request, other in ((base, varied), (varied, base)):
             if shared >= len(request.ids):
                 continue
-            changed = changed_placeholders(request.messages, other.messages)
+            changed = variants.changed_placeholders(request.messages, other.messages)
             token_start = self.tokenizer.char_offset(request.text, request.ids, shared)
             token = self.tokenizer.token_text(request.ids[shared])
             starts = [request.starts[message] + s.start for s in request.messages[message].spans
@@ -258,7 +258,7 @@ class Measurer:
     def _stable_tokens_after(self, base: Request, end: int, stop: int | None = None) -> int:
         """Tokens of the text after `end` (up to `stop`) that no volatile value changes."""
         everything = self.render(frozenset(v.name for v in self.volatiles))
-        volatile = changed_placeholders(base.messages, everything.messages)
+        volatile = variants.changed_placeholders(base.messages, everything.messages)
         pieces: list[str] = []
         for number, message in enumerate(base.messages):
             offset = base.starts[number]
@@ -282,7 +282,7 @@ class Measurer:
         base = self.render()
         everything = self.render(frozenset(v.name for v in self.volatiles))
         if moved is None:
-            moved = changed_placeholders(base.messages, everything.messages)
+            moved = variants.changed_placeholders(base.messages, everything.messages)
         fixed_b = self.render(fixed_vary) if fixed_vary else None
         return self.compare(base, everything, moved, fixed_b)
 
@@ -294,7 +294,7 @@ def own_target(own, served) -> int | None:
     in the user's message, which the application writes (no fix; the promise is that move)."""
     if not own or all(m.role == "system" for m in own):
         return None
-    target = target_message(own)
+    target = variants.target_message(own)
     if target == len(own):
         return len(served)
     return next(number for number, m in enumerate(served) if m is own[target])

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
-from prefixlint.errors import ChatTemplateFailure, PrefixlintError
 from prefixlint.check.settings import Settings
+from prefixlint.errors import ChatTemplateFailure, PrefixlintError
 from prefixlint.results import FileResult, Finding
 
 
@@ -22,8 +22,8 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
     `skip_non_templates` (a file found by a directory walk), a file no loader reads gives none.
     `chat_templates` (a `ChatTemplateRuns`) collects the findings of the chat templates the
     file's messages are rendered with; without it, they come after the file's own results."""
-    from prefixlint.load.registry import NotATemplate, load_templates
     from prefixlint.check.chat_template_runs import ChatTemplateRuns
+    from prefixlint.load.registry import NotATemplate, load_templates
 
     if chat_templates is None:
         runs = ChatTemplateRuns()
@@ -45,9 +45,9 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
         return [walked_result(FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path)),
                         path, text, None, skip_non_templates)]
     if len(templates) == 1 and templates[0].path == path:
-        result = check_file(path, settings, templates[0], chat_templates=chat_templates)
+        result = measured_file(path, settings, templates[0], chat_templates)
         return [walked_result(result, path, text, templates[0], skip_non_templates)]
-    results = merge_by_path([walked_result(check_file(t.path, settings, t, chat_templates=chat_templates), t.path, None, t,
+    results = merge_by_path([walked_result(measured_file(t.path, settings, t, chat_templates), t.path, None, t,
                                      skip_non_templates) for t in templates])
     # Measured through this config: `check_files` measures such a file once, this way.
     return [replace(result, config=path) if result.error is None and result.skipped is None else result
@@ -59,7 +59,7 @@ def merge_by_path(results: list[FileResult]) -> list[FileResult]:
     for result in results:
         merged.setdefault(result.path, []).append(result)
     out = []
-    for path, group in merged.items():
+    for group in merged.values():
         out += [r for r in group if r.error is not None]
         good = [r for r in group if r.error is None and r.skipped is None]
         if not good and not any(r.error is not None for r in group):
@@ -75,10 +75,17 @@ def merge_by_path(results: list[FileResult]) -> list[FileResult]:
     return out
 
 
-def _summed(results: list[FileResult]) -> dict[str, int]:
+def _summed(results: list[FileResult]) -> dict[str, Any]:  # FileResult keywords
     keys = ("shared_prefix_tokens", "fixed_tokens", "fixed_shared_prefix_tokens")
     return {key: sum(getattr(r, key) or 0 for r in results) for key in keys
             if getattr(results[0], key) is not None}
+
+
+def measured_file(path: str, settings: Settings, template, chat_templates=None) -> FileResult:
+    """`check_file` of a loaded template: a result always (None is only for skipped non-templates)."""
+    result = check_file(path, settings, template, chat_templates=chat_templates)
+    assert result is not None
+    return result
 
 
 def check_file(path: str, settings: Settings, template=None, *, skip_non_templates: bool = False,
@@ -89,7 +96,6 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
     (a `ChatTemplateRuns`), reported once per run against the template; without one, nowhere.
     `text`, when given, is checked as the content of `path` (a file as it is at a git revision)."""
     from prefixlint.load.registry import NotATemplate
-
     from prefixlint.sandbox import file_budget
 
     try:
@@ -107,16 +113,16 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
            text: str | None = None) -> FileResult:
     from prefixlint.check.chat_template_runs import let_through
     from prefixlint.check.measure import Measurer
+    from prefixlint.engines.profiles import get_profile
     from prefixlint.fix.attach import after_fixes, attach
+    from prefixlint.load.classify import builtin_catalog, load_catalog_extension
     from prefixlint.load.registry import load_template, loader_for
-    from prefixlint.load.template import SLOT_NAMES
     from prefixlint.load.source_prompts import finding_tags
     from prefixlint.load.system_prompt import as_system_prompt
-    from prefixlint.render.history import History
-    from prefixlint.engines.profiles import get_profile
+    from prefixlint.load.template import SLOT_NAMES
     from prefixlint.render.compile import compile_template
     from prefixlint.render.framing import framing_for
-    from prefixlint.load.classify import builtin_catalog, load_catalog_extension
+    from prefixlint.render.history import History
     from prefixlint.rules.measured import Measured
     from prefixlint.rules.registry import CHAT_TEMPLATE_CODES, run_checks
     from prefixlint.rules.suppress import Suppressions, literal_ranges
@@ -148,8 +154,8 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
         moved = set().union(*(m.moved for m in flagged)) if flagged else set()
         # After the fixes, an undeclared conversation loop (`chat_history`) is the earlier turns,
         # the same in both requests, not per-request content (issue 11 item 8).
-        history = {n for n in SLOT_NAMES if n not in template.variables}
-        overall = measurer.measure_all(moved, frozenset(v.name for v in measurer.volatiles if v.name not in history))
+        slot_names = {n for n in SLOT_NAMES if n not in template.variables}
+        overall = measurer.measure_all(moved, frozenset(v.name for v in measurer.volatiles if v.name not in slot_names))
         # Only when the suggested fixes leave nothing reusable: would any order help at all?
         best = measurer.measure_all() if measured and overall.fixed_reusable_tokens == 0 else overall
     except ChatTemplateFailure as exc:  # at the file's first message
@@ -173,7 +179,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     findings.sort(key=Finding.sort_key)
     remeasure = lambda t: Measurer(t, compile_template(t), tokenizer, profile, catalog,  # noqa: E731 (a fixed text)
                                    settings.min_stable_tokens, framing, measurer.history)
-    vary = frozenset(v.name for v in measurer.volatiles if v.name not in history)
+    vary = frozenset(v.name for v in measurer.volatiles if v.name not in slot_names)
     findings, fix_source, after = attach(findings, template, compiled.placeholders, measurer, measured, remeasure, vary)
     overall = after_fixes(overall, after, findings)  # one number: the measurement of the fixed text
     view = None
@@ -216,7 +222,7 @@ def _served_template(settings: Settings, is_chat: bool, path: str):
         raise
 
 
-def _chat_format(framing) -> dict[str, str]:
+def _chat_format(framing) -> dict[str, Any]:  # FileResult keywords
     """How a chat file's messages were framed: the model's chat format and template, or the
     ChatML approximation (no public chat format for the tokenizer); nothing for a prompt."""
     if framing.chat_template is None:
@@ -226,8 +232,8 @@ def _chat_format(framing) -> dict[str, str]:
 
 def _check_chat_template(path, template, settings: Settings, profile, suppressions) -> FileResult:
     """A chat template on its own: PFX101/PFX102 from probe renders with the run's tokenizer."""
-    from prefixlint.rules.chat_template_check import detect, prompt_tokens
     from prefixlint.load.classify import builtin_catalog
+    from prefixlint.rules.chat_template_check import detect, prompt_tokens
     from prefixlint.rules.measured import Measured
     from prefixlint.rules.registry import run_checks
     from prefixlint.tokenize import load_tokenizer

@@ -73,10 +73,11 @@ class SettingsBuilder:
 
     def __call__(self, path: str | Path) -> Settings:
         config = self.config(path)
-        if config.engine and self.flags.get("engine") is None and "engine" in config.given:
-            _at_config(config, "engine", lambda: get_profile(config.engine))
-        if config.tokenizer and self.flags.get("tokenizer") is None and "tokenizer" in config.given:
-            _at_config(config, "tokenizer", lambda: load_tokenizer(config.tokenizer, offline=self.offline))
+        engine, tokenizer = config.engine, config.tokenizer
+        if engine and self.flags.get("engine") is None and "engine" in config.given:
+            _at_config(config, "engine", lambda: get_profile(engine))
+        if tokenizer and self.flags.get("tokenizer") is None and "tokenizer" in config.given:
+            _at_config(config, "tokenizer", lambda: load_tokenizer(tokenizer, offline=self.offline))
         return Settings(
             tokenizer=config.tokenizer or DEFAULT_TOKENIZER, engine=config.engine or DEFAULT_ENGINE,
             block_size=config.block_size, enabled=partial(config.is_enabled, path=str(path)),

@@ -7,8 +7,13 @@ with its reason (`FileResult.skipped`), shown by the JSON output; the run's exit
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from prefixlint.errors import PrefixlintError
 from prefixlint.results import FileResult
+
+if TYPE_CHECKING:
+    from prefixlint.load.base import Format
 
 
 def skipped(path: str, exc: PrefixlintError) -> FileResult:
@@ -25,6 +30,7 @@ def walked_result(result: FileResult, path: str, text: str | None, template, wal
         return result
     from prefixlint.load.registry import loader_for, reading_loader
 
+    loader: Format | None
     if template is not None:
         loader = loader_for(template.format)
     else:

@@ -49,7 +49,9 @@ def generated_tokens(tokens: list[str], text: str, history) -> list[int]:
     ranges, start = [], 0
     for turn in history:
         content = turn.get("content") if isinstance(turn, dict) else None
-        at = text.find(content, start) if content else -1
+        if not content:
+            continue
+        at = text.find(content, start)
         if at >= 0:
             ranges.append((at, at + len(content)))
             start = at + len(content)

@@ -6,7 +6,6 @@ import click
 
 from prefixlint.commands.options import Choice, allow_outside_paths_option, format_option, tokenizer_options
 from prefixlint.engines.profiles import DEFAULT_ENGINE, engine_names
-from prefixlint.errors import PrefixlintError
 from prefixlint.report.formats import CHECK_FORMATS
 
 EXIT_FINDINGS = 1
@@ -87,11 +86,11 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     """
     from pathlib import Path
 
+    from prefixlint.check.runner import check_files
+    from prefixlint.check.settings import SettingsBuilder
     from prefixlint.commands import check_inputs
     from prefixlint.engines.profiles import DEFAULT_ENGINE, get_profile
     from prefixlint.report.formats import format_results
-    from prefixlint.check.runner import check_files
-    from prefixlint.check.settings import SettingsBuilder
     from prefixlint.results import FileResult
     from prefixlint.tokenize import load_tokenizer
 
@@ -162,8 +161,9 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     checked = {r.path for r in results if r.skipped is None} | {r.config for r in results if r.skipped is None}
     for directory, found in inputs.walks.items():  # a walk never fails on what is not a prompt
         if found and not checked.intersection(found) and output_format == "text":
-            click.echo(f"note: no prompts under {directory}: the {len(found)} matching file{'s are' if len(found) != 1 else ' is'}"
-                       " no prompt prefixlint reads (--format json lists why; name a file to see its error)",
+            click.echo(f"note: no prompts under {directory}: the {len(found)} matching"
+                       f" file{'s are' if len(found) != 1 else ' is'} no prompt prefixlint reads"
+                       " (--format json lists why; name a file to see its error)",
                        err=True)
     results += [FileResult(problem.path or "", error=problem) for problem in problems]
     if diff:

@@ -3,8 +3,9 @@
 `--diff` prints one unified diff per file and changes nothing (exit 1 when there is a diff);
 `--fix` writes the fixes, checks the fixed files again, and the findings that remain decide
 the exit status; with standard input (`check --fix - --stdin-filename x.yaml`) it prints the
-fixed text to standard output and touches no file (the report then goes to standard error). A file that cannot be written (changed on disk, read-only, an encoding that
-does not round-trip) becomes an error: one diagnostic, the file as it was, exit 2.
+fixed text to standard output and touches no file (the report then goes to standard error).
+A file that cannot be written (changed on disk, read-only, an encoding that does not
+round-trip) becomes an error: one diagnostic, the file as it was, exit 2.
 """
 
 from __future__ import annotations

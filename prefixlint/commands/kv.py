@@ -51,9 +51,9 @@ def kv(config, dtype, naive, contexts, memory, si, offline, output_format):
       prefixlint kv openai/gpt-oss-120b --memory 71GiB
       prefixlint kv ./Llama-3.1-8B/config.json --dtype fp8 --context 128K --si
     """
-    from prefixlint.load.model_config import load_model_config
-    from prefixlint.kv.layout import kv_layout, parse_bytes
     from prefixlint.kv import report
+    from prefixlint.kv.layout import kv_layout, parse_bytes
+    from prefixlint.load.model_config import load_model_config
 
     source, data = load_model_config(config, offline=offline)
     layout = kv_layout(data, dtype=dtype, naive=naive)

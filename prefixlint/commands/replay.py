@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from dataclasses import replace
@@ -9,12 +10,13 @@ from pathlib import Path
 
 import click
 
+from prefixlint.commands import replay_explain as explain
 from prefixlint.commands.kv import dtype_option
 from prefixlint.commands.options import engine_options, format_option, tokenizer_options
-from prefixlint.commands import replay_explain as explain
 from prefixlint.commands.replay_explain import explain_options
 from prefixlint.errors import PrefixlintError
 from prefixlint.replay.options import parallel_options, router_options, token_list
+from prefixlint.tokenize.base import Tokenizer
 
 #: Logs larger than this get a progress bar (when standard error is a terminal).
 PROGRESS_BYTES = 4 * 1024 * 1024
@@ -58,22 +60,21 @@ def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | N
     blocks = size // (block_size * layout.bytes_per_token) - 1
     if blocks < 1:
         raise PrefixlintError(f"--memory {memory} holds no {block_size}-token block of this model")
-    return _bounded_blocks(blocks, "--memory"), f"--memory {format_bytes(size)} / {format_bytes(layout.bytes_per_token)} per token"
+    bounded = _bounded_blocks(blocks, "--memory")
+    return bounded, f"--memory {format_bytes(size)} / {format_bytes(layout.bytes_per_token)} per token"
 
 
 def _chat_settings(tokenizer, chat_template_path, now_text):
     """The chat template resolved once: (settings, the error to raise at the first chat line)."""
     from datetime import datetime
 
-    from prefixlint.replay.requestlog import parse_timestamp
-    from prefixlint.replay.prepare import ChatSettings
     from prefixlint.render.templates import read_chat_template, resolve_chat_template
+    from prefixlint.replay.prepare import ChatSettings
+    from prefixlint.replay.requestlog import parse_timestamp
 
-    now = datetime.now()
-    if now_text is not None:
-        now = parse_timestamp(now_text)
-        if now is None:
-            raise click.BadParameter(f"{now_text!r} is not an ISO 8601 date-time", param_hint="--now")
+    now = datetime.now() if now_text is None else parse_timestamp(now_text)
+    if now is None:
+        raise click.BadParameter(f"{now_text!r} is not an ISO 8601 date-time", param_hint="--now")
     explicit = read_chat_template(chat_template_path) if chat_template_path else None
     try:
         return ChatSettings(resolve_chat_template(tokenizer, explicit), now), None
@@ -107,27 +108,27 @@ class _Renderer:
 
     def __init__(self, tokenizer_name, offline, chat_template, now_text, lora_of, engine) -> None:
         self.args = (tokenizer_name, offline, chat_template, now_text)
-        self.tokenizer = None
+        self.tokenizer: Tokenizer | None = None
         self.lora_of, self.engine = lora_of, engine
 
-    def load(self) -> None:
+    def load(self) -> Tokenizer:
         from prefixlint.tokenize import load_tokenizer
 
         name, offline, chat_template, now_text = self.args
         self.tokenizer = load_tokenizer(name, offline=offline)
         self.settings, self.template_error = _chat_settings(self.tokenizer, chat_template, now_text)
+        return self.tokenizer
 
     def __call__(self, item):
         from prefixlint.replay.prepare import prepare
         from prefixlint.replay.run import Fatal
 
-        if self.tokenizer is None:
-            self.load()
+        tokenizer = self.tokenizer if self.tokenizer is not None else self.load()
         if item.is_chat and self.template_error is not None:
             raise Fatal(self.template_error)
         from prefixlint.engines.simulators import skips_lookup
 
-        request = prepare(item, self.tokenizer, self.settings)
+        request = prepare(item, tokenizer, self.settings)
         lora, skip = self.lora_of(item.body.get("model")), skips_lookup(item.body, self.engine)
         return request if lora is None and not skip else replace(request, lora=lora, skip_lookup=skip)
 
@@ -187,16 +188,16 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
       prefixlint replay conversation_trace.jsonl --cache-tokens 3000000
       prefixlint replay traffic.jsonl --engine sglang --format json
     """
-    from prefixlint.load.model_config import load_model_config
-    from prefixlint.kv.layout import kv_layout
     from prefixlint.engines.profiles import get_profile
+    from prefixlint.engines.simulators import make_simulator
+    from prefixlint.kv.layout import kv_layout
+    from prefixlint.load.model_config import load_model_config
     from prefixlint.replay import report, router_report
     from prefixlint.replay.driver import Replay
     from prefixlint.replay.lora import LoraError, lora_key, parse_lora_modules
-    from prefixlint.replay.run import replay_log
-    from prefixlint.engines.simulators import make_simulator
     from prefixlint.replay.options import check_options, fixed_now
     from prefixlint.replay.routed import build
+    from prefixlint.replay.run import replay_log
     from prefixlint.replay.sources import Setup, record_source
 
     curve = curve or bool(curve_at) or plot_file is not None
@@ -250,10 +251,11 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         raise click.BadParameter(str(exc), param_hint="--lora-modules") from None
     renderer = _Renderer(tokenizer, offline, chat_template, fixed_now(now_text), lora_of, profile.name)
     source, opened = record_source(log, workers, use_ray, Setup(renderer, trace_block_size, lora_of))
-    explaining = explain.Explaining(renderer, per_request, ctx.with_resource(explain.ExitStack()), not no_causes)
+    explaining = explain.Explaining(renderer, per_request, ctx.with_resource(contextlib.ExitStack()), not no_causes)
     seen = replay_log(log, make_replay, renderer, strict=strict, trace_block_size=trace_block_size,
                       lora_of=lora_of, progress=_progress, source=source, opened=opened, observe=explaining.hook)
     run, (blocks, capacity_from) = seen.replay, capacities[seen.trace]
+    assert run is not None  # replay_log builds one, even for an empty log
     routes = routing.get(seen.trace)
     if source is not None and not seen.trace and renderer.tokenizer is None:
         renderer.load()  # the workers rendered; the report shows tokens as text
@@ -287,7 +289,7 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
         data = report.to_dict(setup, run.stats, seen.bad, simulator.evicted_blocks)
         data.update(explaining.json(log, rewrite_out, again))
         click.echo(json.dumps({**data, **(extra[0] if extra else {})}, indent=2, ensure_ascii=False))
-    elif routes is not None and routes.side_by_side:  # the routers' table is the report
+    elif routes is not None and routes.side_by_side and extra:  # the routers' table is the report (--router all)
         click.echo("\n".join([report.to_text(setup, run.stats, seen.bad, simulator.evicted_blocks).split("\n")[0],
                               "", *extra[1]]))
     else:

@@ -7,10 +7,12 @@ Kept apart from `commands/replay.py` (the replay itself): the causes come from
 from __future__ import annotations
 
 import contextlib
-from contextlib import ExitStack
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
+
+if TYPE_CHECKING:
+    from prefixlint.explain.tally import Explained
 
 
 def _rate(ctx, param, value):
@@ -69,7 +71,7 @@ class Explaining:
                 self.out = stack.enter_context(open(per_request, "w", encoding="utf-8"))
             except OSError as exc:
                 raise open_error(exc, per_request) from None
-        self.tally = None
+        self.tally: Explained | None = None
         self.total: Any = None  # the replay's overall tally, set before --rewrite replays again
 
     def observe(self, request, outcome, context) -> None:

@@ -81,8 +81,8 @@ def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, pos
     from dataclasses import replace
 
     from prefixlint.prreport import markdown
-    from prefixlint.report.github import is_github_actions, to_github
     from prefixlint.prreport.rows import build_rows, link_for_environment, new_findings
+    from prefixlint.report.github import is_github_actions, to_github
 
     fail_on_findings, max_drop = parse_fail_on(fail_on)
     prices = _price(price)
@@ -109,9 +109,9 @@ def report(paths, base_ref, tokenizer, offline, engine, block_size, fail_on, pos
         click.echo(to_github(introduced), err=True)
     if post:  # no comment for a change that touches no template; an existing one says so
         _post(body, repository, pr_number, create=any(row.status != "unchanged" for row in rows))
-    errors = [row for row in rows if row.now and row.now.error]
-    for row in errors:
-        click.echo(f"prefixlint: error: {row.now.error}", err=True)
+    errors = [row.now.error for row in rows if row.now and row.now.error]
+    for error in errors:
+        click.echo(f"prefixlint: error: {error}", err=True)
     if errors:
         raise click.exceptions.Exit(2)
     dropped = max_drop is not None and any(row.drop() > max_drop for row in rows if row.status != "unchanged")
@@ -137,7 +137,10 @@ def _price(given: str | None) -> tuple[float, float] | None:
 
 def _post(body: str, repository: str | None, number: int | None, create: bool = True) -> None:
     from prefixlint.prreport.github_comment import (
-        GitHubError, api_from_environment, find_pull_request, upsert_comment,
+        GitHubError,
+        api_from_environment,
+        find_pull_request,
+        upsert_comment,
     )
 
     pr = find_pull_request(repository, number)

@@ -33,14 +33,14 @@ def transcript(ctx, file, tokenizer, offline, chat_template_path, engine, block_
       prefixlint transcript chat.yaml --tokenizer Qwen/Qwen3-8B
       prefixlint transcript chat.json --tokenizer ./llama --chat-template llama3.2.jinja --format json
     """
-    from prefixlint.load.transcript import load_transcript
     from prefixlint.engines.profiles import get_profile
-    from prefixlint.transcript.reuse import measure_turns
+    from prefixlint.load.transcript import load_transcript
     from prefixlint.render.templates import read_chat_template, resolve_chat_template
-    from prefixlint.transcript.render import render_turns
+    from prefixlint.tokenize import load_tokenizer
     from prefixlint.transcript import report
     from prefixlint.transcript.causes import explain
-    from prefixlint.tokenize import load_tokenizer
+    from prefixlint.transcript.render import render_turns
+    from prefixlint.transcript.reuse import measure_turns
 
     profile = get_profile(engine, block_size)
     now = _parse_now(now_text)
@@ -79,8 +79,8 @@ def _parse_now(text: str | None):
 
 def _template_findings(tokenizer, template, turns) -> list[dict]:
     """PFX101 for a template that writes the date, measured on the transcript's first request."""
-    from prefixlint.transcript.report import finding_dict
     from prefixlint.rules.chat_template import detect_date_injection
+    from prefixlint.transcript.report import finding_dict
 
     if not turns:
         return []

@@ -12,9 +12,9 @@ import os
 import re
 from bisect import bisect_right
 from collections import Counter
-from itertools import accumulate
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from itertools import accumulate
 from typing import Iterator, Sequence
 
 #: Lines replaced one for one that are less alike than this (difflib's ratio) differ as a whole

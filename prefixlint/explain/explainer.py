@@ -104,10 +104,10 @@ class Explainer:
             if found is None or found not in self.entries:
                 break
             best = found
-        found = [best] if best is not None else []
-        found += [self._by_group[group]] if group in self._by_group else []
-        found += range(self._next - 1, max(-1, self._next - 1 - RECENT), -1)
-        return [index for index in dict.fromkeys(found) if index in self.entries]
+        candidates = [best] if best is not None else []
+        candidates += [self._by_group[group]] if group in self._by_group else []
+        candidates += range(self._next - 1, max(-1, self._next - 1 - RECENT), -1)
+        return [index for index in dict.fromkeys(candidates) if index in self.entries]
 
     def explain(self, prompt: Sequence[int], generated: Sequence[int] = (), context: Context | None = None,
                 group: str = "", miss: str | None = None, cached_tokens: int = 0) -> list[Cause]:

@@ -73,7 +73,7 @@ def context_of(body: dict, request_id: str | None = None) -> Context:
         messages.append((role, text))
     tools = body.get("tools")
     tools_text = json.dumps(tools, ensure_ascii=False) if isinstance(tools, list) else ""
-    canonical = "" if not tools_text else json.dumps(sorted(_canonical(t) for t in tools))
+    canonical = json.dumps(sorted(_canonical(t) for t in tools)) if isinstance(tools, list) else ""
     prompt = body.get("prompt")
     token_ids = isinstance(prompt, list) and bool(prompt) and isinstance(prompt[0], int)
     return Context(tuple(messages), tools_text, request_id, canonical, token_ids)

@@ -57,7 +57,8 @@ def normalize_whitespace(text: str) -> str:
 
 def split_volatile(text: str) -> tuple[str, list[str]]:
     """The text without its volatile lines, and those lines in order."""
-    kept, moved = [], []
+    kept: list[str] = []
+    moved: list[str] = []
     for line in text.split("\n"):
         (moved if volatile_line(line) else kept).append(line)
     if not moved:
@@ -75,7 +76,7 @@ def canonical(value: Any) -> Any:
 
 def _tool_name(tool: Any) -> str:
     if isinstance(tool, dict):
-        function = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        function = inner if isinstance(inner := tool.get("function"), dict) else tool
         return str(function.get("name", ""))
     return ""
 

@@ -103,8 +103,9 @@ class Explained:
         if places:
             lines += ["", f"Places by cause (top {len(places)}: cause, token, requests, tokens computed again):"]
             for number, p in enumerate(places, 1):
-                lines.append(f"{number:>3}. {p.cause} at token {p.token:,}: {p.requests:,} request{'s' * (p.requests != 1)},"
-                             f" {p.tokens_lost:,} tokens (first on line {p.first_line})  {json.dumps(p.text, ensure_ascii=False)}")
+                lines.append(f"{number:>3}. {p.cause} at token {p.token:,}:"
+                             f" {p.requests:,} request{'s' * (p.requests != 1)}, {p.tokens_lost:,} tokens"
+                             f" (first on line {p.first_line})  {json.dumps(p.text, ensure_ascii=False)}")
         return lines
 
 

@@ -183,6 +183,7 @@ def _unfixed(finding, reason: str):
     worse = (finding.fixed_reusable_tokens is not None and finding.reusable_tokens is not None
              and finding.fixed_reusable_tokens < finding.reusable_tokens)
     if parts is not None:
+        assert promise is not None  # parts are found only around a promise
         where = extra.get("promise_where", "Moved")
         head, tail = parts
         by_hand = promise.replace(f" {where}:", f" {where} by hand:", 1)

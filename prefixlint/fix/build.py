@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from prefixlint.fix.edits import Edit, apply_edits
 from prefixlint.fix.new_message import CannotAdd, added_message
-from prefixlint.load.template import SLOT_ROLE
 from prefixlint.fix.source import SourceMessage, _doubled_brace, source_messages
 from prefixlint.load.registry import loader_for
+from prefixlint.load.template import SLOT_ROLE
 from prefixlint.match.units import BLOCK, SENTENCE, UNSAFE_MARK, applicability
 from prefixlint.match.variants import apply_plan, plan_moves
 
@@ -68,7 +68,7 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
         raise NoFix("no user message to move it into (only the conversation follows)")
     source = template.source
     edits: list[Edit] = []
-    for number, (message, cuts) in enumerate(zip(messages, plan.cuts)):
+    for message, cuts in zip(messages, plan.cuts):
         for start, end in cuts:
             _check_blocks(message.text, start, end)
             line_cut = message.text[start:end].endswith("\n") or end == len(message.text)

@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from prefixlint.load.template import Message, Template
 from prefixlint.match.units import LINE, UNSAFE_MARK, NoUnit, choose
 from prefixlint.render.conversation import role_sections
-from prefixlint.render.spans import Span
+from prefixlint.render.spans import RenderedMessage, Span
 
 
 @dataclass(frozen=True)
-class SourceMessage:
-    role: str | None
-    text: str
-    spans: tuple[Span, ...]
+class SourceMessage(RenderedMessage):
+    """A message as the file writes it: a rendered message with the file offset of each character."""
+
     #: files[i]: the file offset of text[i]; `end`: the file offset just after the text.
     files: tuple[int, ...]
     end: int
@@ -90,7 +89,10 @@ def _split(message: SourceMessage, role_line: str | None) -> list[SourceMessage]
         spans = tuple(Span(s.placeholder, s.start - start, s.end - start)
                       for s in message.spans if s.start >= start and s.end <= end)
         files = message.files[start:end]
-        after = message.files[end - 1] + 1 if end > start else (message.files[start] if start < len(message.files) else message.end)
+        if end > start:
+            after = message.files[end - 1] + 1
+        else:
+            after = message.files[start] if start < len(message.files) else message.end
         out.append(SourceMessage(role, text[start:end], spans, files, after))
     return out or [message]
 

@@ -55,10 +55,10 @@ def verify(before_messages, before_names: Counter, after_messages, after_names: 
         raise Rejected("the fixed file would " + ("lose " + ", ".join(sorted(lost)) if lost else
                                                   "repeat " + ", ".join(sorted(doubled))))
     before, after = text_words(before_messages), text_words(after_messages)
-    lost = {w: n for w, n in (before - after).items() if w not in CONNECTORS}
-    if lost:
-        raise Rejected(f"the fixed file would lose the word{'s' if len(lost) > 1 else ''} "
-                       + ", ".join(repr(w) for w in sorted(lost)[:3]))
+    lost_words = {w: n for w, n in (before - after).items() if w not in CONNECTORS}
+    if lost_words:
+        raise Rejected(f"the fixed file would lose the word{'s' if len(lost_words) > 1 else ''} "
+                       + ", ".join(repr(w) for w in sorted(lost_words)[:3]))
     if sum((after - before).values()) > ADDED_WORDS:
         raise Rejected("the fix would add more than a short label")
     if empty_containers(m.text for m in after_messages) > empty_containers(m.text for m in before_messages):

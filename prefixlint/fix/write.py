@@ -15,10 +15,10 @@ import difflib
 import os
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.fix.attach import reloader
-from prefixlint.fix.plan import combine
 from prefixlint.fix.atomic import replace_atomically
+from prefixlint.fix.attach import reloader
 from prefixlint.fix.edits import apply_edits
+from prefixlint.fix.plan import combine
 
 BOM = "\ufeff".encode("utf-8")
 
@@ -26,7 +26,8 @@ BOM = "\ufeff".encode("utf-8")
 def fixed_text(result, unsafe: bool = False) -> tuple[str, str, int] | None:
     """(text before, text after, findings fixed) for a checked file; None: nothing to fix.
     The fixes each finding offers (safe ones only unless `unsafe`), combined as check measured them."""
-    edits, fixed, before = [], 0, None
+    edits: list = []
+    fixed, before = 0, None
     for source in result.fix_sources:
         chosen = [o for o in source.offered if unsafe or o.applicability == "safe"]
         if not chosen:

@@ -61,7 +61,8 @@ def to_text(source: str, layout: KVLayout, naive: KVLayout, contexts: Sequence[i
     size = lambda value: format_bytes(value, si=si)  # noqa: E731
     lines = [
         f"config    {source}",
-        f"dtype     {layout.dtype} ({DTYPE_BYTES[layout.dtype]} byte{'' if DTYPE_BYTES[layout.dtype] == 1 else 's'} per value, {dtype_from})",
+        f"dtype     {layout.dtype} ({DTYPE_BYTES[layout.dtype]} byte{'' if DTYPE_BYTES[layout.dtype] == 1 else 's'}"
+        f" per value, {dtype_from})",
         f"layers    {_layers_line(layout)}",
         f"growing   {size(layout.bytes_per_token)} per token ({layout.bytes_per_token:,} bytes)",
     ]

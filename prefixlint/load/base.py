@@ -17,16 +17,24 @@ from prefixlint.load.template import Template
 
 
 class Format(Protocol):
-    #: A short name, shown in output (`prompty`, `native-yaml`).
-    name: str
-    #: What a file of this format looks like, for the error when no format reads a file.
-    hint: str | None
+    # Read-only members (properties), so that a frozen dataclass such as `Loader` provides them.
+    @property
+    def name(self) -> str:
+        """A short name, shown in output (`prompty`, `native-yaml`)."""
 
-    #: Traits (see `Loader`): program source, assembled from fields, a chat template, declared.
-    program_source: bool
-    assembled: bool
-    chat_template: bool
-    declared: bool
+    @property
+    def hint(self) -> str | None:
+        """What a file of this format looks like, for the error when no format reads a file."""
+
+    # Traits (see `Loader`): program source, assembled from fields, a chat template, declared.
+    @property
+    def program_source(self) -> bool: ...
+    @property
+    def assembled(self) -> bool: ...
+    @property
+    def chat_template(self) -> bool: ...
+    @property
+    def declared(self) -> bool: ...
 
     def sniff(self, text: str) -> bool:
         """Does this text look like this format?"""

@@ -64,6 +64,7 @@ def load_all(path: str, text: str) -> list[Template]:
     for key, node in root.value:
         if node.id != "mapping":
             continue
+        pieces: tuple[str, ...]
         if all(mapping_get(node, name) is not None for name in _AGENT):
             pieces, role = ROLE_PLAYING + (NO_TOOLS,), "system"
         elif all(mapping_get(node, name) is not None for name in _TASK):
@@ -78,7 +79,8 @@ def load_all(path: str, text: str) -> list[Template]:
 
 
 def _template(path: str, text: str, key, node, pieces: tuple[str, ...], role: str) -> Template:
-    content, offsets = "", ()
+    content = ""
+    offsets: tuple[int, ...] = ()
     at = key.start_mark.index
     for piece in pieces:
         if piece.startswith("{") and piece.endswith("}") and piece[1:-1] in _AGENT + _TASK:

@@ -34,7 +34,7 @@ from typing import Any, Iterator
 from prefixlint.errors import PrefixlintError
 from prefixlint.limits import directory_root, inside_root
 from prefixlint.load.gitignore import ancestor_specs, read_ignore_file
-from prefixlint.load.prompt_evidence import EVIDENCE_SUFFIXES, TEMPLATE_SUFFIXES, FILE_REFERENCE, not_prompt_tree, prompt_evidence
+from prefixlint.load.prompt_evidence import EVIDENCE_SUFFIXES, FILE_REFERENCE, TEMPLATE_SUFFIXES, not_prompt_tree, prompt_evidence
 
 #: File patterns a directory walk picks up. The choice, for a linter run on every commit:
 #: YAML (the native format), the template extensions (`.j2`, `.jinja`, `.jinja2`, Prompty's
@@ -162,7 +162,7 @@ class _Walk:
         specs = ancestor_specs(absolute) if self.gitignore else []
         found: list[Path] = []
         self.references: set[str] = set()  # file names that the walk's code names in a string
-        self.candidates: list[tuple[Path, Path]] = []  # Markdown and text, kept on evidence
+        self.candidates: list[tuple[Path, Path, bool]] = []  # Markdown and text, kept on evidence (beside templates?)
         skipped = self._walk(top, absolute, specs, found)
         for shown, path, beside in self.candidates:
             reason = prompt_evidence(shown.relative_to(top), path, self.references, self.configured(path),
@@ -239,9 +239,8 @@ class _Walk:
     def _recognised(self, path: Path) -> str | None:
         """None when a sniffed file (JSON, program source) is a template a loader reads when
         walking, else why not. The file names a program's strings mention are noted on the way."""
-        from prefixlint.load.registry import recognises
-
         from prefixlint.limits import read_bytes
+        from prefixlint.load.registry import recognises
 
         try:
             text = read_bytes(str(path), SNIFF_MAX_BYTES).decode("utf-8")

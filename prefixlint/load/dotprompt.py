@@ -18,7 +18,8 @@
 `{{role "x"}}` starts a message with that role (text before the first one is a user message,
 as Dotprompt does); `{{history}}` is the conversation slot: the earlier turns are inserted
 there as messages of their own. Variables are the schema's properties, with `input.default`
-values as samples. `{{> name}}` partials are read from the `_name.prompt` files beside the file. The body is Handlebars, rendered with dotpromptz-handlebars.
+values as samples. `{{> name}}` partials are read from the `_name.prompt` files beside the file.
+The body is Handlebars, rendered with dotpromptz-handlebars.
 
 `.prompt` is also Humanloop's extension. A Humanloop file has front matter with `provider` or
 `endpoint` and a body of `<system>` / `<user>` tags; `sniff` rejects it, and
@@ -30,8 +31,8 @@ from __future__ import annotations
 import re
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.load.front_matter import has_front_matter, python, split, trimmed, variable
 from prefixlint.load.base import Loader
+from prefixlint.load.front_matter import has_front_matter, python, split, trimmed, variable
 from prefixlint.load.template import SLOT_ROLE, Template, Variable
 from prefixlint.load.yaml_source import line_of, mapping_get
 
@@ -104,7 +105,9 @@ def _messages(text: str, body: int) -> list:
         if piece is not None:
             messages.append(piece)
         if match.group("history"):
-            messages.append(trimmed(SLOT_ROLE, text, match.start(), match.end()))
+            slot = trimmed(SLOT_ROLE, text, match.start(), match.end())
+            assert slot is not None  # the `{{history}}` marker itself: never blank
+            messages.append(slot)
         else:
             role = (match.group("role") or match.group("role2")).lower()
         cursor = match.end()

@@ -8,6 +8,7 @@ from prefixlint.errors import PrefixlintError
 from prefixlint.limits import MAX_FILE_BYTES as MAX_BYTES
 from prefixlint.limits import open_error, read_bytes  # noqa: F401 - open_error: its home was here
 
+
 class EmptyFile(PrefixlintError):
     """A file with no text: for `check`, nothing to measure (not an error); `compare` refuses it."""
 

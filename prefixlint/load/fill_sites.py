@@ -20,7 +20,7 @@ CONFIG_ROOTS = frozenset({"os", "environ", "getenv", "settings", "config", "conf
                           "env", "CONFIG", "SETTINGS"})
 
 
-def stable_fill(resolver, node: ast.AST) -> Variable | None:
+def stable_fill(resolver, node: ast.expr) -> Variable | None:
     """A stable variable with its evidence when `node` reads configuration or is a literal."""
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)):
         value = str(node.value)
@@ -30,7 +30,7 @@ def stable_fill(resolver, node: ast.AST) -> Variable | None:
         return None
     shown = resolver.source[slice(*resolver.span(node))]
     variable = filled_by(Variable("value", "per_deployment", (value,)), shown, node.lineno, False)
-    return Variable(variable.name, "stable", (value,), variable.line, variable.evidence + ": the same on every request")
+    return Variable(variable.name, "stable", (value,), variable.line, f"{variable.evidence}: the same on every request")
 
 
 def from_callers(resolver, name: ast.Name, line: int) -> Variable | None:
@@ -57,7 +57,7 @@ def from_callers(resolver, name: ast.Name, line: int) -> Variable | None:
             return None
         found.append(variable)
     volatile = [v for v in found if v.kind != "stable"]
-    return (volatile or found or [None])[0]
+    return (volatile or found)[0] if found else None
 
 
 def _config_read(node: ast.AST) -> bool:
@@ -74,7 +74,8 @@ def _index(resolver):
     """The module's functions and its calls by called name, built once per module (linear cost)."""
     index = getattr(resolver, "_fill_index", None)
     if index is None:
-        functions, calls = [], {}
+        functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+        calls: dict[str | None, list[ast.Call]] = {}
         for node in ast.walk(resolver.tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 functions.append(node)

@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.load.front_matter import has_front_matter, python, split, trimmed
 from prefixlint.load.base import Loader
+from prefixlint.load.front_matter import has_front_matter, python, split, trimmed
 from prefixlint.load.template import Message, Template
 
 FORMAT = "humanloop"

@@ -30,9 +30,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.load.base import Loader
 from prefixlint.load.json_source import compose_json, looks_like_json, node_offsets
 from prefixlint.load.langchain_sniff import sniff
-from prefixlint.load.base import Loader
 from prefixlint.load.template import SLOT_NAMES, SLOT_ROLE, Message, Template, Variable, align
 from prefixlint.load.yaml_source import compose, line_of, mapping_get, to_python
 
@@ -63,12 +63,15 @@ class _Reader:
         offsets = node_offsets(node, self.text) if self.json else align(node.value, self.text, start, end)
         return Message(None, node.value, offsets, start)
 
-    def format_of(self, node) -> None:
+    def format_of(self, node) -> str:
+        """The file's template syntax: the first `template_format` read decides it."""
         value = mapping_get(node, "template_format")
         name = value.value if value is not None else "f-string"
         if name not in SYNTAX:
             raise self.error(f"unknown template_format {name!r}", value)
-        self.syntax = self.syntax or SYNTAX[name]
+        syntax = self.syntax or SYNTAX[name]
+        self.syntax = syntax
+        return syntax
 
     def template(self, node, what: str = "template") -> Message:
         """A PromptTemplate's text: `template`, or the file named by `template_path`."""
@@ -86,8 +89,8 @@ class _Reader:
 
     def referenced(self, node) -> Message:
         """Text from a file next to this one: every character points at the path as written."""
-        from prefixlint.load.files import read_text
         from prefixlint.limits import confined
+        from prefixlint.load.files import read_text
 
         target = Path(self.path).parent / str(node.value)
         try:
@@ -99,7 +102,7 @@ class _Reader:
 
     def few_shot(self, node) -> Message:
         node = _kwargs(node)
-        self.format_of(node)
+        syntax = self.format_of(node)
         example_prompt = mapping_get(node, "example_prompt")
         if example_prompt is None and mapping_get(node, "example_prompt_path") is not None:
             example_prompt = self.load_other(mapping_get(node, "example_prompt_path"))
@@ -118,14 +121,15 @@ class _Reader:
             piece = mapping_get(node, key) or mapping_get(node, f"{key}_path")
             if key == "suffix":
                 for item in examples.value:
-                    text = _escape(_fill(example.content, to_python(item, self.path), self.syntax, self), self.syntax)
+                    text = _escape(_fill(example.content, to_python(item, self.path), syntax, self), syntax)
                     at = (item if examples is examples_node else examples_node).start_mark.index
                     pieces.append(Message(None, text, (at,) * len(text), at))
             if piece is not None:
                 message = self.referenced(piece) if mapping_get(node, key) is None else self.string(piece, key)
                 if message.content:
                     pieces.append(message)
-        content, offsets = "", ()
+        content = ""
+        offsets: tuple[int, ...] = ()
         for number, piece in enumerate(pieces):
             if number:
                 content += separator
@@ -136,8 +140,8 @@ class _Reader:
 
     def load_other(self, node):
         """The node tree of a JSON or YAML file named by a `*_path` value."""
-        from prefixlint.load.files import read_text
         from prefixlint.limits import confined
+        from prefixlint.load.files import read_text
 
         target = str(Path(self.path).parent / str(node.value))
         try:

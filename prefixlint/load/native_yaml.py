@@ -19,6 +19,7 @@ classification from the catalog.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.base import Loader
@@ -44,7 +45,7 @@ def load(path: str, text: str) -> Template:
         raise PrefixlintError("give either `messages` (a list of {role, content}) or `prompt`, not both or neither",
                               path=path, line=line_of(root))
     if prompt_node is not None:
-        messages = (_scalar_message(None, prompt_node, text, path),)
+        messages: tuple[Message, ...] = (_scalar_message(None, prompt_node, text, path),)
     else:
         messages = _messages(messages_node, text, path)
     variables_node = mapping_get(root, "variables")
@@ -98,7 +99,8 @@ def _variables(node, path: str) -> dict[str, Variable]:
         name = str(key_node.value)
         line = line_of(key_node)
         value = to_python(value_node, path)
-        kind, samples = None, ()
+        kind = None
+        samples: tuple[Any, ...] = ()
         if isinstance(value, dict):
             kind = value.get("kind")
             raw = value.get("samples", value.get("sample", ()))

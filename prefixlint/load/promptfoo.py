@@ -28,8 +28,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.load.json_source import compose_json, node_offsets
 from prefixlint.load.base import Loader
+from prefixlint.load.json_source import compose_json, node_offsets
 from prefixlint.load.template import Message, Template, Variable, align
 from prefixlint.load.yaml_source import compose, line_of, mapping_get, to_python
 
@@ -129,8 +129,8 @@ def _inline(path, text, value, offsets, variables, entry) -> Template:
 
 
 def _referenced(config: str, entry, reference: str, variables) -> list[Template]:
-    from prefixlint.load.files import read_text
     from prefixlint.limits import confined
+    from prefixlint.load.files import read_text
 
     reference = re.sub(r":[A-Za-z_]\w*$", "", reference) if Path(reference).suffix not in CODE_SUFFIXES else reference
     if Path(reference.split(":")[0]).suffix in CODE_SUFFIXES:

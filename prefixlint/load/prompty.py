@@ -33,9 +33,9 @@ from __future__ import annotations
 import re
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.load.base import Loader
 from prefixlint.load.file_refs import resolve
 from prefixlint.load.front_matter import has_front_matter, python, split, trimmed, variable
-from prefixlint.load.base import Loader
 from prefixlint.load.template import SLOT_NAMES, Template, Variable
 from prefixlint.load.yaml_source import line_of, mapping_get
 
@@ -87,9 +87,9 @@ def load(path: str, text: str) -> Template:
     if syntax is None:
         raise PrefixlintError(f"unknown Prompty template engine {engine!r}", path=path,
                               line=line_of(mapping_get(root, "template")), hint="use jinja2 or mustache")
-    model = front.get("model") if isinstance(front.get("model"), dict) else {}
+    model = found if isinstance(found := front.get("model"), dict) else {}
     is_chat = str(model.get("api", "chat")).lower() != "completion"
-    configuration = model.get("configuration") if isinstance(model.get("configuration"), dict) else {}
+    configuration = found if isinstance(found := model.get("configuration"), dict) else {}
     model_name = model.get("id") or configuration.get("azure_deployment") or configuration.get("model") \
         or configuration.get("name") or (front.get("model") if isinstance(front.get("model"), str) else None)
     single = trimmed(None, text, body, len(text))

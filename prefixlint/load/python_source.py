@@ -20,11 +20,10 @@ from __future__ import annotations
 import ast
 import re
 
+from prefixlint.load.base import Loader
 from prefixlint.load.python_values import Resolver, dotted
 from prefixlint.load.registry import NotATemplate
-from prefixlint.load.source_prompts import (PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content,
-                                            to_template)
-from prefixlint.load.base import Loader
+from prefixlint.load.source_prompts import PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content, to_template
 from prefixlint.load.template import Template
 
 FORMAT = "python"
@@ -88,11 +87,11 @@ class _Finder:
         self.found.sort(key=lambda item: item[0])
         return [prompt for _, prompt in self.found if has_content(prompt)]
 
-    def add(self, node: ast.AST, prompt: SourcePrompt) -> None:
+    def add(self, node: ast.expr | ast.stmt, prompt: SourcePrompt) -> None:
         if any(m.pieces and not all(isinstance(p, Field) for p in m.pieces) for m in prompt.messages if not m.slot):
             self.found.append((self.resolve.offset(node.lineno, node.col_offset), prompt))
 
-    def start(self, node: ast.AST) -> int:
+    def start(self, node: ast.expr) -> int:
         return self.resolve.offset(node.lineno, node.col_offset)
 
     # -- chats ------------------------------------------------------------------------------
@@ -103,8 +102,8 @@ class _Finder:
             items = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "messages"), None)
             if isinstance(items, (ast.List, ast.Tuple)):
                 self.done.add(id(call))
-                messages = [m for m in (self.langchain_message(item) for item in items.elts) if m is not None]
-                self.add(call, SourcePrompt(name, messages, is_chat=True))
+                chat = [m for m in (self.langchain_message(item) for item in items.elts) if m is not None]
+                self.add(call, SourcePrompt(name, chat, is_chat=True))
             return
         keywords = {k.arg: k.value for k in call.keywords if k.arg}
         listed = self.message_list(call.args[0] if call.args else None)  # model.invoke([...]) and the like
@@ -144,9 +143,9 @@ class _Finder:
                 messages += [message] if message is not None else []
         return messages
 
-    def langchain_message(self, item: ast.AST) -> PromptMessage | None:
-        if isinstance(item, (ast.Name, ast.Attribute)) and isinstance(self.resolve.bound(item), (ast.Tuple, ast.Call)):
-            item = self.resolve.bound(item)
+    def langchain_message(self, item: ast.expr) -> PromptMessage | None:
+        if isinstance(item, (ast.Name, ast.Attribute)) and isinstance(bound := self.resolve.bound(item), (ast.Tuple, ast.Call)):
+            item = bound
         if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2 and isinstance(item.elts[0], ast.Constant):
             role, content = str(item.elts[0].value), item.elts[1]
             if role == "placeholder":
@@ -157,22 +156,23 @@ class _Finder:
             name = dotted(item.func).split(".")
             if name[-1] == "MessagesPlaceholder":
                 variable = item.args[0] if item.args else next((k.value for k in item.keywords if k.arg == "variable_name"), None)
-                return self.slot(item, variable.value if isinstance(variable, ast.Constant) else "history")
+                named = variable.value if isinstance(variable, ast.Constant) else None
+                return self.slot(item, named if isinstance(named, str) else "history")
             cls = name[-2] if name[-1] == "from_template" and len(name) > 1 else name[-1]
             if cls in MESSAGE_CLASSES:
-                content = item.args[0] if item.args else next(
+                body = item.args[0] if item.args else next(
                     (k.value for k in item.keywords if k.arg in ("content", "template")), None)
                 style = "format" if cls.endswith("PromptTemplate") else "plain"
-                return self.message(MESSAGE_CLASSES[cls], content, style)
+                return self.message(MESSAGE_CLASSES[cls], body, style)
         if isinstance(item, ast.Constant) and isinstance(item.value, str):
             return self.message("user", item, "format")
         return None
 
-    def slot(self, node: ast.AST, name: str) -> PromptMessage:
+    def slot(self, node: ast.expr, name: str) -> PromptMessage:
         start, end = self.resolve.span(node)
         return PromptMessage("(conversation)", [Field(start, self.resolve.source[start:end], name)], start, slot=name)
 
-    def message(self, role: str | None, content: ast.AST | None, style: str) -> PromptMessage | None:
+    def message(self, role: str | None, content: ast.expr | None, style: str) -> PromptMessage | None:
         if content is None:
             return None
         pieces = self.resolve.text(content, style)
@@ -180,7 +180,7 @@ class _Finder:
             pieces = [self.resolve.field(content)]
         return PromptMessage(role, pieces, self.start(content))
 
-    def sdk_message(self, item: ast.AST) -> list[PromptMessage]:
+    def sdk_message(self, item: ast.expr) -> list[PromptMessage]:
         if not isinstance(item, ast.Dict):
             return []
         entries = {k.value: v for k, v in zip(item.keys, item.values) if isinstance(k, ast.Constant)}
@@ -189,7 +189,7 @@ class _Finder:
             return []
         return self.sdk_content(entries["content"], ROLES.get(str(role.value), str(role.value)))
 
-    def sdk_content(self, node: ast.AST, role: str | None) -> list[PromptMessage]:
+    def sdk_content(self, node: ast.expr, role: str | None) -> list[PromptMessage]:
         """A message's content: a text, or a list of content blocks (`{"type": "text", "text": ...}`)."""
         if isinstance(node, ast.List):
             blocks = []
@@ -212,7 +212,7 @@ class _Finder:
         content = call.args[0] if call.args else keywords.get("template", keywords.get("content"))
         cls = parts[-2] if parts[-1] == "from_template" and len(parts) > 1 else parts[-1]
         fmt = keywords.get("template_format")
-        syntax = LANGCHAIN_SYNTAX.get(fmt.value if isinstance(fmt, ast.Constant) else "f-string", "format")
+        syntax = LANGCHAIN_SYNTAX.get(str(fmt.value) if isinstance(fmt, ast.Constant) else "f-string", "format")
         style = "plain" if cls in ("SystemMessage", "HumanMessage", "AIMessage") or syntax != "format" else "format"
         message = self.message(MESSAGE_CLASSES.get(cls), content, style)
         if message is not None:
@@ -223,8 +223,8 @@ class _Finder:
             target, value = node.targets[0], node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             target, value = node.target, node.value
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _returned(node) is not None:
-            target, value = ast.Name(node.name), _returned(node)  # `def prompt_template(...): return f"..."`
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (returned := _returned(node)) is not None:
+            target, value = ast.Name(node.name), returned  # `def prompt_template(...): return f"..."`
         else:
             return
         name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None

@@ -17,9 +17,9 @@ from typing import Any
 
 from prefixlint.load.fill_sites import from_callers, function_lines, stable_fill
 from prefixlint.load.source_literals import RawField, scan
-from prefixlint.load.template import Variable, line_starts
 from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, stable_variable, variable_name
 from prefixlint.load.source_text import dedent_pieces, strip_pieces, template_fields
+from prefixlint.load.template import Variable, line_starts
 
 _DEPTH = 8
 
@@ -96,7 +96,7 @@ class Resolver:
             elif isinstance(node, ast.AnnAssign) and node.value is not None:
                 target, value = node.target, node.value
             name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
-            if name is not None and not (name in self.bindings and self._is_text(self.bindings[name])):
+            if name is not None and value is not None and not (name in self.bindings and self._is_text(self.bindings[name])):
                 self.bindings[name] = value
         self._lowered = {name.lower(): value for name, value in self.bindings.items()}
 
@@ -110,8 +110,8 @@ class Resolver:
             return start + len(encoded.decode("utf-8", errors="ignore"))
         return start + column
 
-    def span(self, node: ast.AST) -> tuple[int, int]:
-        return self.offset(node.lineno, node.col_offset), self.offset(node.end_lineno, node.end_col_offset)
+    def span(self, node: ast.expr | ast.stmt) -> tuple[int, int]:
+        return self.offset(node.lineno, node.col_offset), self.offset(node.end_lineno or node.lineno, node.end_col_offset or 0)
 
     # -- names ------------------------------------------------------------------------------
     def bound(self, node: ast.AST) -> ast.expr | None:
@@ -185,8 +185,8 @@ class Resolver:
         pieces = self.text(template, "plain", depth + 1)
         if pieces is None:
             return None
-        named: dict[str, ast.AST] = {}
-        positional: list[ast.AST] = []
+        named: dict[Any, ast.expr] = {}  # a dict literal's keys: any constant
+        positional: list[ast.expr] = []
         if isinstance(arguments, ast.Call):
             named = {k.arg: k.value for k in arguments.keywords if k.arg}
             positional = list(arguments.args)
@@ -215,13 +215,13 @@ class Resolver:
                 return inlined
         return [self.field(node, raw.start, written, raw.spec)]
 
-    def field(self, node: ast.AST, offset: int | None = None, written: str | None = None, spec: str = "") -> Field:
+    def field(self, node: ast.expr, offset: int | None = None, written: str = "", spec: str = "") -> Field:
         if offset is None:
             offset, end = self.span(node)
             written = self.source[offset:end]
         clock = self.clock(node, spec, (bisect_right(self._line_starts, offset), written or ""))  # the field's place
-        if clock is None and isinstance(node, ast.Name) and self.bound(node) is not None:
-            clock = self.clock(self.bound(node))
+        if clock is None and isinstance(node, ast.Name) and (bound := self.bound(node)) is not None:
+            clock = self.clock(bound)
         segments, keyed = self.segments(node)
         if clock is not None:  # named by the code's own name for it (`today`), else by the call
             return Field(offset, written, variable_name(segments) if isinstance(node, ast.Name) else clock.name, clock)
@@ -234,11 +234,11 @@ class Resolver:
         found = from_callers(self, node, line) if isinstance(node, ast.Name) else None
         return Field(offset, written, variable_name(segments, keyed), found)
 
-    def declared(self, node: ast.AST):
+    def declared(self, node: ast.expr):
         """The variable a `.format()` argument declares: clock or random values, stable texts."""
         clock = self.clock(node)
-        if clock is None and isinstance(node, ast.Name) and self.bound(node) is not None:
-            clock = self.clock(self.bound(node))
+        if clock is None and isinstance(node, ast.Name) and (bound := self.bound(node)) is not None:
+            clock = self.clock(bound)
         if clock is not None:
             return clock
         pieces = self.text(node, "plain") if isinstance(node, (ast.Constant, ast.Name, ast.Attribute)) else None
@@ -259,7 +259,7 @@ class Resolver:
             for outer in ast.walk(node):
                 method = outer.func.attr if isinstance(outer, ast.Call) and isinstance(outer.func, ast.Attribute) else None
                 if method == "strftime":
-                    fmt = outer.args[0] if outer.args else None
+                    fmt = outer.args[0] if isinstance(outer, ast.Call) and outer.args else None
                     if isinstance(fmt, ast.Constant) and isinstance(fmt.value, str):
                         strftime = fmt.value
                 elif method == "date" and frequency == "per_request":

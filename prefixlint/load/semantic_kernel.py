@@ -44,6 +44,13 @@ def sniff(text: str) -> bool:
     return bool(_SNIFF.search(text) and _SIGNS.search(text))
 
 
+def _slot(message: Message, start: int, end: int) -> Message:
+    """The conversation slot at a `{{history}}`-like marker (never blank: the marker is text)."""
+    slot = _piece(message, SLOT_ROLE, start, end)
+    assert slot is not None
+    return slot
+
+
 def _piece(message: Message, role: str | None, start: int, end: int) -> Message | None:
     """message.content[start:end] without the blank space around it."""
     start, end = strip_span(message.content, start, end)
@@ -75,7 +82,7 @@ def load(path: str, text: str) -> Template:
             if outside.group("name") in SLOT_NAMES:
                 slot = slot or outside.group("name")
                 variables.setdefault(slot, Variable(slot, "conversation"))
-                messages.append(_piece(whole, SLOT_ROLE, outside.start(), outside.end()))
+                messages.append(_slot(whole, outside.start(), outside.end()))
         body = "body" if match.group("role") else "hbody"
         piece = _piece(whole, (match.group("role") or match.group("hrole")).lower(), match.start(body), match.end(body))
         if piece is not None:
@@ -83,7 +90,7 @@ def load(path: str, text: str) -> Template:
         cursor = match.end()
     for outside in _OUTSIDE.finditer(whole.content, cursor) if matches else ():
         if outside.group("name") in SLOT_NAMES:
-            messages.append(_piece(whole, SLOT_ROLE, outside.start(), outside.end()))
+            messages.append(_slot(whole, outside.start(), outside.end()))
     if not matches:
         single = _piece(whole, "user", 0, len(whole.content))
         messages = [single] if single else []

@@ -40,7 +40,9 @@ _LEADING_COMMENTS = re.compile(r"(?:\s*(?://[^\n]*|/\*[\s\S]*?\*/))*")
 
 def _json_like(text: str) -> bool:
     """JSON, or JSON with comments ahead of it (Chat Copilot's appsettings.json opens with `//` lines)."""
-    return looks_like_json(text[_LEADING_COMMENTS.match(text[:100_000]).end():])
+    comments = _LEADING_COMMENTS.match(text[:100_000])
+    assert comments is not None  # a run of none or more comments matches every text
+    return looks_like_json(text[comments.end():])
 
 
 def sniff(text: str) -> bool:
@@ -64,7 +66,8 @@ def load(path: str, text: str) -> Template:
     if not groups:
         raise PrefixlintError("no string value uses Semantic Kernel's {{$var}} or {{Plugin.Function}}", path=path,
                               line=1, hint=HINT)
-    content, offsets = "", ()
+    content = ""
+    offsets: tuple[int, ...] = ()
     for node in (node for group in groups for node in group):
         piece = node_offsets(node, raw)
         if content:

@@ -26,6 +26,7 @@ from typing import Any
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.timestamps import parse_timestamp
 from prefixlint.load.tool_calls import tool_call_problem
+
 ROLES = ("system", "developer", "user", "assistant", "tool")
 REASONING_KEYS = ("reasoning_content", "reasoning", "thinking")
 CLOCK_KEYS = ("timestamp",)

@@ -19,13 +19,14 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import PurePath
+from typing import Any
 
 from prefixlint.load.base import Loader
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import PROMPT_NAME, PromptMessage, SourcePrompt, Text, has_content, to_template
 from prefixlint.load.source_text import template_fields
-from prefixlint.load.ts_values import Values, node_key
 from prefixlint.load.template import Template
+from prefixlint.load.ts_values import Values, node_key
 
 FORMAT = "typescript"
 HINT = ("prefixlint reads texts declared under prompt-like names (*Prompt*, SYSTEM*, *instructions*, *template*)"
@@ -58,13 +59,13 @@ def _parser(grammar: str):
     import tree_sitter
 
     if grammar == "javascript":
-        import tree_sitter_javascript as module
+        import tree_sitter_javascript as javascript
 
-        language = module.language()
+        language = javascript.language()
     else:
-        import tree_sitter_typescript as module
+        import tree_sitter_typescript as typescript
 
-        language = module.language_tsx() if grammar == "tsx" else module.language_typescript()
+        language = typescript.language_tsx() if grammar == "tsx" else typescript.language_typescript()
     return tree_sitter.Parser(tree_sitter.Language(language))
 
 
@@ -100,8 +101,8 @@ class _Source(Values):
     def __init__(self, text: str, root, cursor) -> None:
         super().__init__(text)
         self.root = root
-        self.bindings: dict[str, object] = {}
-        self.candidates: dict[tuple, object] = {}  # declarations, objects, arrays: where prompts may be
+        self.bindings: dict[str, Any] = {}  # name -> its tree-sitter node
+        self.candidates: dict[tuple, Any] = {}  # declarations, objects, arrays: where prompts may be
         captures = cursor.captures(root)
         for node in captures.get("decl", ()):
             name = node.child_by_field_name("name")
@@ -137,7 +138,7 @@ class _Source(Values):
                 pieces = self.text_of(node.child_by_field_name("value") or node, 0, function=True)
                 if node.type == "pair":  # a property's value is a prompt when it is prose (has a blank);
                     # its `{NAME}` fields are the ones the application fills in (`{datetime}`)
-                    pieces = template_fields(pieces, "format", self.text) if _has_blank(pieces) else None
+                    pieces = template_fields(pieces, "format", self.text) if pieces and _has_blank(pieces) else None
                 if pieces is not None:
                     label = name.text.decode().strip("'\"`")
                     role = "system" if label.lstrip("_").lower().startswith("system") else None

@@ -10,9 +10,11 @@ construction when it reads the clock (`new Date()`, `Date.now()`), `crypto.rando
 
 from __future__ import annotations
 
-from prefixlint.load.template import Variable
+from typing import Any
+
 from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, variable_name
 from prefixlint.load.source_text import dedent_pieces, strip_pieces
+from prefixlint.load.template import Variable
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0", "\n": "", "\r\n": ""}
 DAY_METHODS = {"toLocaleDateString", "toDateString"}
@@ -38,7 +40,7 @@ class Values:
                     self._chars[at + b] = index
                 at += width
             self._chars[at] = len(text)
-        self.bindings: dict[str, object] = {}
+        self.bindings: dict[str, Any] = {}  # name -> its tree-sitter node
         self.touched: list[tuple] = []
 
     @staticmethod
@@ -107,8 +109,8 @@ class Values:
                 return out
         if arguments is not None and arguments.type == "template_string" and callee is not None:
             pieces = self.text_of(arguments, depth + 1)  # a tagged template: dedent`...`
-            return dedent_pieces(pieces) if callee.text.decode().lower().endswith(("dedent", "outdent", "stripindent")) \
-                else None
+            dedent = callee.text.decode().lower().endswith(("dedent", "outdent", "stripindent"))
+            return dedent_pieces(pieces) if dedent and pieces is not None else None  # None: past the depth bound
         if callee is not None and callee.type == "identifier":
             bound = self.bindings.get(callee.text.decode())
             if bound is not None and bound.type in ("arrow_function", "function_expression", "function_declaration"):

@@ -7,7 +7,7 @@ N requests costs O(total tokens), not O(N^2) pairwise comparisons.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Sequence, overload
 
 
 def shared_prefix(a: Sequence[int] | str, b: Sequence[int] | str) -> int:
@@ -15,12 +15,16 @@ def shared_prefix(a: Sequence[int] | str, b: Sequence[int] | str) -> int:
     return _common(_as_list(a), 0, _as_list(b), 0, min(len(a), len(b)))
 
 
-def _as_list(tokens: Sequence[int] | str) -> list[int] | str:
+@overload
+def _as_list(tokens: str) -> str: ...
+@overload
+def _as_list(tokens: Sequence[int]) -> list[int]: ...
+def _as_list(tokens):
     # Slices are compared with ==, and a tuple slice never equals a list slice: one type only.
     return tokens if type(tokens) in (list, str) else list(tokens)
 
 
-def _common(a: Sequence[int], i: int, b: Sequence[int], j: int, limit: int) -> int:
+def _common(a: Sequence[int] | str, i: int, b: Sequence[int] | str, j: int, limit: int) -> int:
     """Length of the common run of a[i:] and b[j:], at most `limit`.
 
     Compares in slices that double in size, so long equal runs are checked at C speed.

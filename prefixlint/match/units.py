@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from prefixlint.match.structure import TAG, enclosing, list_item, line_bounds, with_header
+from prefixlint.match.structure import TAG, enclosing, line_bounds, list_item, with_header
 
 LINE, SENTENCE, BLOCK = "line", "sentence", "block"
 UNSAFE_MARK = "!"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from prefixlint.load.template import SLOT_ROLE
 from prefixlint.match.clause import clause, lead_of
@@ -121,7 +121,7 @@ def plan_moves(messages: Sequence[RenderedMessage], moves: Mapping[int, str] | s
     cuts, pieces, origins, wraps = [], [], [], []
     for number, message in enumerate(messages):
         text = message.text
-        regions: list[list[int]] = []
+        regions: list[list[Any]] = []  # [start, end, piece end, the value's wrap or None]
         for span in message.spans:
             mode = moves.get(span.placeholder)
             if mode is None:

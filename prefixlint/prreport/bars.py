@@ -1,6 +1,6 @@
 """The picture of `prefixlint report`: per changed template, a bar of the share the engine
-reuses at the base and at the compared revision (the same label as the header), in Unicode block characters inside a `text` code block
-(GitHub Markdown shows it in a monospace font, and nothing is fetched to draw it)."""
+reuses at the base and at the compared revision (the same label as the header), in Unicode block
+characters inside a `text` code block (GitHub Markdown shows it in a monospace font, and nothing is fetched to draw it)."""
 
 from __future__ import annotations
 

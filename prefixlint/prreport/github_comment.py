@@ -84,7 +84,7 @@ def comments(api: GitHubAPI, pr: PullRequest) -> list[dict]:
     url: str | None = f"/repos/{pr.repository}/issues/{pr.number}/comments?per_page=100"
     while url:
         page, url = api.request("GET", url)
-        found += page or []  # type: ignore[operator]
+        found += page if isinstance(page, list) else []
     return found
 
 

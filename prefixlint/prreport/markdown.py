@@ -211,6 +211,7 @@ def suggestions(changed: Sequence[TemplateChange]) -> list[str]:
     fell = [row for row in changed if row.now and row.now.suggestion and (row.drop() > 0 or row.status == "added")]
     lines: list[str] = []
     for row in fell:
+        assert row.now is not None  # `fell` holds rows measured now, with a suggestion
         lines += ["", f"**Suggested fix for `{escape(row.path)}`** (`prefixlint check --fix {escape(row.path)}`):", "",
                   "```diff", row.now.suggestion.rstrip("\n"), "```"]
     return lines

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from functools import partial
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.files import decode_text, read_text
@@ -160,7 +160,7 @@ def measurer(repo: Repository, tokenizer: str | None, offline: bool, engine: str
         used["tokenizer"].add(result.tokenizer)
         used["engine"].add(result.engine)
         used["block_size"].add(result.block_size)
-        return Measured(result.tokens, result.shared_prefix_tokens, result.reusable_tokens, result.findings,
+        return Measured(result.tokens, result.shared_prefix_tokens or 0, result.reusable_tokens, result.findings,
                         suggestion=_suggestion(path, result) if suggest else "")
 
     return measure, used
@@ -205,7 +205,7 @@ def _rounding(used: dict[str, set]) -> str:
     return "Reused by the engine (after its rounding)"
 
 
-def _sides(base_commit: str) -> dict[str, str | None]:
+def _sides(base_commit: str) -> dict[str, Any]:  # Setup keywords, each a str or None
     """The base branch's name (when the base is the pull request's base commit) and this
     branch's name and commit, from the event payload or GITHUB_HEAD_REF."""
     from prefixlint.prreport.github_comment import event_payload

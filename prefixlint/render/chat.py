@@ -174,6 +174,7 @@ def render_chat(
         return RenderedChat(text, locate(text, messages), HARMONY, template.origin, None, tuple(ids))
     from prefixlint.render.jinja import render_template
 
+    assert template.source is not None  # only harmony's has none
     render = jinja_render(template.source, tokenizer, messages, tools, add_generation_prompt, now)
     text, clock_lines = render_template(render)
     token_ids = tuple(chatml_ids(tokenizer, text)) if template.format == CHATML else None
@@ -254,7 +255,7 @@ def generated_reply(
     eot_ids = tokenizer.encode(eot) if eot else []
     if template.format == CHATML:
         ids = chatml_ids(tokenizer, body) + eot_ids
-    elif len(eot_ids) > 1:  # a marker that is no special token in this vocabulary: plain text
+    elif eot and len(eot_ids) > 1:  # a marker that is no special token in this vocabulary: plain text
         ids = tokenizer.encode(body + eot)
     else:
         ids = tokenizer.encode(body) + eot_ids

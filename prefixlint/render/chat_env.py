@@ -55,11 +55,12 @@ class TemplateDict:
 
 @lru_cache(maxsize=1)
 def _extensions() -> tuple[type, type]:
+    from contextlib import contextmanager
+    from contextvars import ContextVar
+
     import jinja2
     import jinja2.ext
     import jinja2.nodes
-    from contextvars import ContextVar
-    from contextlib import contextmanager
 
     class AssistantTracker(jinja2.ext.Extension):
         """`{% generation %}...{% endgeneration %}`: renders its body, and records the span of
@@ -70,7 +71,7 @@ def _extensions() -> tuple[type, type]:
         def __init__(self, environment) -> None:
             super().__init__(environment)
             environment.extend(activate_tracker=self.activate_tracker)
-            self._tracking = ContextVar("assistant_tracker", default=None)
+            self._tracking: ContextVar[tuple[list, list] | None] = ContextVar("assistant_tracker", default=None)
 
         def parse(self, parser):
             lineno = next(parser.stream).lineno

@@ -13,7 +13,8 @@ dotpromptz-handlebars is the pure-Python Handlebars of the Genkit team, the engi
 own Python SDK renders with, conformance-tested against Handlebars.js, with no dependencies,
 and it refuses functions in the input and unknown helpers (a template can only call code
 prefixlint chose). Partials are the ones the loader found (Dotprompt's `_name.prompt` files);
-Mustache partials are never loaded. Text a partial writes is rendered, but has no spans. Both are imported only when a Mustache or Handlebars template is rendered.
+Mustache partials are never loaded. Text a partial writes is rendered, but has no spans. Both are
+imported only when a Mustache or Handlebars template is rendered.
 
 So that every placeholder is checked (issue 11): a Handlebars `{{#if x}}` / `{{#unless x}}` whose
 condition reads no declared sample is rendered with the condition true (its body, not its
@@ -33,8 +34,8 @@ from typing import Any, Callable, Mapping
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Message, Template
 from prefixlint.render.jinja_spans import CLOSE, OPEN, SEP, unmark
-from prefixlint.sandbox import time_limit
 from prefixlint.render.spans import Placeholder, RenderedMessage
+from prefixlint.sandbox import time_limit
 
 #: One tag: a comment, a triple-stash, or any double-brace tag (blocks, closers, outputs).
 TAG = re.compile(r"\{\{!--.*?--\}\}|\{\{![^}]*\}\}|\{\{\{~?\s*(?P<raw>[^}]*?)\s*~?\}\}\}|\{\{(?P<body>[^}]*)\}\}", re.S)
@@ -211,7 +212,7 @@ class EngineTemplate:
 
     def render(self, values: Mapping[str, Any], functions: Mapping[str, Callable]) -> tuple[RenderedMessage, ...]:
         rendered = []
-        for number, (message, compiled) in enumerate(zip(self.template.messages, self._compiled)):
+        for message, compiled in zip(self.template.messages, self._compiled):
             try:
                 with time_limit():
                     raw = compiled(self._with_paths(values))

@@ -17,6 +17,7 @@ import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from types import FrameType
 from typing import Any, Iterator, Mapping, Sequence
 
 from prefixlint.errors import PrefixlintError, TemplateRenderError
@@ -58,7 +59,7 @@ def template_error(exc: BaseException, what: str) -> TemplateRenderError:
 
 
 def _caller_template_line() -> int | None:
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         template = frame.f_globals.get("__jinja_template__")
         if template is not None:

@@ -16,8 +16,8 @@ from typing import Any, Callable, Mapping
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Message, Template, line_starts, source_location
-from prefixlint.sandbox import MAX_OUTPUT_CHARS, RenderTimeout, environment, output_limit, time_limit
 from prefixlint.render.spans import Placeholder, RenderedMessage, Span
+from prefixlint.sandbox import MAX_OUTPUT_CHARS, RenderTimeout, environment, output_limit, time_limit
 
 OPEN, SEP, CLOSE = "\ue000", "\ue001", "\ue002"
 _MARK = re.compile(f"{OPEN}(\\d+){SEP}|{CLOSE}")
@@ -68,9 +68,9 @@ class JinjaTemplate:
             line, column, hint = syntax_location(
                 source, exc, lambda at, column: source_location(self.template, message, at, column))
             raise self._error(message, f"Jinja syntax error: {exc.message}", line, hint, column) from None
-        outputs = []  # (index, expression), in source order
+        outputs: list[tuple[int, nodes.Expr]] = []  # (index, expression), in source order
         for output in ast.find_all(nodes.Output):
-            wrapped = []
+            wrapped: list[nodes.Expr] = []
             for child in output.nodes:
                 if isinstance(child, nodes.TemplateData):
                     wrapped.append(child)

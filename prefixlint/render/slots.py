@@ -30,7 +30,7 @@ class SlotTemplate:
             offset = message.file_offset(0)
             line, column = template.position(offset)
             self._slot_placeholder[number] = len(placeholders)
-            names = (template.slot,) if template.slot else ()
+            names: tuple[str, ...] = (template.slot,) if template.slot else ()
             placeholders.append(Placeholder(len(placeholders), number, message.content, offset, line, column, names))
         self.placeholders = tuple(placeholders)
         names = tuple(inner.variables) if inner else ()

@@ -102,6 +102,7 @@ def load_chat_template(path: str) -> ChatTemplate:
     from prefixlint.render.jinja import compiled_template
 
     template = read_chat_template(path)
+    assert template.source is not None  # a file's template is Jinja source
     try:
         compiled_template(template.source)
     except TemplateRenderError as exc:  # anything else is not the template's doing (a missing package)

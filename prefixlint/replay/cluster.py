@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 from array import array
 from dataclasses import dataclass, field
+from typing import Any
 
 from prefixlint.engines.base import Outcome
 from prefixlint.engines.blockpool import _cached_prefix
@@ -51,7 +52,9 @@ def radix_match(cache, tokens, salt) -> int:
 
 @dataclass
 class Replica:
-    sim: object
+    #: vLLM's block pool or SGLang's radix tree: a `Simulator`, whose `cache` and `block_hashes`
+    #: the router's lookups read too.
+    sim: Any
     tally: Tally = field(default_factory=Tally)
     load: int = 0
     active_blocks: int = 0

@@ -75,6 +75,10 @@ class Replay:
         self.cache = cache
         self.stats = ReplayStats()
 
+    @property
+    def evicted_blocks(self) -> int:  # a Replay is a Simulator too (the serve loop's)
+        return self.cache.evicted_blocks
+
     def serve(self, request: Request) -> Outcome:
         outcome = self.cache.serve(request)
         stats = self.stats

@@ -30,6 +30,7 @@ def _start(setup: Setup) -> None:
 
 
 def _prepare(first_line: int, lines: list[bytes]) -> list[Record]:
+    assert _loaded is not None  # set in each worker by the pool's initializer (_start)
     return prepare_lines(lines, first_line, _loaded)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Iterator
 
 from prefixlint.replay.requestlog import read_log
-from prefixlint.replay.run import Rendered, Record, records
+from prefixlint.replay.run import Record, Rendered, records
 
 
 @dataclass(frozen=True)

@@ -167,7 +167,8 @@ def to_text(setup: Setup, stats: ReplayStats, bad: Sequence[BadLine], evicted_bl
     lines = [
         f"log {setup.log} · tokenizer {_tokenizer_name(setup) or 'none'} · engine {setup.engine_text} · cache {capacity}",
         "",
-        f"requests          {total.requests:>14,}" + (f"   ({_count(len(bad), 'bad line')} not counted: see below)" if bad else ""),
+        f"requests          {total.requests:>14,}"
+        + (f"   ({_count(len(bad), 'bad line')} not counted: see below)" if bad else ""),
         f"prompt tokens     {total.prompt_tokens:>14,}",
         f"cached tokens     {total.cached_tokens:>14,}",
         f"hit rate          {percent(total.cached_tokens, total.prompt_tokens):>14}",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from prefixlint.engines.base import Outcome
+from prefixlint.engines.base import Outcome, Simulator
 from prefixlint.engines.request import Request
 from prefixlint.replay.cluster import Cluster, Speed
 from prefixlint.replay.routing import POLICIES, make_policy
@@ -24,7 +24,7 @@ class Routing:
     replicas: int
     seed: int
     speed: Speed
-    main: object
+    main: Simulator
     clusters: list[Cluster] = field(default_factory=list)
     #: --router all: `main` is the global cache, and every cluster serves each request too.
     side_by_side: bool = False
@@ -41,7 +41,7 @@ class Routing:
 
 
 def build(policy: str | None, replicas: int, seed: int, tps: tuple[float, float], block_size: int,
-          blocks: int | None, make_sim: Callable[[int | None], object]):
+          blocks: int | None, make_sim: Callable[[int | None], Simulator]):
     """The replay's simulator: one plain simulator, one cluster, or every policy beside a
     global cache (a `Routing` whose `serve` serves them all). `tps`: prefill and decode speed."""
     speed = Speed(*tps)

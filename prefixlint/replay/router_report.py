@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from prefixlint.replay.driver import ReplayStats, Tally
-from prefixlint.replay.cluster import Cluster
-from prefixlint.replay.routed import Routing
 from prefixlint.numbers import percent
+from prefixlint.replay.cluster import Cluster
+from prefixlint.replay.driver import ReplayStats, Tally
+from prefixlint.replay.routed import Routing
 
 
 def _tally(t: Tally) -> dict:
@@ -74,13 +74,16 @@ def to_text(routing: Routing, stats: ReplayStats, capacity: str) -> list[str]:
     ceiling = stats.total
     lines = [f"{n} replicas, each with a cache of {capacity}; clock: {clock(routing)}",
              "",
-             f"  {'router':<22}  {'cached tokens':>14}  {'hit rate':>8}  {'of global':>9}  {'busiest replica':>15}  evicted blocks"]
+             f"  {'router':<22}  {'cached tokens':>14}  {'hit rate':>8}  {'of global':>9}"
+             f"  {'busiest replica':>15}  evicted blocks"]
     for cluster in routing.clusters:
         t = _total(cluster)
         lines.append(f"  {cluster.policy.name:<22}  {t.cached_tokens:>14,}  {percent(t.cached_tokens, t.prompt_tokens):>8}"
-                     f"  {percent(t.cached_tokens, ceiling.cached_tokens):>9}  {_busiest(cluster):>15}  {cluster.evicted_blocks:>14,}")
+                     f"  {percent(t.cached_tokens, ceiling.cached_tokens):>9}  {_busiest(cluster):>15}"
+                     f"  {cluster.evicted_blocks:>14,}")
     lines.append(f"  {'one global cache (x' + str(n) + ')':<22}  {ceiling.cached_tokens:>14,}"
-                 f"  {percent(ceiling.cached_tokens, ceiling.prompt_tokens):>8}  {'100.0%':>9}  {'-':>15}  {routing.main.evicted_blocks:>14,}")
+                 f"  {percent(ceiling.cached_tokens, ceiling.prompt_tokens):>8}  {'100.0%':>9}  {'-':>15}"
+                 f"  {routing.main.evicted_blocks:>14,}")
     lines += ["", f"{ceiling.requests:,} requests, {ceiling.prompt_tokens:,} prompt tokens; `busiest replica`:"
               " its share of the requests (even: " + percent(1, n) + ")."]
     return lines

@@ -108,17 +108,20 @@ def replay_log(log: str, make_replay: Callable[[bool], Replay], prepare: Callabl
         if bar is not None:
             stack.enter_context(bar)
         if source is None:
+            assert stream is not None  # no other source: this process opened the log
             items = records(read_log(stream, log, trace_block_size, lora_of), prepare)
         else:
             items = source(stream)
         requests = _requests(items, run, make_replay, log, strict, stream, bar)
         first = next(requests, None)  # builds the replay: a trace's or a request log's
         if first is not None:
+            assert run.replay is not None  # built at the first request
             served = serve(chain([first], requests), run.replay)
             if observe is None or run.trace:
                 deque(served, maxlen=0)
-            for request, outcome in served:  # the hook: what each request reused, explained
-                observe(request, outcome, run.context)
+            else:
+                for request, outcome in served:  # the hook: what each request reused, explained
+                    observe(request, outcome, run.context)
     if run.replay is None:
         run.replay = make_replay(False)
     return run
@@ -147,7 +150,7 @@ def _requests(items: Iterable[Record], run: LogRun, make_replay: Callable[[bool]
         elif trace != run.trace:  # only seen here when chunks of the log were read apart
             raise PrefixlintError("a hashed-block trace line (`hash_ids`) among request lines" if trace
                                   else "a request line among hashed-block trace lines (`hash_ids`)",
-                                  path=log, line=record.line if trace else record.request.line,
+                                  path=log, line=record.line if isinstance(record, Request) else record.request.line,
                                   hint="one log is either a request log or a trace, not both")
         if isinstance(record, Request):
             yield record

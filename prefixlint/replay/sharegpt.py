@@ -9,7 +9,6 @@ the next turn reuses it. Requests keep the conversation's line (its position in 
 
 from __future__ import annotations
 
-import json
 from typing import IO, Any, Iterator
 
 from prefixlint.replay.requestlog import BadLine, LoggedRequest

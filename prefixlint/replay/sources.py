@@ -14,7 +14,8 @@ __all__ = ["Setup", "record_source"]
 from prefixlint.replay.run import Record
 
 
-def record_source(log: str, workers: int, ray: bool, setup: Setup) -> tuple[Callable[[IO[bytes] | None], Iterator[Record]] | None, bool]:
+def record_source(log: str, workers: int, ray: bool,
+                  setup: Setup) -> tuple[Callable[[IO[bytes] | None], Iterator[Record]] | None, bool]:
     """(the source for `replay_log`, None: this process; whether replay_log opens the log)."""
     if ray:
         from prefixlint.replay.ray_source import prepared_with_ray

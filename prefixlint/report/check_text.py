@@ -39,8 +39,9 @@ def format_text(results: Sequence[FileResult], *, color: bool | None = None, sta
         if result.error is None and not quiet:
             after = percent(result.fixed_reusable_tokens, result.tokens if result.fixed_tokens is None else result.fixed_tokens,
                             bare_ends=True)
+            now = percent(result.reusable_tokens, result.tokens, bare_ends=True)
             lines.append(
-                f"{result.path}: {plural(result.tokens, 'token')} · reusable now {percent(result.reusable_tokens, result.tokens, bare_ends=True)}"
+                f"{result.path}: {plural(result.tokens, 'token')} · reusable now {now}"
                 f" · after the suggested fixes {after}"
             )
     findings = [f for r in results for f in r.findings]

@@ -8,7 +8,7 @@ properties. Properties are written in the order of the issue's contract: file, l
 from __future__ import annotations
 
 import os
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.results import FileResult, Finding
@@ -25,7 +25,7 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def workflow_command(command: str, properties: dict[str, object], message: str) -> str:
+def workflow_command(command: str, properties: Mapping[str, object], message: str) -> str:
     """`::command key=value,...::message`, leaving out empty properties as the toolkit does."""
     shown = ",".join(
         f"{key}={escape_property(str(value))}" for key, value in properties.items() if value not in (None, "")

@@ -159,7 +159,8 @@ def _folded(spans: list[str], stop: int) -> list[str]:
     """The spans with the long runs far from the stop folded into `<details>` (still in the page)."""
     stop = min(stop, len(spans))
     keep = set(range(min(HEAD_TOKENS, len(spans)))) | set(range(max(stop - BEFORE_STOP, 0), stop + AFTER_STOP))
-    out, run = [], []
+    out: list = []
+    run: list = []
     for index, span in enumerate(spans):
         if index in keep:
             if run:

@@ -250,10 +250,7 @@ def _tool_block_moved(cached_ahead: str, new_ahead: str, tools, window: int = 40
     for tool in tools or ():
         function = tool.get("function") or {}
         for mark in (function.get("description"), function.get("name")):
-            if not (isinstance(mark, str) and mark):
-                continue
-            position = cached_ahead[:window].find(mark)
-            if position >= 0:
+            if isinstance(mark, str) and mark and (position := cached_ahead[:window].find(mark)) >= 0:
                 later = new_ahead.find(mark)
                 return later < 0 or later > position
     return False

@@ -12,20 +12,23 @@ others.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from prefixlint.load.template import Template, source_location
-from prefixlint.rules.catalog import Rule
 from prefixlint.results import Finding
+from prefixlint.rules.catalog import Rule
+
+if TYPE_CHECKING:
+    from prefixlint.rules.chat_template import DateInjection, HistoryRewrite
 
 
 @dataclass(frozen=True)
 class ChatTemplateDetections:
     """What the probes found, each with its (line, column) in the file (None: nothing found)."""
 
-    date: object | None = None
+    date: DateInjection | None = None
     date_at: tuple[int, int] | None = None
-    history: object | None = None
+    history: HistoryRewrite | None = None
     history_at: tuple[int, int] | None = None
     prompt_tokens: int = 0
     #: PFX103: the same history text in other tokens (`chat_template_tokens.HistoryRetokenized`).

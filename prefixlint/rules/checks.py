@@ -9,7 +9,7 @@ maps the names rule files give to these functions.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Any, Iterator
 
 from prefixlint.engines.profiles import EngineProfile
 from prefixlint.load.registry import loader_for
@@ -59,16 +59,17 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
         where = "Moved after the stable text"
     for item in data.volatiles:
         v = item.volatility
-        if data.catalog.rule_for(v.cls) != rule.code or not data.worth_reporting(item):
+        if v.cls is None or data.catalog.rule_for(v.cls) != rule.code or not data.worth_reporting(item):
             continue
         if not item.moved:  # only a branch on the value changed the text: no line to move
             continue
         now = item.now
         fixed = (f" {where}: {percent(now.fixed_shared_prefix_tokens, now.fixed_tokens, bare_ends=True)}"
-                 f" ({percent(now.fixed_reusable_tokens, now.fixed_tokens, bare_ends=True)} after {rounding(data.profile).split(' ')[-1]}).")
+                 f" ({percent(now.fixed_reusable_tokens, now.fixed_tokens, bare_ends=True)}"
+                 f" after {rounding(data.profile).split(' ')[-1]}).")
         value = f"{item.placeholder.text} ({data.catalog.describe(v.cls, v.frequency)})"
         # the promise, restated by `prefixlint.fix.attach` as the measurement of the fixed file
-        extra = {"promise": fixed, "promise_where": where, "promise_unit": rounding(data.profile).split(' ')[-1]}
+        extra: dict[str, Any] = {"promise": fixed, "promise_where": where, "promise_unit": rounding(data.profile).split(' ')[-1]}
         if item.history_tokens:  # ahead of the conversation: the history is lost on every turn
             place = "in the system prompt" if item.in_system_prompt else "ahead of the conversation"
             message = (

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prefixlint.engines.profiles import EngineProfile
-from prefixlint.render.spans import Placeholder
 from prefixlint.load.classify import Catalog, Volatility
+from prefixlint.render.spans import Placeholder
 
 
 @dataclass(frozen=True)

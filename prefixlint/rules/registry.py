@@ -13,7 +13,9 @@ from typing import Callable, Iterable, Iterator
 from prefixlint.results import Finding
 from prefixlint.rules.catalog import Rule, load_catalog
 from prefixlint.rules.chat_template_check import (
-    chat_template_injects_date, chat_template_retokenizes_history, chat_template_rewrites_history,
+    chat_template_injects_date,
+    chat_template_retokenizes_history,
+    chat_template_rewrites_history,
 )
 from prefixlint.rules.checks import boundary_merge, stable_prefix_below_minimum, volatile_before_stable
 from prefixlint.rules.measured import Measured

@@ -41,7 +41,7 @@ def _names(node: ast.AST) -> Iterator[str]:
 
 def _set_names(tree: ast.AST) -> frozenset[str]:
     """Names assigned a set anywhere in the file (`FIELDS = {"name", "email"}`)."""
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and _unordered(node.value, frozenset()):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]

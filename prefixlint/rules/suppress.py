@@ -7,9 +7,9 @@
 
 `disable-line` and `disable` cover the line they are written on; `disable-file` covers the
 whole file wherever it is written. Any comment form works in any file: a YAML or Python
-comment (`#`), a TypeScript/JavaScript comment (`//`), a Jinja comment (`{# ... #}`, also `{#- ... -#}`) or a Handlebars/Mustache comment
-(`{{! ... }}`, `{{!-- ... --}}`, for Dotprompt, Prompty's Mustache variant, LangChain
-mustache and Semantic Kernel handlebars templates). No code means every code. A
+comment (`#`), a TypeScript/JavaScript comment (`//`), a Jinja comment (`{# ... #}`, also
+`{#- ... -#}`) or a Handlebars/Mustache comment (`{{! ... }}`, `{{!-- ... --}}`, for Dotprompt,
+Prompty's Mustache variant, LangChain mustache and Semantic Kernel handlebars templates). No code means every code. A
 directive on a line of its own covers only that (empty) line, never the file: write
 `disable-file` for that. Inside a YAML block scalar (`content: |`) a `#` line is prompt text,
 not a comment: use the Jinja form there, which the renderer drops. A suppression that
@@ -45,7 +45,7 @@ DIRECTIVE = re.compile(
     """,
     re.VERBOSE | re.MULTILINE,
 )
-#: ruff's `# noqa` / `# noqa: CODE, CODE` in any of the comment forms above.
+#: ruff's noqa comment, bare or with codes (`noqa: E501, F401`), in any of the comment forms above.
 NOQA = re.compile(
     r"""
     (?P<comment> \{\#[-+]? | \{\{!(?:--)? | <!-- | \# | // ) [ \t]*
@@ -136,8 +136,8 @@ class Suppressions:
                         hint="write codes like PFX001, separated by commas",
                     )
             named = re.findall(r"[A-Za-z]+[0-9]+", match.group("codes") or "")
-            codes = tuple(dict.fromkeys(code.upper() for code in named if CODE.fullmatch(code.upper())))
-            if named and not codes:
+            noqa_codes = tuple(dict.fromkeys(code.upper() for code in named if CODE.fullmatch(code.upper())))
+            if named and not noqa_codes:
                 continue  # another tool's noqa
             newlines = newlines if newlines is not None else [m.start() for m in re.finditer("\n", source_text)]
             start = match.start()
@@ -146,7 +146,7 @@ class Suppressions:
             line_end = newlines[line - 1] if line - 1 < len(newlines) else len(source_text)
             rest_of_line = source_text[line_start:start] + source_text[match.end():line_end]
             directives.append(Directive(
-                line=line, column=start - line_start + 1, scope="line", codes=codes, text=match.group().strip(),
+                line=line, column=start - line_start + 1, scope="line", codes=noqa_codes, text=match.group().strip(),
                 alone=not rest_of_line.strip(" \t#}!-/>"), noqa=True,
             ))
         directives.sort(key=lambda d: (d.line, d.column))

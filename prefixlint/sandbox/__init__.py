@@ -64,7 +64,7 @@ class BoundedBuffer(list):
 
 
 @lru_cache(maxsize=1)
-def output_limit() -> type:
+def output_limit() -> type[Exception]:
     """The error of a result over MAX_OUTPUT_CHARS: a jinja2 SecurityError, so that every
     renderer's handling of sandbox refusals applies, told apart by its class."""
     from jinja2.exceptions import SecurityError

@@ -10,7 +10,7 @@ in characters (strings) and items plus the characters of string items (lists).
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from prefixlint.limits import MAX_OUTPUT_CHARS
 
@@ -80,7 +80,7 @@ def _indent(value: Any, width: Any = 4, *_: Any, **__: Any) -> int:
     return len(text) + pad * (text.count("\n") + 1)
 
 
-METHODS = {
+METHODS: dict[str, Callable[..., int]] = {
     "center": lambda value, width=0, *_: max(len(value), _int(width)),
     "ljust": lambda value, width=0, *_: max(len(value), _int(width)),
     "rjust": lambda value, width=0, *_: max(len(value), _int(width)),
@@ -90,7 +90,7 @@ METHODS = {
     "join": _join,
 }
 
-FILTERS = {
+FILTERS: dict[str, Callable[..., int]] = {
     "center": lambda value, width=80: max(len(str(value)), _int(width)),
     "indent": _indent,
     "replace": lambda value, old, new, count=None: _replace(str(value), old, new, -1 if count is None else count),

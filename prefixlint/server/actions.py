@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from lsprotocol import types
 
-from prefixlint.server.diagnostics import finding_diagnostic, finding_range
+from prefixlint.server.diagnostics import finding_diagnostic
 from prefixlint.server.documents import Checked
 
 FIX_ALL_KIND = "source.fixAll.prefixlint"
@@ -47,7 +47,7 @@ def code_actions(uri: str, checked: Checked, wanted: types.Range, only: list[str
     if fix_all is not None:
         actions.append(fix_all)
     if only:
-        actions = [a for a in actions if any(a.kind == k or a.kind.startswith(k + ".") for k in only)]
+        actions = [a for a in actions if a.kind is not None and any(a.kind == k or a.kind.startswith(k + ".") for k in only)]
     return actions
 
 
@@ -163,7 +163,7 @@ def _works(again: Checked, checked: Checked, finding: Any, line: int | None) -> 
     """Whether the edited text's check lost the finding (on `line`, or anywhere: None) and
     nothing else: no error, the same measured tokens (the comment is not prompt text), no new PFX000."""
     result, now = checked.result, again.result
-    if now is None or any(r.error is not None for r in again.results):
+    if now is None or result is None or any(r.error is not None for r in again.results):
         return False
     if (now.tokens, now.reusable_tokens) != (result.tokens, result.reusable_tokens):
         return False

@@ -58,10 +58,12 @@ def _percent(part: int | None, whole: int | None) -> str:
 def _describe(cls: str | None, frequency: str | None) -> str:
     from prefixlint.load.classify import builtin_catalog
 
-    try:
-        return builtin_catalog().describe(cls, frequency)
-    except (KeyError, TypeError):
-        return ", ".join(x for x in (cls, frequency) if x) or "volatile"
+    if cls is not None and frequency is not None:
+        try:
+            return builtin_catalog().describe(cls, frequency)
+        except KeyError:  # a class the built-in catalog does not know (the configuration's)
+            pass
+    return ", ".join(x for x in (cls, frequency) if x) or "volatile"
 
 
 def _measured_with(result: Any) -> str:

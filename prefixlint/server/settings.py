@@ -32,7 +32,7 @@ def from_options(options: Any, root: str | None) -> ServerSettings:
     """The server's settings from the client's `initializationOptions` (None: none given);
     relative paths in them (`config`, `chat-template`) are relative to the workspace `root`."""
     from prefixlint.check.settings import SettingsBuilder
-    from prefixlint.config_keys import ConfigValueError, KEYS, check_value, normalize_key, unknown_key_message
+    from prefixlint.config_keys import KEYS, ConfigValueError, check_value, normalize_key, unknown_key_message
 
     problems: list[str] = []
     given: Mapping[str, Any] = options if isinstance(options, Mapping) else {}
@@ -40,7 +40,7 @@ def from_options(options: Any, root: str | None) -> ServerSettings:
         problems.append(f"initializationOptions must be an object, not {type(options).__name__}: ignored")
     if isinstance(given.get("settings"), Mapping):
         given = {**{k: v for k, v in given.items() if k != "settings"}, **given["settings"]}
-    server = dict(SERVER_OPTIONS)
+    server: dict[str, Any] = dict(SERVER_OPTIONS)
     flags: dict[str, Any] = {}
     base = Path(root) if root else Path.cwd()
     for raw_key, value in given.items():

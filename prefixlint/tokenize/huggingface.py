@@ -11,7 +11,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.tokenize.base import BaseTokenizer
@@ -40,7 +40,7 @@ def go_offline() -> None:
     os.environ["HF_HUB_OFFLINE"] = "1"
     import sys
 
-    constants = sys.modules.get("huggingface_hub.constants")
+    constants: Any = sys.modules.get("huggingface_hub.constants")
     if constants is not None:
         constants.HF_HUB_OFFLINE = True
 
@@ -114,7 +114,7 @@ class HuggingFaceTokenizer(BaseTokenizer):
             ) from None
         self.name = name
         self.path = tokenizer_file
-        self.config: dict[str, Any] = {}
+        self.config: Mapping[str, Any] = {}
         self.chat_template: str | None = None
         if directory is not None:
             self._read_config(directory)

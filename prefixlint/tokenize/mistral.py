@@ -8,7 +8,7 @@ work offline.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.tokenize.base import BaseTokenizer
@@ -48,6 +48,8 @@ class MistralTokenizer(BaseTokenizer):
         from prefixlint.limits import regular_file
 
         regular_file(path)
+        #: mistral-common's Tekkenizer or SentencePieceTokenizer (imported only here): the same methods.
+        self._tokenizer: Any
         try:
             if is_tekken_file(path):
                 from mistral_common.tokens.tokenizers.tekken import Tekkenizer
@@ -64,8 +66,9 @@ class MistralTokenizer(BaseTokenizer):
             raise PrefixlintError(f"not a Mistral tokenizer file: {exc}", path=str(path)) from None
         self.name = name or str(path)
         self.path = path
-        #: The SentencePiece processor for offsets and pieces (None for Tekken).
-        self._pieces = None
+        #: The SentencePiece processor for offsets and pieces (None for Tekken); Any: the code
+        #: calls 0.2.0's `out_type="immutable_proto"`, which newer versions' stubs do not list.
+        self._pieces: Any = None
         if not is_tekken_file(path):
             import sentencepiece
 
@@ -115,9 +118,9 @@ class MistralTokenizer(BaseTokenizer):
                 return "\ufffd"
             return piece.decode("utf-8", errors="replace")
         sp = self._pieces
-        piece = sp.id_to_piece(token_id)
+        spelled = sp.id_to_piece(token_id)
         if sp.is_byte(token_id):  # byte fallback: <0x0A> is the byte 0x0a
-            return bytes([int(piece[3:-1], 16)]).decode("utf-8", errors="replace")
+            return bytes([int(spelled[3:-1], 16)]).decode("utf-8", errors="replace")
         if sp.is_control(token_id) or sp.is_unknown(token_id):
-            return piece
-        return piece.replace("\u2581", " ")
+            return spelled
+        return spelled.replace("\u2581", " ")

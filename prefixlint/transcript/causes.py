@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from prefixlint.transcript.reuse import TurnReuse
 from prefixlint.render.chat import render_chat
 from prefixlint.render.templates import ChatTemplate
-from prefixlint.transcript.render import RenderedTurn
 from prefixlint.report.style import visible
 from prefixlint.rules.chat_template import changed_words, common_text, rewrite_reason, template_line_at
+from prefixlint.transcript.render import RenderedTurn
+from prefixlint.transcript.reuse import TurnReuse
 
 BOUNDARY = "token-boundary"
 APPLICATION = "application-changed-message"

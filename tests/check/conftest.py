@@ -3,6 +3,9 @@
 import pytest
 
 from prefixlint.config import clear_cache
+from tests.check.test_history import enc, tok  # shared with test_served_fix
+
+__all__ = ["enc", "offline", "tok"]
 
 
 @pytest.fixture(autouse=True)

@@ -17,8 +17,8 @@ from click.testing import CliRunner
 
 from prefixlint.cli import cli
 from prefixlint.config import clear_cache
-from tests.realfiles import model_dir, real_file
 from tests.check.test_check_chat_template import assert_measured_on, by_path, llama32_text, write_chat
+from tests.realfiles import model_dir, real_file
 
 
 @pytest.fixture(scope="module")

@@ -158,7 +158,8 @@ def test_prompty_file_sample_never_leaves_the_repository(tmp_path, reference):
 def test_promptfoo_nunjucks_json_is_rendered_then_read(tmp_path):
     path = tmp_path / "prompt.json"
     path.write_text('[\n  {"role": "system", "content": "{{ system_message }}"},\n'
-                    '  {% for turn in _conversation %}\n  {"role": "user", "content": "{{ turn.input[turn.input.length - 1].content }}"},\n'
+                    '  {% for turn in _conversation %}\n'
+                    '  {"role": "user", "content": "{{ turn.input[turn.input.length - 1].content }}"},\n'
                     '  {"role": "assistant", "content": "{{ turn.output }}"},\n  {% endfor %}\n'
                     '  {"role": "user", "content": "Today is {{ date }}. {{ question }}"}\n]\n')
     result = check(path)

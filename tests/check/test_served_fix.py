@@ -10,7 +10,7 @@ from prefixlint.load.template import SLOT_ROLE
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.history import CURRENT, History
 from prefixlint.render.spans import RenderedMessage
-from tests.check.test_history import MOMENTS, POLICY, check, enc, tok, write  # noqa: F401 (fixtures)
+from tests.check.test_history import MOMENTS, POLICY, check, write
 
 SOURCE = f'''from datetime import datetime
 

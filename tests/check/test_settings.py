@@ -18,7 +18,14 @@ from click.testing import CliRunner
 from prefixlint.cli import cli
 from prefixlint.prreport.rows import build_rows
 from tests.check.test_check_chat_template import (
-    CHAT, QUESTION, SAMPLES, llama32_text, shared, system, vllm_reusable, vocabulary,
+    CHAT,
+    QUESTION,
+    SAMPLES,
+    llama32_text,
+    shared,
+    system,
+    vllm_reusable,
+    vocabulary,
 )
 from tests.gitrepo import init_repo
 from tests.realfiles import model_dir, real_file

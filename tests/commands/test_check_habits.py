@@ -29,7 +29,8 @@ def test_quiet_prints_findings_and_the_summary_only():
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert [line.split(": ")[0] for line in lines[:2]] == [f"{CHAT}:10:17", f"{CHAT}:10:67"]
-    assert lines[2] == "2 findings in 2 files." and lines[3] == "2 fixable with the `--fix` option."  # one label line holds both values
+    # one label line holds both values
+    assert lines[2] == "2 findings in 2 files." and lines[3] == "2 fixable with the `--fix` option."
     assert len(lines) == 4  # no line for the clean file
 
 

@@ -7,11 +7,11 @@ from collections import Counter
 from prefixlint.check.measure import Measurer
 from prefixlint.check.runner import check_path
 from prefixlint.check.settings import Settings
-from prefixlint.load.registry import load_templates
 from prefixlint.engines.profiles import get_profile
+from prefixlint.load.classify import builtin_catalog
+from prefixlint.load.registry import load_templates
 from prefixlint.render.compile import compile_template
 from prefixlint.render.framing import framing_for
-from prefixlint.load.classify import builtin_catalog
 from prefixlint.tokenize import load_tokenizer
 
 SETTINGS = Settings(offline=True)

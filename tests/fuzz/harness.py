@@ -37,8 +37,7 @@ def fuzz_settings(brief: int):
 
 def lowered_limits(monkeypatch) -> None:
     """Render limits small enough that a runaway input costs a second, not ten."""
-    from prefixlint import limits
-    from prefixlint import sandbox
+    from prefixlint import limits, sandbox
 
     monkeypatch.setattr(sandbox, "RENDER_SECONDS", 1.0)
     monkeypatch.setattr(sandbox, "FILE_RENDER_SECONDS", 2.0)

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from prefixlint.cli import cli
-from tests.check.test_check_bad_input import GOOD, good, write  # noqa: F401 - `good` is a fixture
+from tests.check.test_check_bad_input import GOOD, write
 
 EXAMPLE_CONFIG = Path(__file__).parent.parent.parent / "docs" / "examples" / "gpt-oss-120b-config.json"
 HUGE = "9" * 5000

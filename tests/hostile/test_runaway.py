@@ -16,7 +16,7 @@ from prefixlint.cli import cli
 from prefixlint.errors import PrefixlintError
 from prefixlint.load import plain_text
 from prefixlint.render.compile import compile_template
-from tests.check.test_check_bad_input import GOOD, good, write  # noqa: F401 - `good` is a fixture
+from tests.check.test_check_bad_input import GOOD, write
 
 LIMIT = 10 * 1024 * 1024  # MAX_OUTPUT_CHARS
 
@@ -116,8 +116,8 @@ def test_a_chat_template_option_that_loops_is_stopped(tmp_path, good, short_rend
 
 def test_renders_of_one_file_share_a_budget(tmp_path, good, monkeypatch):
     """Six volatile values, each rendered twice and more: the file stops at its budget."""
-    from prefixlint.limits import RENDER_SECONDS
     from prefixlint import sandbox
+    from prefixlint.limits import RENDER_SECONDS
 
     monkeypatch.setattr(sandbox, "FILE_RENDER_SECONDS", 0.5)
     loop = "{% for i in range(99999) %}{% for j in range(300) %}{% endfor %}{% endfor %}"

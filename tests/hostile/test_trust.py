@@ -19,8 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from prefixlint.cli import cli
-from tests.realfiles import hub_cache, real_file
 from tests.check.test_check_bad_input import GOOD
+from tests.realfiles import hub_cache, real_file
 
 RECORD = """
 import sys

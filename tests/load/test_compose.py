@@ -29,7 +29,8 @@ def test_include_is_inlined_and_points_at_its_tag(tmp_path):
 
 def test_extends_puts_the_childs_blocks_into_the_base(tmp_path):
     (tmp_path / ".git").mkdir()
-    make(tmp_path, "p/base.txt", "Today is {{ date }}.\n{% block body %}default{% endblock %}\n{% block tail %}End.{% endblock %}\n")
+    make(tmp_path, "p/base.txt",
+         "Today is {{ date }}.\n{% block body %}default{% endblock %}\n{% block tail %}End.{% endblock %}\n")
     child = make(tmp_path, "p/cmd.txt", '{% extends "base.txt" %}\nignored\n{% block body %}Write the post.{% endblock %}\n')
     text, offsets = compose(str(child), child.read_text())
     assert text == "Today is {{ date }}.\nWrite the post.\nEnd.\n"

@@ -10,9 +10,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from click.testing import CliRunner
 
 from prefixlint.cli import cli
 from prefixlint.load.discover import discover
@@ -53,7 +53,8 @@ MALFORMED = [
     ("langchain/malformed.json", 5, 1, "malformed JSON"),
     ("semantic_kernel/malformed.yaml", 2, None, "unknown template_format 'liquid'"),
     ("promptfoo_malformed/promptfooconfig.yaml", 3, None, "cannot read prompts/missing.txt"),
-    ("chat_template/malformed.jinja", 1, 1, "the `{% for %}` opened on line 1 is never closed: add `{% endfor %}`"),  # at the `for` left open
+    # at the `for` left open, not where Jinja gave up
+    ("chat_template/malformed.jinja", 1, 1, "the `{% for %}` opened on line 1 is never closed: add `{% endfor %}`"),
 ]
 FORMATS = {
     "prompty/support_agent.prompty": "prompty", "dotprompt/support.prompt": "dotprompt",
@@ -431,7 +432,8 @@ def test_promptfoo_globs_yaml_chats_and_inline_json(tmp_path):
     (tmp_path / "prompts" / "a.yaml").write_text(
         f"- role: system\n  content: |\n    Today is {{{{ today }}}}.\n    {rules}\n- role: user\n  content: '{{{{ q }}}}'\n")
     (tmp_path / "prompts" / "b.yaml").write_text(f"- role: system\n  content: '{rules}'\n- role: user\n  content: hi\n")
-    inline = '[{"role": "system", "content": "Session {{ session_id }}.\\\\n' + rules + '"}, {"role": "user", "content": "{{ q }}"}]'
+    inline = ('[{"role": "system", "content": "Session {{ session_id }}.\\\\n' + rules
+              + '"}, {"role": "user", "content": "{{ q }}"}]')
     config = tmp_path / "promptfooconfig.yaml"
     config.write_text(f"prompts:\n  - file://prompts/*.yaml\n  - '{inline}'\nproviders: [echo]\n")
     templates = load_templates(str(config))

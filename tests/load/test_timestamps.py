@@ -2,8 +2,8 @@
 
 from datetime import datetime, timedelta, timezone
 
-from prefixlint.replay.requestlog import parse_timestamp as log_timestamp
 from prefixlint.load.timestamps import parse_timestamp
+from prefixlint.replay.requestlog import parse_timestamp as log_timestamp
 
 
 def test_iso_text_keeps_the_offset_it_was_written_with():

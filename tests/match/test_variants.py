@@ -5,8 +5,17 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefixlint.match.variants import (LINE, MAX_CARRIED_CHARS, SENTENCE, changed_placeholders, decide, first_difference,
-                                       move_to_end, placement, plan_moves)
+from prefixlint.match.variants import (
+    LINE,
+    MAX_CARRIED_CHARS,
+    SENTENCE,
+    changed_placeholders,
+    decide,
+    first_difference,
+    move_to_end,
+    placement,
+    plan_moves,
+)
 from prefixlint.render.spans import RenderedMessage, Span
 
 

@@ -6,7 +6,11 @@ import pytest
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.prreport.github_comment import (
-    MARKER, GitHubAPI, PullRequest, find_pull_request, upsert_comment,
+    MARKER,
+    GitHubAPI,
+    PullRequest,
+    find_pull_request,
+    upsert_comment,
 )
 from tests.fake_github import FakeGitHub
 

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from prefixlint.cli import cli
-from prefixlint.match.prefix import shared_prefix
 from prefixlint.engines.profiles import get_profile
+from prefixlint.match.prefix import shared_prefix
 from prefixlint.tokenize import load_tokenizer
 from tests.gitrepo import commit, git, init_repo, write
 
@@ -60,9 +60,11 @@ def expected_rows(tok=None) -> dict[str, str]:
     return {
         "support": f"| `prompts/support.yaml` | {bt:,} → {nt:,} | {share(bs, bt)} → {share(ns, nt)}"
                    f" | {share(br, bt)} → {share(nr, nt)} | ▼ {drop:.1f} pts | {br:,} → {nr:,} ({nr - br:+,}) |",
-        "retired": f"| `prompts/retired.md` (removed) | {rt:,} → — | {share(rs, rt)} → — | {share(rr, rt)} → — | removed | {rr:,} → — |",
+        "retired": f"| `prompts/retired.md` (removed) | {rt:,} → — | {share(rs, rt)} → — | {share(rr, rt)} → —"
+                   f" | removed | {rr:,} → — |",
         "faq": f"| `prompts/faq.md` | {ft:,} | {share(fs, ft)} | {share(fr, ft)} |",
-        "new": f"| `prompts/new/support.yaml` (added) | — → {nt:,} | — → {share(ns, nt)} | — → {share(nr, nt)} | added | — → {nr:,} |",
+        "new": f"| `prompts/new/support.yaml` (added) | — → {nt:,} | — → {share(ns, nt)} | — → {share(nr, nt)}"
+               f" | added | — → {nr:,} |",
     }
 
 
@@ -88,7 +90,8 @@ def test_changed_removed_and_unchanged_templates_with_measured_numbers(repo, tok
     rows = expected_rows(tokenizer)
     assert result.output.startswith("<!-- prefixlint-report -->\n")
     assert f"`main` (`{base[:7]}`) → the working tree\n\nTokenizer `o200k_base` · engine `vllm`, 16-token blocks" in result.output
-    assert f"| Change | Reused tokens per request |\n|:--|--:|--:|--:|:--|--:|\n{rows['retired']}\n{rows['support']}\n\n" in result.output
+    header = "| Change | Reused tokens per request |\n|:--|--:|--:|--:|:--|--:|\n"
+    assert f"{header}{rows['retired']}\n{rows['support']}\n\n" in result.output
     # `{{ now }}` is on line 4, at column 17 ("  Current time: " is 16 characters)
     line4 = BAD.splitlines()[3]
     assert line4.index("{{ now }}") + 1 == 17

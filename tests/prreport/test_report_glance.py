@@ -8,7 +8,7 @@ import pytest
 
 from prefixlint.prreport.bars import bar
 from tests.gitrepo import commit, git, write
-from tests.prreport.test_report_command import A, B, BAD, CLEAN, invoke, numbers, render, repo, tokenizer  # noqa: F401
+from tests.prreport.test_report_command import BAD, CLEAN, A, B, invoke, numbers, render, repo, tokenizer  # noqa: F401
 
 
 def test_bars_by_hand():

@@ -1,6 +1,10 @@
 """The pull-request Markdown: rows, arrows, links, folding, marker (numbers given, layout checked)."""
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from prefixlint.prreport.markdown import MARKER, Measured, Setup, TemplateChange, blob_link, to_markdown
+from prefixlint.prreport.rows import introduced
 from prefixlint.results import Finding
 
 FOUND = Finding(path="prompts/support.yaml", line=3, column=14, code="PFX001", name="timestamp-before-stable",
@@ -75,9 +79,7 @@ def test_a_price_adds_the_cost_per_1000_requests():
 
 
 # --- which findings are new: a property of the matching, whatever the findings are ------------
-from hypothesis import given, strategies as st  # noqa: E402
 
-from prefixlint.prreport.rows import introduced  # noqa: E402
 
 FINDINGS = st.lists(st.builds(
     lambda code, variable, line: Finding("p.md", line, 1, code, "n", "error", "m", variable),

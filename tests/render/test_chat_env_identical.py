@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from prefixlint.render.jinja import JinjaRender, fixed_clock, render_template
 from prefixlint.errors import TemplateRenderError
+from prefixlint.render.jinja import JinjaRender, fixed_clock, render_template
 from tests.realfiles import FILES, real_file
 
 utils = pytest.importorskip("transformers.utils.chat_template_utils")
@@ -65,9 +65,13 @@ def reference(source: str, messages, tools, add_generation_prompt: bool) -> str:
     return rendered[0]
 
 
-def outcome(function) -> tuple[str, str]:
+def ours(source: str, messages, tools, add_generation_prompt: bool) -> str:
+    return render_template(JinjaRender(source, messages, tools, add_generation_prompt, SPECIAL, NOW))[0]
+
+
+def outcome(function, *args) -> tuple[str, str]:
     try:
-        return "ok", function()
+        return "ok", function(*args)
     except TemplateRenderError as exc:  # prefixlint's: "the chat template failed: Type: message"
         return "error", re.sub(r"^.*?: (\w+): ", r"\1: ", exc.message, count=1)
     except Exception as exc:  # transformers' (and compile errors)
@@ -94,13 +98,12 @@ def compare(templates: dict[str, str]) -> tuple[int, list, set]:
     for name, source in templates.items():
         for label, (messages, tools) in CONVERSATIONS.items():
             for generation in (True, False):
-                ours = outcome(lambda: render_template(
-                    JinjaRender(source, messages, tools, generation, SPECIAL, NOW))[0])
-                theirs = outcome(lambda: reference(source, messages, tools, generation))
-                if ours[0] == theirs[0] == "error" and ours[1].split(":")[0] == theirs[1].split(":")[0]:
+                mine = outcome(ours, source, messages, tools, generation)
+                theirs = outcome(reference, source, messages, tools, generation)
+                if mine[0] == theirs[0] == "error" and mine[1].split(":")[0] == theirs[1].split(":")[0]:
                     continue
-                if ours != theirs:
-                    mismatches.append((name, label, generation, ours[0], ours[1][:300], theirs[1][:300]))
+                if mine != theirs:
+                    mismatches.append((name, label, generation, mine[0], mine[1][:300], theirs[1][:300]))
                 else:
                     compared += 1
                     families.add(family(name))

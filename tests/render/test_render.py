@@ -55,7 +55,8 @@ def test_spans_cover_exactly_the_substituted_values(parts, x, y):
 
 
 def test_format_and_dollar_styles():
-    compiled, out = render("a.txt", 'Today {date}; {{"a": 1}}; {user.name}; {n:>3}!', {"date": "Mon", "user": {"name": "Li"}, "n": 7})
+    compiled, out = render("a.txt", 'Today {date}; {{"a": 1}}; {user.name}; {n:>3}!',
+                           {"date": "Mon", "user": {"name": "Li"}, "n": 7})
     assert out.text == 'Today Mon; {"a": 1}; Li;   7!'
     assert [(p.column, p.names) for p in compiled.placeholders] == [(7, ("date",)), (27, ("user",)), (40, ("n",))]
     assert [out.text[s.start:s.end] for s in out.spans] == ["Mon", "Li", "  7"]
@@ -102,7 +103,8 @@ def test_conversation_join_offsets():
 
     messages = [RenderedMessage("system", "Rules.", ()), RenderedMessage("user", "Hi", ())]
     text, starts = join(messages, is_chat=True)
-    assert text == "<|im_start|>system<|im_sep|>Rules.<|im_end|><|im_start|>user<|im_sep|>Hi<|im_end|><|im_start|>assistant<|im_sep|>"
+    assert text == ("<|im_start|>system<|im_sep|>Rules.<|im_end|><|im_start|>user<|im_sep|>Hi<|im_end|>"
+                    "<|im_start|>assistant<|im_sep|>")
     assert [text[s:s + 2] for s in starts] == ["Ru", "Hi"]
     assert join(messages[:1], is_chat=False) == ("Rules.", (0,))
 

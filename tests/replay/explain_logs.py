@@ -78,7 +78,8 @@ class State:
         return "Current time: " + datetime.fromtimestamp(self.time, timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
 
     def identifier(self) -> str:
-        return f"Request ID: {self.rng.getrandbits(32):08x}-{self.fresh():04x}-4{self.rng.getrandbits(12):03x}-8abc-{self.rng.getrandbits(48):012x}"
+        return (f"Request ID: {self.rng.getrandbits(32):08x}-{self.fresh():04x}"
+                f"-4{self.rng.getrandbits(12):03x}-8abc-{self.rng.getrandbits(48):012x}")
 
     def email(self) -> str:
         return f"Customer e-mail: {self.rng.choice(('ann', 'bob', 'eve', 'kim'))}.{self.fresh()}@example.com"

@@ -11,7 +11,8 @@ from collections import Counter
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from prefixlint.cli import cli as main
 from prefixlint.explain.align import regions
@@ -234,9 +235,10 @@ def test_regions_account_for_every_difference(a, b):
     rebuilt, at, other_at = [], 0, 0
     for region in aligned.regions:
         assert at <= region.start <= region.end <= len(a)
+        assert other_at <= region.other_start <= region.other_end <= len(b)
         rebuilt.append(a[at: region.start])
         rebuilt.append(b[region.other_start: region.other_end])
-        at = region.end
+        at, other_at = region.end, region.other_end
     rebuilt.append(a[at:])
     assert "".join(rebuilt) == b
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-import json
 
-from tests.replay.test_replay import SYSTEM, chat_ids, chatml, data_of, enc, replay, vllm_hit  # noqa: F401 (enc: a fixture)
+from tests.replay.test_replay import SYSTEM, chat_ids, chatml, data_of, replay, vllm_hit
 
 CAT = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk"
 DOG = "https://example.com/dog.png"

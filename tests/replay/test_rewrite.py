@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from prefixlint.explain.rewrite import Counts, rewrite_body, volatile_line
 
@@ -39,8 +40,8 @@ def test_the_same_words_and_values_before_and_after(system, user, reverse_tools)
     assert not any(volatile_line(line) for line in system_after.split("\n"))
     assert "\r" not in system_after and not any(line.endswith(" ") for line in system_after.split("\n"))
     # the stable lines keep their order
-    stable = [l.rstrip(" \r") for l in system if l.strip() and not volatile_line(l)]
-    assert [l for l in system_after.split("\n") if l.strip()] == stable
+    stable = [line.rstrip(" \r") for line in system if line.strip() and not volatile_line(line)]
+    assert [line for line in system_after.split("\n") if line.strip()] == stable
 
 
 def test_volatile_lines_are_those_the_classifier_names():

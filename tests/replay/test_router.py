@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefixlint.cli import cli
-from prefixlint.replay.cluster import Cluster, Speed
 from prefixlint.engines.request import Request
 from prefixlint.engines.simulators import VllmSimulator
+from prefixlint.replay.cluster import Cluster, Speed
 from prefixlint.replay.routing import Arrival, KvCost, PrefixAware, RoundRobin, Session
 
 

@@ -1,5 +1,8 @@
 """`--format github`: workflow commands with the actions toolkit's escaping."""
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from prefixlint.report.github import annotation, escape_data, escape_property, to_github
 from prefixlint.results import Finding
 
@@ -55,7 +58,6 @@ def test_absolute_paths_become_workspace_relative(tmp_path, monkeypatch):
 
 
 # --- the runner's side: ActionCommand.cs unescapes %0D %0A %3A %2C and then %25 ---------------
-from hypothesis import given, strategies as st  # noqa: E402
 
 UNESCAPE = (("%0D", "\r"), ("%0A", "\n"), ("%3A", ":"), ("%2C", ","), ("%25", "%"))
 

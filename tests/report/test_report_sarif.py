@@ -9,8 +9,8 @@ import pytest
 
 from prefixlint import __version__
 from prefixlint.report.sarif import to_sarif, to_sarif_dict
-from prefixlint.rules.catalog import Rule
 from prefixlint.results import Finding
+from prefixlint.rules.catalog import Rule
 
 SCHEMA = Path(__file__).parents[1] / "fixtures" / "sarif-schema-2.1.0.json"
 SCHEMA_SHA256 = "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e"

@@ -9,7 +9,9 @@ import pytest
 from prefixlint.render.templates import HARMONY, ChatTemplate
 from prefixlint.rules.catalog import load_catalog
 from prefixlint.rules.chat_template import (
-    FIRST_CLOCK, detect_date_injection, detect_history_rewrite,
+    FIRST_CLOCK,
+    detect_date_injection,
+    detect_history_rewrite,
 )
 from prefixlint.tokenize import load_tokenizer
 from tests.realfiles import real_file

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from prefixlint.config import Config
 from prefixlint.errors import PrefixlintError
-from prefixlint.rules.catalog import load_catalog
 from prefixlint.results import Finding
+from prefixlint.rules.catalog import load_catalog
 from prefixlint.rules.suppress import Directive, Suppressions
 
 RULE_FILE = Path(__file__).resolve().parents[2] / "rules" / "PFX000.yaml"

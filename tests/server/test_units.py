@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from prefixlint.server.settings import from_options
 from prefixlint.server.text import LineIndex

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from huggingface_hub import constants as hub_constants  # imported first: read at import time
 import pytest
+from huggingface_hub import constants as hub_constants  # imported first: read at import time
 from tokenizers import Tokenizer
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.render.chat import special_tokens
-from prefixlint.tokenize import huggingface, registry
-from prefixlint.tokenize import load_tokenizer
+from prefixlint.tokenize import huggingface, load_tokenizer, registry
 from tests.realfiles import hub_cache, model_dir, real_file
 
 TEXT = "You are a helpful assistant.\nWhat's your refund policy? 東京 🙂"

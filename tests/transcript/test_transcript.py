@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from prefixlint.cli import cli
-from prefixlint.match.prefix import shared_prefix
 from prefixlint.engines.profiles import get_profile
+from prefixlint.match.prefix import shared_prefix
 from prefixlint.tokenize import load_tokenizer
 from tests.oracles import vllm_reusable as reusable
 from tests.realfiles import model_dir, real_file

@@ -7,12 +7,12 @@ from datetime import datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefixlint.load.transcript import Transcript, split_conversation
 from prefixlint.engines.profiles import get_profile
-from prefixlint.transcript.reuse import measure_turns
+from prefixlint.load.transcript import Transcript, split_conversation
 from prefixlint.render.templates import read_chat_template
-from prefixlint.transcript.render import render_turns
 from prefixlint.tokenize import load_tokenizer
+from prefixlint.transcript.render import render_turns
+from prefixlint.transcript.reuse import measure_turns
 from tests.realfiles import real_file
 
 WORDS = st.text(alphabet="abcdefghij klmnop,.?!", min_size=1, max_size=30).map(lambda s: "w" + s.strip())
