@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from prefixlint.config_keys import KEYS, ConfigValueError, check_value, normalize_key, unknown_key_message
+from prefixlint.config_keys import KEYS, ConfigValueError, check_value, close_key, normalize_key, unknown_key_message
 from prefixlint.errors import PrefixlintError
 
 _HINT = "see docs/configuration.md for the keys and their types"
@@ -27,13 +27,9 @@ def unknown_key(raw_key: str, source: str, line: int | None, prefix: str = "") -
     typo of a known key (did you mean) or for a name no version would use; None, after one
     warning on stderr, for a namespaced extension key or a well-formed key that is no known
     key's typo (a newer version's key), which are ignored."""
-    import difflib
-
     from prefixlint import __version__
 
-    key = normalize_key(raw_key)
-    close = difflib.get_close_matches(key.lower(), KEYS, n=1)
-    if close or not (_EXTENSION.fullmatch(raw_key) or _WELL_FORMED.fullmatch(raw_key)):
+    if close_key(raw_key) or not (_EXTENSION.fullmatch(raw_key) or _WELL_FORMED.fullmatch(raw_key)):
         return PrefixlintError(f"{prefix}{unknown_key_message(raw_key)}", path=source, line=line, hint=_HINT)
     why = ("an extension key (x-..., or a namespace.key): prefixlint reads none" if _EXTENSION.fullmatch(raw_key)
            else f"not a key of prefixlint {__version__}, perhaps a newer version's")

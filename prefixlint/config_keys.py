@@ -210,13 +210,20 @@ def check_value(key: str, value: Any) -> tuple[str, Any]:
     return name, validate(value)
 
 
-def unknown_key_message(key: str) -> str:
+def close_key(key: str) -> str | None:
+    """The known key `key` is a typo of: its words in another order (`select-extend`), else the
+    closest spelling (`blocksize`, `Tokenizer`); None when none is close."""
     import difflib
 
     words = sorted(normalize_key(key).lower().split("-"))
-    close = [known for known in KEYS if sorted(known.split("-")) == words]  # select-extend
-    close = close or difflib.get_close_matches(normalize_key(key), KEYS, n=1)
-    guess = f"did you mean {close[0]!r}? " if close else ""
+    reordered = [known for known in KEYS if sorted(known.split("-")) == words]
+    close = reordered or difflib.get_close_matches(normalize_key(key).lower(), KEYS, n=1)
+    return close[0] if close else None
+
+
+def unknown_key_message(key: str) -> str:
+    close = close_key(key)
+    guess = f"did you mean {close!r}? " if close else ""
     return f"unknown configuration key {key!r} ({guess}known keys: {', '.join(KEYS)})"
 
 

@@ -51,6 +51,7 @@ def test_a_toml_key_no_typo_is_ignored_with_one_warning_at_its_line(tmp_path, ca
     ("histroy-turns: 2\n", 1, "did you mean 'history-turns'? "),
     ("Tokenizer: o200k_base\n", 1, "did you mean 'tokenizer'? "),
     ("select-extend: [PFX001]\n", 1, "did you mean 'extend-select'? "),
+    ("turns-history: 2\n", 1, "did you mean 'history-turns'? "),  # no close spelling: the words reordered
     ("'my key!': 1\n", 1, ""),
 ])
 def test_a_typo_of_a_known_key_or_a_name_no_version_uses_is_an_error_at_its_line(tmp_path, capsys, written,
