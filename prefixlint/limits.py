@@ -130,7 +130,9 @@ def loads_json(text: str, path: str | None = None) -> Any:
     `NaN` and `Infinity` (not JSON). JSONDecodeError itself is left to the caller."""
     try:
         if not _long_digits(text):  # no integer can pass the bound: the digits bounded once
-            return json.loads(text, parse_constant=_json_constant)
+            if text.startswith("\ufeff"):  # json.loads names a BOM; the decoder would not
+                return json.loads(text, parse_constant=_json_constant)
+            return _DECODER.decode(text)  # json.loads(text, parse_constant=...) without a new decoder each time
         return json.loads(text, parse_int=_json_int, parse_constant=_json_constant)
     except RecursionError:  # the parser does not say where: the document, from its first line
         raise too_deep(path, line=1) from None
@@ -155,12 +157,15 @@ def _long_digits(text: str) -> bool:
     return _LONG_RUN in text.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZERO)
 
 
-def _json_int(text: str) -> int:
-    return bounded_int(text)
-
-
 def _json_constant(name: str) -> float:
     raise PrefixlintError(f"{name} is not a JSON number")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_json_constant)
+
+
+def _json_int(text: str) -> int:
+    return bounded_int(text)
 
 
 def finite(value: Any, what: str) -> float:

@@ -181,7 +181,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
                                    settings.min_stable_tokens, framing, measurer.history)
     vary = frozenset(v.name for v in measurer.volatiles if v.name not in slot_names)
     findings, fix_source, after = attach(findings, template, compiled.placeholders, measurer, measured, remeasure, vary)
-    overall = after_fixes(overall, after, findings)  # one number: the measurement of the fixed text
+    overall = after_fixes(overall, after)  # one number: the measurement of the fixed text
     view = None
     if settings.token_view:  # check --format html
         from prefixlint.check.token_view import token_view

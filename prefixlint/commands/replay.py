@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from dataclasses import replace
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -14,72 +14,22 @@ from prefixlint.commands import replay_explain as explain
 from prefixlint.commands.kv import dtype_option
 from prefixlint.commands.options import engine_options, format_option, tokenizer_options
 from prefixlint.commands.replay_explain import explain_options
-from prefixlint.errors import PrefixlintError
-from prefixlint.replay.options import parallel_options, router_options, token_list
-from prefixlint.tokenize.base import Tokenizer
+from prefixlint.commands.replay_options import check_options, fixed_now, parallel_options, router_options, token_list
 
 #: Logs larger than this get a progress bar (when standard error is a terminal).
 PROGRESS_BYTES = 4 * 1024 * 1024
-#: Engines whose memory is modelled (a capacity, --cache-tokens / --memory).
-CAPACITY_ENGINES = ("vllm", "sglang")
 #: Mooncake's FAST'25 traces hash blocks of 512 tokens.
 TRACE_BLOCK_SIZE = 512
 
 
-def _bounded_blocks(blocks: int, option: str) -> int:
-    """The pool is allocated up front: more blocks than MAX_CACHE_BLOCKS is refused, not allocated."""
-    from prefixlint.limits import MAX_CACHE_BLOCKS
+def _now(now_text: str):
+    """--now (fixed once for every process that renders) as a date-time."""
+    from prefixlint.replay.logtext import parse_timestamp
 
-    if blocks > MAX_CACHE_BLOCKS:
-        raise click.UsageError(f"{option} gives {blocks:,} cache blocks, more than the {MAX_CACHE_BLOCKS:,} this"
-                               " replay models; leave it out to replay an unlimited cache")
-    return blocks
-
-
-def _capacity(engine, block_size, cache_tokens, memory, layout) -> tuple[int | None, str]:
-    """Usable cache blocks and where the number came from; None: unlimited."""
-    from prefixlint.kv.layout import format_bytes, parse_bytes
-
-    if cache_tokens is not None and memory is not None:
-        raise click.UsageError("give --cache-tokens or --memory, not both")
-    if (cache_tokens is not None or memory is not None) and engine not in CAPACITY_ENGINES:
-        raise click.UsageError(f"a cache capacity is modelled for --engine {' and '.join(CAPACITY_ENGINES)} only;"
-                               " other engines replay unlimited")
-    if cache_tokens is not None:
-        if cache_tokens < block_size:
-            raise click.UsageError(f"--cache-tokens must hold at least one block ({block_size} tokens)")
-        return _bounded_blocks(cache_tokens // block_size, "--cache-tokens"), "--cache-tokens"
-    if memory is None:
-        return None, "unlimited"
-    if layout is None:
-        raise click.UsageError("--memory needs --model-config (the bytes per token come from it)")
-    size = parse_bytes(memory)
-    if not layout.bytes_per_token:
-        raise PrefixlintError("this model's cache does not grow with tokens: --memory cannot size blocks")
-    # vLLM: num_gpu_blocks = memory // page size of all layers; block 0 is the null block.
-    blocks = size // (block_size * layout.bytes_per_token) - 1
-    if blocks < 1:
-        raise PrefixlintError(f"--memory {memory} holds no {block_size}-token block of this model")
-    bounded = _bounded_blocks(blocks, "--memory")
-    return bounded, f"--memory {format_bytes(size)} / {format_bytes(layout.bytes_per_token)} per token"
-
-
-def _chat_settings(tokenizer, chat_template_path, now_text):
-    """The chat template resolved once: (settings, the error to raise at the first chat line)."""
-    from datetime import datetime
-
-    from prefixlint.render.templates import read_chat_template, resolve_chat_template
-    from prefixlint.replay.prepare import ChatSettings
-    from prefixlint.replay.requestlog import parse_timestamp
-
-    now = datetime.now() if now_text is None else parse_timestamp(now_text)
+    now = parse_timestamp(now_text)
     if now is None:
         raise click.BadParameter(f"{now_text!r} is not an ISO 8601 date-time", param_hint="--now")
-    explicit = read_chat_template(chat_template_path) if chat_template_path else None
-    try:
-        return ChatSettings(resolve_chat_template(tokenizer, explicit), now), None
-    except PrefixlintError as exc:
-        return ChatSettings(now=now), exc
+    return now
 
 
 def _progress(size: int | None):
@@ -88,49 +38,17 @@ def _progress(size: int | None):
     return click.progressbar(length=size, label="replaying", file=sys.stderr, show_eta=True)
 
 
-def _ttl(text, profile) -> float | None:
-    """Seconds from --ttl (None: the engine's default); only radix-tree engines expire entries."""
-    if text is None:
-        return None
-    from prefixlint.replay.ttl import parse_duration
+@contextmanager
+def _as_click():
+    """An option the replay found not to fit, reported as click reports a bad option."""
+    from prefixlint.replay.simulator import OptionError
 
-    seconds = parse_duration(text)
-    if seconds is None:
-        raise click.BadParameter(f"{text!r} is not a duration like 300s, 5m or 1h", param_hint="--ttl")
-    if seconds and profile.name == "vllm":
-        raise click.UsageError("--ttl: vLLM keeps blocks until they are evicted; a time to live is modelled"
-                               " for the other engines (API caches, sglang)")
-    return seconds
-
-
-class _Renderer:
-    """Renders logged requests; the tokenizer is loaded at the first one (a trace needs none)."""
-
-    def __init__(self, tokenizer_name, offline, chat_template, now_text, lora_of, engine) -> None:
-        self.args = (tokenizer_name, offline, chat_template, now_text)
-        self.tokenizer: Tokenizer | None = None
-        self.lora_of, self.engine = lora_of, engine
-
-    def load(self) -> Tokenizer:
-        from prefixlint.tokenize import load_tokenizer
-
-        name, offline, chat_template, now_text = self.args
-        self.tokenizer = load_tokenizer(name, offline=offline)
-        self.settings, self.template_error = _chat_settings(self.tokenizer, chat_template, now_text)
-        return self.tokenizer
-
-    def __call__(self, item):
-        from prefixlint.replay.prepare import prepare
-        from prefixlint.replay.run import Fatal
-
-        tokenizer = self.tokenizer if self.tokenizer is not None else self.load()
-        if item.is_chat and self.template_error is not None:
-            raise Fatal(self.template_error)
-        from prefixlint.engines.simulators import skips_lookup
-
-        request = prepare(item, tokenizer, self.settings)
-        lora, skip = self.lora_of(item.body.get("model")), skips_lookup(item.body, self.engine)
-        return request if lora is None and not skip else replace(request, lora=lora, skip_lookup=skip)
+    try:
+        yield
+    except OptionError as exc:
+        if exc.param is not None:
+            raise click.BadParameter(exc.message, param_hint=exc.param) from None
+        raise click.UsageError(exc.message) from None
 
 
 @click.command()
@@ -189,15 +107,11 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
       prefixlint replay traffic.jsonl --engine sglang --format json
     """
     from prefixlint.engines.profiles import get_profile
-    from prefixlint.engines.simulators import make_simulator
-    from prefixlint.kv.layout import kv_layout
-    from prefixlint.load.model_config import load_model_config
-    from prefixlint.replay import report, router_report
-    from prefixlint.replay.driver import Replay
+    from prefixlint.replay import report
+    from prefixlint.replay.driver import replay_log
     from prefixlint.replay.lora import LoraError, lora_key, parse_lora_modules
-    from prefixlint.replay.options import check_options, fixed_now
-    from prefixlint.replay.routed import build
-    from prefixlint.replay.run import replay_log
+    from prefixlint.replay.renderer import Renderer
+    from prefixlint.replay.simulator import CAPACITY_ENGINES, Choice, ttl_seconds
     from prefixlint.replay.sources import Setup, record_source
 
     curve = curve or bool(curve_at) or plot_file is not None
@@ -208,8 +122,12 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
     profile = get_profile(engine, block_size)
     layout = None
     if model_config:
+        from prefixlint.kv.layout import kv_layout
+        from prefixlint.load.model_config import load_model_config
+
         layout = kv_layout(load_model_config(model_config, offline=offline)[1], dtype=dtype)
-    ttl_seconds = _ttl(ttl_text, profile)
+    with _as_click():
+        ttl = ttl_seconds(ttl_text, profile)
     if curve and profile.name not in CAPACITY_ENGINES:
         raise click.UsageError(f"--curve needs a capacity model: --engine {profile.name} has none"
                                f" ({' and '.join(CAPACITY_ENGINES)} have)")
@@ -220,63 +138,43 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
 
         check_plot_path(plot_file)
     # vLLM's blocks (and a trace's) live until evicted; other engines may expire entries.
-    ttl_seconds = None if profile.name == "vllm" else (ttl_seconds if ttl_seconds is not None else profile.ttl) or None
-    overlap = False if no_overlap else None
-    capacities, routing = {}, {}
-
-    def make_replay(trace: bool) -> Replay:
-        if trace and profile.name != "vllm":
-            raise PrefixlintError(f"a hashed-block trace replays on vLLM's block pool (LRU); --engine {profile.name}"
-                                  " does not apply to it", path=log, hint="drop --engine")
-        unit = trace_block_size if trace else profile.unit
-        capacities[trace] = _capacity(profile.name, unit, cache_tokens, memory, layout)
-        if any(n < unit for n in curve_at):
-            raise click.BadParameter(f"every capacity must hold one block ({unit} tokens)", param_hint="--curve-at")
-        if curve and (trace or profile.name == "vllm"):
-            from prefixlint.engines.curve import CurveSimulator
-
-            return Replay(CurveSimulator(unit, curve_at))
-        if curve:
-            from prefixlint.engines.radix_curve import RadixCurve
-
-            return Replay(RadixCurve(profile, ttl_seconds or 0, overlap, curve_at))
-        routing[trace] = build(policy, replicas, seed, (prefill_tps, decode_tps), unit, capacities[trace][0],
-                               lambda blocks: make_simulator(profile, blocks, trace_block_size if trace else None,
-                                                             ttl_seconds or 0, overlap))
-        return Replay(routing[trace])
-
+    ttl = None if profile.name == "vllm" else (ttl if ttl is not None else profile.ttl) or None
+    choice = Choice(log, profile, trace_block_size, cache_tokens, memory, layout, ttl, False if no_overlap else None,
+                    curve, curve_at, policy, replicas, seed, (prefill_tps, decode_tps))
     try:
         lora_of = lora_key(parse_lora_modules(lora_modules))
     except LoraError as exc:
         raise click.BadParameter(str(exc), param_hint="--lora-modules") from None
-    renderer = _Renderer(tokenizer, offline, chat_template, fixed_now(now_text), lora_of, profile.name)
+    renderer = Renderer(tokenizer, offline, chat_template, _now(fixed_now(now_text)), lora_of, profile.name)
     source, opened = record_source(log, workers, use_ray, Setup(renderer, trace_block_size, lora_of))
     explaining = explain.Explaining(renderer, per_request, ctx.with_resource(contextlib.ExitStack()), not no_causes)
-    seen = replay_log(log, make_replay, renderer, strict=strict, trace_block_size=trace_block_size,
-                      lora_of=lora_of, progress=_progress, source=source, opened=opened, observe=explaining.hook)
-    run, (blocks, capacity_from) = seen.replay, capacities[seen.trace]
+    with _as_click():
+        seen = replay_log(log, choice.make_replay, renderer, strict=strict, trace_block_size=trace_block_size,
+                          lora_of=lora_of, progress=_progress, source=source, opened=opened, observe=explaining.hook)
+    run, (blocks, capacity_from) = seen.replay, choice.capacities[seen.trace]
     assert run is not None  # replay_log builds one, even for an empty log
-    routes = routing.get(seen.trace)
-    if source is not None and not seen.trace and renderer.tokenizer is None:
-        renderer.load()  # the workers rendered; the report shows tokens as text
+    routes = choice.routing.get(seen.trace)
+    # The report shows tokens as text (the workers rendered, or the log held token ids only).
+    texts = renderer.texts() if not seen.trace and (renderer.used or source is not None) else None
     explaining.total = run.stats.total
 
     def again(path: str):  # --rewrite: the same replay of another log
-        return replay_log(path, make_replay, renderer, strict=strict, trace_block_size=trace_block_size, lora_of=lora_of)
+        return replay_log(path, choice.make_replay, renderer, strict=strict, trace_block_size=trace_block_size,
+                          lora_of=lora_of)
 
     simulator = routes.main if routes is not None and routes.policy is None else run.cache
-    unit = trace_block_size if seen.trace else profile.unit
+    unit = choice.unit(seen.trace)
     for item in seen.bad[: report.BAD_LINES_SHOWN]:
         click.echo(f"prefixlint: warning: {log}:{item.line}: {item.message}", err=True)
     if len(seen.bad) > report.BAD_LINES_SHOWN:
         click.echo(f"prefixlint: warning: … and {len(seen.bad) - report.BAD_LINES_SHOWN} more bad lines", err=True)
     engine_text = f"vllm block pool ({unit}-token blocks of the trace)" if seen.trace else profile.describe()
     setup = report.Setup(
-        log=log, tokenizer=renderer.tokenizer, engine=profile.name, block_size=unit,
+        log=log, tokenizer=texts, engine=profile.name, block_size=unit,
         engine_text=engine_text,
         capacity_tokens=None if blocks is None else blocks * unit * (replicas if routes and routes.side_by_side else 1),
         capacity_from=capacity_from, group_by=seen.group_by, layout=layout, si=si, trace=seen.trace,
-        ttl=None if seen.trace else ttl_seconds,
+        ttl=None if seen.trace else ttl,
     )
     extra = None
     if curve:
@@ -284,6 +182,8 @@ def replay(ctx, log, tokenizer, offline, chat_template, now_text, engine, block_
 
         extra = curve_output(simulator, curve_at, layout, plot_file, f"{Path(log).name}: prefix-cache hit rate by capacity", si)
     if routes is not None and routes.policy is not None:
+        from prefixlint.replay import router_report
+
         extra = router_report.outputs(routes, run.stats, blocks, unit)
     if output_format == "json":
         data = report.to_dict(setup, run.stats, seen.bad, simulator.evicted_blocks)

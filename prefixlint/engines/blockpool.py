@@ -28,13 +28,13 @@ preemption, speculative decoding, hybrid KV-cache groups. Python's hash stands i
 
 from __future__ import annotations
 
-from array import array
+import struct
 from collections import OrderedDict, deque
+from functools import lru_cache
 from itertools import islice, repeat
 from typing import Any, Callable, Hashable, Iterable, Sequence
 
 from prefixlint.engines.base import Miss, Outcome
-from prefixlint.match.prefix import shared_prefix
 
 #: Parent of the first block (vLLM seeds it from PYTHONHASHSEED or random bytes).
 NONE_HASH = hash(("prefixlint", "vllm NONE_HASH"))
@@ -47,6 +47,13 @@ def root_key(salt: str | None, lora: Hashable | None) -> int:
 
 #: Runs an iterator to its end: `_each(map(f, xs))` calls f on every x in C.
 _each: Callable[[Iterable[Any]], None] = deque[Any](maxlen=0).extend
+
+
+@lru_cache(maxsize=4096)
+def _packing(count: int) -> struct.Struct:
+    """`count` tokens as 8-byte integers (`pack` is about three times faster than `array("q")`,
+    which parses each item's argument)."""
+    return struct.Struct(f"{count}q")
 
 
 def _cached_prefix(hashes: Sequence[int], max_hit: int, cached) -> int:
@@ -77,9 +84,10 @@ class VllmPrefixCache:
         self.evicted_blocks = 0
         #: parent hash -> where the tokens of the block cached most recently after it are:
         #: (segment << 32) | offset. A segment holds the newly cached tokens of one request,
-        #: one array per request rather than an object per block.
+        #: one packed run of 8-byte integers per request rather than an object per block.
         self._children: dict[int, int] = {}
-        self._segments: list[array] = []
+        self._segments: list[bytes] = []
+        self._block = _packing(block_size)
         if capacity_blocks is None:
             self._cached: set[int] | None = set()
             return
@@ -114,9 +122,14 @@ class VllmPrefixCache:
         parent = hash((NONE_HASH, first, extra or None))
         hashes = [parent]
         append = hashes.append
-        for tokens in blocks:  # the salt is an extra key of the first block only
-            parent = hash((parent, tokens) if lora is None else (parent, tokens, lora))
-            append(parent)
+        if lora is None:  # the salt is an extra key of the first block only
+            for tokens in blocks:
+                parent = hash((parent, tokens))
+                append(parent)
+        else:
+            for tokens in blocks:
+                parent = hash((parent, tokens, lora))
+                append(parent)
         return hashes
 
     def serve(self, prompt: Sequence[int], generated: Sequence[int] = (), salt: str | None = None,
@@ -124,7 +137,7 @@ class VllmPrefixCache:
         """Serve one request to completion. `generated`: the generated tokens whose KV was
         computed (every one but the last sampled, which ends the request)."""
         size = self.block_size
-        seq = [*prompt, *generated]
+        seq = prompt if not generated and type(prompt) is list else [*prompt, *generated]
         hashes = self._hashes(seq, salt, lora)
         max_hit = 0 if skip_lookup or not prompt else (len(prompt) - 1) // size
         return self._serve(seq, hashes, max_hit, -(-len(seq) // size), root_key(salt, lora))
@@ -165,7 +178,8 @@ class VllmPrefixCache:
             children.update(zip(hashes[first:-1], hashes[first + 1:]))
             return
         segment = len(self._segments) << 32
-        self._segments.append(array("q", seq[first * size:len(hashes) * size]))
+        tokens = seq[first * size:len(hashes) * size]
+        self._segments.append(_packing(len(tokens)).pack(*tokens))
         children[parent] = segment
         children.update(zip(hashes[first:-1], range(segment + size, segment + (len(hashes) - first) * size, size)))
 
@@ -183,8 +197,12 @@ class VllmPrefixCache:
         if seq is None:  # a trace: another block after the same parent is a divergence
             return Miss("evicted" if where == hashes[hit] else "diverged" if hit else "new", start, key, ())
         offset = where & 0xFFFFFFFF
-        tokens = tuple(self._segments[where >> 32][offset:offset + size])
-        common = shared_prefix(seq[start:start + size], tokens)
+        tokens = self._block.unpack_from(self._segments[where >> 32], offset * 8)
+        common = 0
+        for mine, cached in zip(seq[start:start + size], tokens):  # one block: no faster way in Python
+            if mine != cached:
+                break
+            common += 1
         if start + common == 0:  # nothing in common with anything cached: unrelated, not a divergence
             return Miss("new", 0, key, ())
         if common >= size:  # this very block was cached after the same parent, and is gone

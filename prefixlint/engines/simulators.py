@@ -5,7 +5,6 @@ from __future__ import annotations
 from prefixlint.engines.base import Outcome
 from prefixlint.engines.blockpool import VllmPrefixCache
 from prefixlint.engines.profiles import EngineProfile
-from prefixlint.engines.radix import RadixLRU
 from prefixlint.engines.request import Request
 from prefixlint.errors import PrefixlintError
 
@@ -40,6 +39,8 @@ class RadixSimulator:
 
     def __init__(self, profile: EngineProfile, capacity_tokens: int | None = None, ttl: float | None = None,
                  overlap: bool | None = None) -> None:
+        from prefixlint.engines.radix import RadixLRU  # not imported for vLLM
+
         self.cache = RadixLRU(profile, capacity_tokens, ttl or None, profile.ttl_refresh)
         self.overlap = profile.overlap_stop_token if overlap is None else overlap
 

@@ -126,10 +126,10 @@ def attach(findings, template, placeholders, measurer, measured, remeasure=None,
             fixed_measurer = checker(fixed)
             after = fixed_measurer.measure_all(set(), vary)
             source = replace(source, fixed_ids=tuple(fixed_measurer.render().ids))
-            if after.fixed_reusable_tokens < measurer.measure_all(set(), vary).reusable_tokens:
-                # the one number says the fixed file reuses less than now (the next value then
+            if after.fixed_reusable_tokens <= measurer.measure_all(set(), vary).reusable_tokens:
+                # the one number says the fixed file reuses no more than now (the next value then
                 # opens the shared prefix): not offered, as a fix that does not help
-                reason = ("moving it leaves the file reusing less than now with every value different"
+                reason = ("moving it leaves the file reusing no more than now with every value different"
                           " (the next value then ends the shared prefix)")
                 out = [_unfixed(f, reason) if k in fixes else f for k, f in enumerate(out)]
                 fixes, after = {}, None
@@ -141,16 +141,17 @@ def attach(findings, template, placeholders, measurer, measured, remeasure=None,
     return out, source, after
 
 
-def after_fixes(overall, after, findings):
+def after_fixes(overall, after):
     """The file's measurement with its "after the suggested fixes" figures those of its fixed
-    text (`after`); as it is now when its moving findings offer no fix."""
+    text (`after`); as it is now when no fix is offered."""
     if after is not None:
         return replace(overall, fixed_tokens=after.fixed_tokens, fixed_reusable_tokens=after.fixed_reusable_tokens,
                        fixed_shared_prefix_tokens=after.fixed_shared_prefix_tokens)
-    if any(f.extra.get("fix", False) is None for f in findings):
-        return replace(overall, fixed_tokens=overall.tokens, fixed_reusable_tokens=overall.reusable_tokens,
-                       fixed_shared_prefix_tokens=overall.shared_prefix_tokens)
-    return overall
+    # No fix offered: the text after the suggested fixes is the text as it is, whatever a move
+    # by hand might give (that is each finding's own, labelled "by hand"), and whatever the
+    # measurement of the prompt with its conversation held the same would say.
+    return replace(overall, fixed_tokens=overall.tokens, fixed_reusable_tokens=overall.reusable_tokens,
+                   fixed_shared_prefix_tokens=overall.shared_prefix_tokens)
 
 
 def flagged(measurer, measured=None) -> int:

@@ -17,7 +17,12 @@ CONNECTORS = frozenset({"and", "but", "where", "with", "on", "at", "as", "of", "
 ADDED_WORDS = 4
 _EMPTY_ELEMENT = re.compile(r"<([A-Za-z][\w.:-]*)(?:\s[^<>]*)?>\s*</\1>")
 _EMPTY_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n[ \t\n]*\1[ \t]*$", re.MULTILINE)
-_HEADER = re.compile(r"^[ \t]*(#{1,6})[ \t]+\S.*$|^[ \t]*[A-Z][A-Z0-9 _/&-]{2,60}:[ \t]*$", re.MULTILINE)
+_EMPTY_QUOTES = re.compile(r'("""|\'\'\'|``)\s*\1')
+_HEADER = re.compile(r"^[ \t]*(#{1,6})[ \t]+\S.*$|^[ \t]*[A-Z][A-Z0-9 _/&-]{2,60}:[ \t]*$"
+                     r"|^[ \t]*([=*~#-])\2{2,}[ \t]*\S(?:.*?\S)?[ \t]*\2{3,}[ \t]*$", re.MULTILINE)
+#: A line that introduces what follows it: a header, or a line ending with `:`.
+_INTRODUCES = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+\S.*|\S.*:|([=*~#-])\1{2,}[ \t]*\S(?:.*?\S)?[ \t]*\1{3,})[ \t]*$")
+_OPENS = re.compile(r"[ \t]*(?:<[A-Za-z][^<>]*>|[{\[]|```|~~~)[ \t]*$")
 
 
 class Rejected(Exception):
@@ -36,16 +41,35 @@ def text_words(messages) -> Counter:
 
 
 def empty_containers(texts) -> int:
-    """Empty tag pairs, empty code fences and headers with no body, over the texts."""
+    """Empty tag pairs, empty code fences, triple quotes quoting nothing and headers with no body,
+    over the texts."""
     count = 0
     for text in texts:
-        count += len(_EMPTY_ELEMENT.findall(text)) + len(_EMPTY_FENCE.findall(text))
+        count += len(_EMPTY_ELEMENT.findall(text)) + len(_EMPTY_FENCE.findall(text)) + len(_EMPTY_QUOTES.findall(text))
         for header in _HEADER.finditer(text):
+            if header.group(2) and "END" in header.group(0).upper().split():  # `=== END REPORT ===` closes
+                continue
             rest = text[header.end():]
             following = next((line for line in rest.split("\n") if line.strip()), None)
             if following is None or _HEADER.fullmatch(following):
                 count += 1
     return count
+
+
+def introductions(messages) -> Counter:
+    """(a line introducing what follows, the next line) for every such line whose next non-blank
+    line is a bare value (a placeholder and nothing else) or opens a container: what the line
+    introduces. A fix keeps each pair together, or moves both."""
+    found: Counter = Counter()
+    for message in messages:
+        lines, plain = message.text.split("\n"), masked(message.text, message.spans).split("\n")
+        for k, line in enumerate(lines[:-1]):
+            if not _INTRODUCES.match(line):
+                continue
+            n = next((j for j in range(k + 1, len(lines)) if lines[j].strip()), None)
+            if n is not None and lines[n].strip() and (not plain[n].strip() or _OPENS.fullmatch(plain[n])):
+                found[(line.strip(), lines[n].strip())] += 1
+    return found
 
 
 def verify(before_messages, before_names: Counter, after_messages, after_names: Counter) -> None:
@@ -61,5 +85,9 @@ def verify(before_messages, before_names: Counter, after_messages, after_names: 
                        + ", ".join(repr(w) for w in sorted(lost_words)[:3]))
     if sum((after - before).values()) > ADDED_WORDS:
         raise Rejected("the fix would add more than a short label")
+    pulled = introductions(before_messages) - introductions(after_messages)
+    if pulled:
+        (line, value), _ = pulled.most_common(1)[0]
+        raise Rejected(f"the fix would take {value[:40]!r} from the line introducing it ({line[:40]!r})")
     if empty_containers(m.text for m in after_messages) > empty_containers(m.text for m in before_messages):
         raise Rejected("the fix would leave a tag, a code block or a header without its content")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from prefixlint.match.structure import TAG, enclosing, line_bounds, list_item, with_header
+from prefixlint.match.structure import TAG, enclosing, end_marker, introduction, line_bounds, list_item, with_header
 
 LINE, SENTENCE, BLOCK = "line", "sentence", "block"
 UNSAFE_MARK = "!"
@@ -36,7 +36,9 @@ IMPERATIVE = frozenset({"write", "assume", "generate", "create", "summarize", "s
                         "provide", "give", "list", "explain", "describe", "analyze", "analyse", "review", "follow",
                         "read", "keep", "make", "include", "focus", "avoid", "consider", "find", "identify",
                         "classify", "extract", "rewrite", "be", "think", "select", "choose", "check", "output",
-                        "cite", "greet", "remember", "compare", "answer"})
+                        "cite", "greet", "remember", "compare", "answer", "judge", "rate", "grade", "score",
+                        "evaluate", "assess", "decide", "determine", "rank", "label", "tag", "categorize",
+                        "categorise"})
 _LABEL_START = re.compile(r"\W*[^\W_][\w'’-]*(?:[ \t]+[^\W_][\w'’-]*)?[ \t]*:")
 WORD = re.compile(r"[^\W_](?:[\w'’-]*[^\W_])?")
 SENTENCE_END = re.compile(r"[.!?](?=\s|$)[ \t]*")
@@ -97,7 +99,8 @@ def block_region(text: str, spans: Sequence, start: int, end: int) -> tuple[int,
     if b < len(text) and text[b - 1] != "\n":
         b = line_bounds(text, b)[1]
     a = line_bounds(text, a)[0]
-    return with_header(plain, a, b, whole), b
+    start = with_header(plain, a, b, whole)
+    return start, (end_marker(plain, b) if start != a else b)
 
 
 def _not_mid_sentence(plain: str, start: int, end: int) -> None:
@@ -106,6 +109,18 @@ def _not_mid_sentence(plain: str, start: int, end: int) -> None:
     following = next((line.strip() for line in plain[end:].split("\n") if line.strip()), "")
     if following[:1].islower() and not plain[start:end].rstrip().endswith((".", "!", "?")):
         raise NoUnit("the value is part of a sentence that runs on over the following lines: move it by hand")
+
+
+def _not_introduced(plain: str, start: int, end: int, container: bool) -> None:
+    """NoUnit when the unit is all that a sentence above it introduces (`These are the messages
+    so far:` over `<Messages>{messages}</Messages>`, `Judge them on one dimension:`): moved
+    alone it leaves that sentence pointing at nothing, and the sentence (longer than a label,
+    or an instruction) is not a label to move along."""
+    found = introduction(plain, start, end, container)
+    header = plain[found[0] : line_bounds(plain, found[0])[1]] if found else ""
+    if found and (found[1] == "intro" or found[1] == "label" and addressed(header)):
+        raise NoUnit("the value is what the sentence above it introduces (a line ending with `:`): move the two"
+                     " together by hand")
 
 
 def decide(text: str, spans: Sequence, start: int, end: int) -> str | None:
@@ -122,6 +137,7 @@ def decide(text: str, spans: Sequence, start: int, end: int) -> str | None:
                          " content: move the container by hand")
         if not whole_lines:
             raise NoUnit("the value's container shares its line with other text: move it by hand")
+        _not_introduced(plain, line_bounds(plain, a)[0], line_bounds(plain, b - 1)[1], True)
         return BLOCK
     item = list_item(plain, start)
     a, b = item or line_bounds(plain, start)
@@ -129,6 +145,8 @@ def decide(text: str, spans: Sequence, start: int, end: int) -> str | None:
         raise NoUnit("the value spans several lines of the text")
     unit = plain[a:b]
     _not_mid_sentence(plain, a, b)
+    if label_only(unit):
+        _not_introduced(plain, a, b, False)
     header_start = with_header(plain, a, b)
     if label_only(unit):
         return BLOCK if item or header_start != a else LINE

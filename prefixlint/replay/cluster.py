@@ -21,15 +21,10 @@ from typing import Any
 from prefixlint.engines.base import Outcome
 from prefixlint.engines.blockpool import _cached_prefix
 from prefixlint.engines.request import Request
-from prefixlint.replay.driver import Tally
-from prefixlint.replay.options import DECODE_TPS, PREFILL_TPS
-from prefixlint.replay.routing import Arrival, Policy
+from prefixlint.replay.routing import Arrival, Policy, Speed
+from prefixlint.replay.tally import Tally
 
-
-@dataclass(frozen=True)
-class Speed:
-    prefill_tps: float = PREFILL_TPS
-    decode_tps: float = DECODE_TPS
+DEFAULT_SPEED = Speed()
 
 
 def radix_match(cache, tokens, salt) -> int:
@@ -93,7 +88,7 @@ def session_key(request: Request, block_size: int) -> str:
 class Cluster:
     """Replicas (simulators) behind one policy: serves a request as one simulator does."""
 
-    def __init__(self, sims: list, policy: Policy, block_size: int, speed: Speed = Speed()) -> None:
+    def __init__(self, sims: list, policy: Policy, block_size: int, speed: Speed = DEFAULT_SPEED) -> None:
         self.replicas = [Replica(sim) for sim in sims]
         self.policy = policy
         self.block_size = block_size

@@ -15,8 +15,8 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Iterable, Iterator
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.replay.driver import Record
 from prefixlint.replay.prepared import Setup, prepare_lines
-from prefixlint.replay.run import Record
 
 #: Lines sent to a worker at a time.
 CHUNK_LINES = 256

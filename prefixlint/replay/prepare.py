@@ -42,7 +42,9 @@ _DIGITS = re.compile(r"\d+")
 def leading_group(text: str, width: int = 48) -> str:
     """A label for requests without a template name: the first line of their first message
     (or prompt), numbers masked as `#` so that dates and counters do not split groups."""
-    first = text.strip().split("\n", 1)[0] if text else ""
+    if not text:
+        return "(empty)"  # a prompt of token ids
+    first = text.strip().split("\n", 1)[0]
     first = _DIGITS.sub("#", first)
     return (first[: width - 1] + "…") if len(first) > width else first or "(empty)"
 
@@ -94,21 +96,32 @@ def stop_token(tokenizer: Tokenizer) -> int:
     return UNKNOWN_STOP if found is None else found
 
 
-def prepare(entry: LoggedRequest, tokenizer: Tokenizer, settings: ChatSettings) -> Request:
-    """Raises PrefixlintError when the request cannot be rendered (a bad line)."""
+def needs_tokenizer(entry: LoggedRequest) -> bool:
+    """Whether preparing `entry` needs the tokenizer: not for a prompt of token ids without a
+    response (a token-id log is replayed without loading one)."""
+    return entry.is_chat or isinstance(entry.body["prompt"], str) or entry.response_text is not None
+
+
+def prepare(entry: LoggedRequest, tokenizer: Tokenizer | None, settings: ChatSettings | None) -> Request:
+    """Raises PrefixlintError when the request cannot be rendered (a bad line). `tokenizer`
+    and `settings` may be None for an entry that `needs_tokenizer` says needs neither."""
     last = None
-    if entry.is_chat:
+    generated: list[int] = []
+    if tokenizer is None or settings is None:  # only for a request that does not `needs_tokenizer`
+        prompt = entry.body["prompt"]  # token ids, checked as the log was read
+    elif entry.is_chat:
         prompt, generated, last = _chat(entry, tokenizer, settings)
     else:
         if isinstance(entry.body["prompt"], str):
             prompt = tokenizer.encode(entry.body["prompt"], add_special_tokens=True)
         else:
-            prompt = list(entry.body["prompt"])
+            prompt = entry.body["prompt"]  # token ids, checked as the log was read
         generated = tokenizer.encode(entry.response_text, add_special_tokens=False) if entry.response_text else []
     if entry.finish_reason == "length" and generated:
         last = generated.pop()  # no stop token: the last text token was the last sampled
     elif last is None and entry.finish_reason == "stop" and entry.response_text is not None:
-        last = stop_token(tokenizer)  # a completion's text never shows the EOS it ended with
+        # A completion's text never shows the EOS it ended with (a response needs the tokenizer).
+        last = stop_token(tokenizer) if tokenizer is not None else UNKNOWN_STOP
     group = entry.template if entry.template is not None else leading_group(_first_text(entry))
     return Request(entry.line, group, prompt, generated, last, entry.cache_salt,
                    timestamp=entry.timestamp.timestamp() if entry.timestamp is not None else None,

@@ -2,7 +2,7 @@
 
 A worker gets raw lines and the number of the first one, parses them as `read_log` does,
 renders and tokenizes the requests with the replay's own `prepare`, and gives back one
-record per non-blank line (`prefixlint.replay.run.records`), numbered as in the whole log.
+record per non-blank line (`prefixlint.replay.driver.records`), numbered as in the whole log.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import io
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Iterable, Iterator
 
+from prefixlint.replay.driver import Record, Rendered, records
 from prefixlint.replay.requestlog import read_log
-from prefixlint.replay.run import Record, Rendered, records
 
 
 @dataclass(frozen=True)

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from prefixlint.kv.layout import KVLayout, format_bytes
 from prefixlint.numbers import percent
-from prefixlint.replay.driver import Place, ReplayStats, Tally
 from prefixlint.replay.requestlog import BadLine
+from prefixlint.replay.tally import Place, ReplayStats, Tally
 from prefixlint.report.style import paint, visible
-from prefixlint.tokenize import Tokenizer
+from prefixlint.tokenize import TokenTexts
+from prefixlint.tokenize.base import shown_token
+
+if TYPE_CHECKING:
+    from prefixlint.kv.layout import KVLayout
 
 GROUPS_SHOWN = 10
 BAD_LINES_SHOWN = 10
@@ -26,7 +29,7 @@ KIND_TEXT = {
 @dataclass(frozen=True)
 class Setup:
     log: str
-    tokenizer: Tokenizer | None  # None: a hashed-block trace (no text)
+    tokenizer: TokenTexts | None  # None: a hashed-block trace (no text)
     engine: str
     block_size: int
     engine_text: str
@@ -39,8 +42,8 @@ class Setup:
     trace: bool = False  # a hashed-block trace
 
 
-def _text(tokenizer: Tokenizer | None, ids: Sequence[int]) -> str:
-    return "".join(tokenizer.token_text(i) for i in ids) if tokenizer is not None else ""
+def _text(tokenizer: TokenTexts | None, ids: Sequence[int]) -> str:
+    return "".join(shown_token(tokenizer, i) for i in ids) if tokenizer is not None else ""
 
 
 def _tally(tally: Tally) -> dict:
@@ -130,11 +133,11 @@ def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
-def _marked(tok: Tokenizer, ids: Sequence[int], color: bool | None, fg: str) -> str:
+def _marked(tok: TokenTexts, ids: Sequence[int], color: bool | None, fg: str) -> str:
     """The first token in brackets (where the two sides differ), then the rest of the sample."""
     if not ids:
         return paint("(end)", color, fg=fg)
-    first = paint(f"[{visible(tok.token_text(ids[0]))}]", color, fg=fg, bold=True)
+    first = paint(f"[{visible(shown_token(tok, ids[0]))}]", color, fg=fg, bold=True)
     return f"{first}{visible(_text(tok, ids[1:]))}…"
 
 
@@ -179,6 +182,8 @@ def to_text(setup: Setup, stats: ReplayStats, bad: Sequence[BadLine], evicted_bl
     if setup.capacity_tokens is not None:
         lines.append(f"evicted blocks    {evicted_blocks:>14,}")
     if setup.layout is not None:
+        from prefixlint.kv.layout import format_bytes
+
         size = setup.layout.bytes_per_token
         lines += [
             f"KV reused         {format_bytes(total.cached_tokens * size, si=setup.si):>14}"

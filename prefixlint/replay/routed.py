@@ -8,12 +8,14 @@ same total size (the ceiling: the report's own figures), in the same pass.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from prefixlint.engines.base import Outcome, Simulator
 from prefixlint.engines.request import Request
-from prefixlint.replay.cluster import Cluster, Speed
-from prefixlint.replay.routing import POLICIES, make_policy
+from prefixlint.replay.routing import Speed
+
+if TYPE_CHECKING:
+    from prefixlint.replay.cluster import Cluster
 
 
 @dataclass
@@ -44,6 +46,9 @@ def build(policy: str | None, replicas: int, seed: int, tps: tuple[float, float]
           blocks: int | None, make_sim: Callable[[int | None], Simulator]):
     """The replay's simulator: one plain simulator, one cluster, or every policy beside a
     global cache (a `Routing` whose `serve` serves them all). `tps`: prefill and decode speed."""
+    from prefixlint.replay.cluster import Cluster  # not imported for one plain cache
+    from prefixlint.replay.routing import POLICIES, make_policy
+
     speed = Speed(*tps)
     if policy is None:
         return Routing(None, 1, seed, speed, make_sim(blocks))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from prefixlint.numbers import percent
 from prefixlint.replay.cluster import Cluster
-from prefixlint.replay.driver import ReplayStats, Tally
 from prefixlint.replay.routed import Routing
+from prefixlint.replay.tally import ReplayStats, Tally
 
 
 def _tally(t: Tally) -> dict:

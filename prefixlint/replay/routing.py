@@ -161,6 +161,17 @@ class KvCost:
 
 
 POLICIES = ("round-robin", "random", "session", "prefix-aware", "kv-cost")
+#: The default speed model: a request's prefill and decode rates (tokens per second).
+PREFILL_TPS = 10_000.0
+DECODE_TPS = 50.0
+
+
+@dataclass(frozen=True)
+class Speed:
+    """How fast a replica prefills and decodes, for logs without per-request durations."""
+
+    prefill_tps: float = PREFILL_TPS
+    decode_tps: float = DECODE_TPS
 
 
 def make_policy(name: str, replicas: int, seed: int = 0) -> Policy:

@@ -1,6 +1,6 @@
 """Who renders and tokenizes the log: this process, `--workers N` processes, or Ray Data.
 
-Each gives `prefixlint.replay.run.replay_log` the records of the log in log order; the
+Each gives `prefixlint.replay.driver.replay_log` the records of the log in log order; the
 simulation stays in this process.
 """
 
@@ -11,7 +11,7 @@ from typing import IO, Callable, Iterator
 from prefixlint.replay.prepared import Setup, chunks
 
 __all__ = ["Setup", "record_source"]
-from prefixlint.replay.run import Record
+from prefixlint.replay.driver import Record
 
 
 def record_source(log: str, workers: int, ray: bool,

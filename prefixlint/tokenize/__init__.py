@@ -6,9 +6,9 @@ that a name needs, when it is needed.
 
 from __future__ import annotations
 
-from prefixlint.tokenize.base import BaseTokenizer, Tokenizer
+from prefixlint.tokenize.base import BaseTokenizer, Tokenizer, TokenTexts
 
-__all__ = ["BaseTokenizer", "Tokenizer", "load_tokenizer", "DEFAULT_TOKENIZER"]
+__all__ = ["BaseTokenizer", "Tokenizer", "TokenTexts", "load_tokenizer", "load_token_texts", "DEFAULT_TOKENIZER"]
 
 
 def load_tokenizer(spec: str, *, offline: bool = False) -> Tokenizer:
@@ -16,6 +16,14 @@ def load_tokenizer(spec: str, *, offline: bool = False) -> Tokenizer:
     from prefixlint.tokenize.registry import load
 
     return load(spec, offline=offline)
+
+
+def load_token_texts(spec: str, *, offline: bool = False) -> TokenTexts:
+    """What shows the ids of `spec`'s tokenizer as text, at the least cost: a tiktoken
+    encoding's vocabulary read from its rank file (no encoder built), else the tokenizer."""
+    from prefixlint.tokenize.registry import load_texts
+
+    return load_texts(spec, offline=offline)
 
 
 DEFAULT_TOKENIZER = "o200k_base"

@@ -44,6 +44,25 @@ class Tokenizer(Protocol):
         """The id of a token given as its text (a special token such as `<|begin_of_text|>`), or None."""
 
 
+class TokenTexts(Protocol):
+    """What showing token ids as text needs (a report of a token-id log): a tokenizer, or a
+    lighter reader of its vocabulary (`prefixlint.tokenize.load_token_texts`)."""
+
+    name: str
+
+    def token_text(self, token_id: int) -> str:
+        """One token shown as text, as `Tokenizer.token_text`."""
+
+
+def shown_token(texts: TokenTexts, token_id: int) -> str:
+    """`texts.token_text(token_id)`, or `<token N>` for an id it has no text for (a token-id log
+    may hold another model's ids or special ids): shown by number, never an internal error."""
+    try:
+        return texts.token_text(token_id)
+    except (KeyError, ValueError, IndexError, OverflowError, TypeError):
+        return f"<token {token_id}>"
+
+
 class BaseTokenizer:
     """Defaults for the members a family may not have."""
 

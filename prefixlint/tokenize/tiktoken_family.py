@@ -9,14 +9,13 @@ path, so prefixlint never downloads a rank file.
 
 from __future__ import annotations
 
-import gzip
+import base64
 import hashlib
 import os
 import re
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -82,6 +81,9 @@ def _verified(path: Path, sha256: str) -> bool:
 
 def shipped_ranks(rank_file: RankFile) -> bytes:
     """The rank file shipped in this package, checked against tiktoken's expected sha256."""
+    import gzip
+    from importlib import resources
+
     blob = resources.files("prefixlint.tokenize").joinpath("data", rank_file.shipped).read_bytes()
     data = gzip.decompress(blob)
     if hashlib.sha256(data).hexdigest() != rank_file.sha256:
@@ -167,3 +169,26 @@ class TiktokenTokenizer(BaseTokenizer):
 
     def token_text(self, token_id: int) -> str:
         return self._encoding.decode_single_token_bytes(token_id).decode("utf-8", errors="replace")
+
+
+class TiktokenTexts:
+    """The text of a tiktoken encoding's ids without building its encoder (what a report of a
+    token-id log needs): OpenAI's rank files list `base64(token bytes) rank` with the rank equal
+    to the line number, so id N is line N. An id past them (a special token) or a line that does
+    not hold its id is asked of tiktoken itself."""
+
+    family = "tiktoken"
+
+    def __init__(self, encoding_name: str) -> None:
+        rank_file = RANK_FILES[ENCODING_RANKS[encoding_name]]
+        self.name = encoding_name
+        self._lines = cache_path(rank_file, ensure_cached(rank_file)).read_bytes().split(b"\n")
+
+    def token_text(self, token_id: int) -> str:
+        if 0 <= token_id < len(self._lines):
+            piece, _, rank = self._lines[token_id].partition(b" ")
+            if rank == b"%d" % token_id:
+                return base64.b64decode(piece).decode("utf-8", errors="replace")
+        from prefixlint.tokenize.registry import load
+
+        return load(self.name).token_text(token_id)

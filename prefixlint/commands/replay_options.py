@@ -1,16 +1,12 @@
-"""The options of `replay` for replicas, routers and parallel preparation, and their checks
-(light: imported when the command line is built)."""
+"""The options of `replay` for replicas, routers, parallel preparation and the curve, and their
+checks (light: imported when the command line is built)."""
 
 from __future__ import annotations
 
 import click
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.replay.routing import POLICIES
-
-#: The default speed model: a request's prefill and decode rates (tokens per second).
-PREFILL_TPS = 10_000.0
-DECODE_TPS = 50.0
+from prefixlint.replay.routing import DECODE_TPS, POLICIES, PREFILL_TPS
 
 ROUTER_CHOICES = (*POLICIES, "all")
 
