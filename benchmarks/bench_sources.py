@@ -89,9 +89,9 @@ def parse_only(name: str, text: str) -> None:
 
         ast.parse(text)
     else:
-        from prefixlint.load.ts_source import _parser
+        from prefixlint.load.ts_grammar import parser
 
-        _parser("typescript").parse(text.encode("utf-8"))
+        parser("typescript").parse(text.encode("utf-8"))
 
 
 if __name__ == "__main__":

@@ -51,6 +51,7 @@ class Case:
     reason: str = ""
     gathered: bool = True
     prompt: bool = True  # False: not a prompt (docs, non-LLM code); named alone it may be refused
+    held_out: bool = False  # a held-out file (labelled apart, scored apart with --held-out)
 
 
 @dataclass
@@ -67,7 +68,7 @@ def load_cases(args: argparse.Namespace) -> list[Case]:
         return [
             Case(e["id"], real_path(args.real, e), e["kind"], e["verdict"],
                  e.get("codes") or [], e.get("variable"), e.get("reason", ""),
-                 real_path(args.real, e).is_file(), e.get("prompt", True))
+                 real_path(args.real, e).is_file(), e.get("prompt", True), e.get("held_out", False))
             for e in entries
         ]
     root = args.root or HERE / "fixtures"
@@ -206,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--command", default=None,
                         help="the prefixlint command (default: the one beside this Python)")
     parser.add_argument("--kind", action="append", help="only files of this source kind (repeatable)")
+    parser.add_argument("--held-out", "--heldout", dest="held_out", action="store_true",
+                        help="with --real: only the entries marked `held_out: true` (scored apart)")
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--json", type=Path, help="also write the per-file results and summary here")
     args = parser.parse_args(argv)
@@ -214,7 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         from corpus_repos import score_repos
 
         return score_repos(command, args.repos, HERE / "real_repos.yaml", args.timeout, args.json)
-    cases = [c for c in load_cases(args) if not args.kind or c.kind in args.kind]
+    cases = [c for c in load_cases(args) if (not args.kind or c.kind in args.kind)
+             and (not args.held_out or c.held_out)]
     missing = [c for c in cases if not c.gathered]
     cases = [c for c in cases if c.gathered]
     for case in missing:

@@ -49,8 +49,16 @@ def reloader(template):
     from prefixlint.load.registry import load_templates
 
     before_all: list = []  # the file as checked, loaded once for all its prompts' fixes (issue 19 item 9)
+    seen: dict[str, object] = {}  # an edited text is loaded once: the fix, its check and the combined fix
 
     def reload(text: str):
+        if text not in seen:
+            if len(seen) >= 8:
+                seen.pop(next(iter(seen)))
+            seen[text] = _reload(text)
+        return seen[text]
+
+    def _reload(text: str):
         try:
             if not before_all:
                 before_all.append(_loaded(template.path, template.source))
@@ -72,10 +80,25 @@ class Checker:
         self.remeasure, self.template = remeasure, template
         self.messages = source_messages(template, measurer.compiled.placeholders)
         self.names = placeholder_names(measurer.compiled)
+        self.done: dict[int, tuple] = {}  # id of a fixed template -> (it, its measurer or Rejected)
 
     def __call__(self, fixed):
+        """The fixed template's measurer (Rejected when it must not be offered), worked out once
+        per fixed template: a fix, its combination and the file's fixed text are often the same."""
         if fixed is None:
             raise Rejected("the fixed file no longer loads")
+        key = id(fixed)
+        if key not in self.done:
+            try:
+                self.done[key] = (fixed, self._check(fixed))
+            except Rejected as exc:
+                self.done[key] = (fixed, exc)
+        outcome = self.done[key][1]
+        if isinstance(outcome, Rejected):
+            raise outcome
+        return outcome
+
+    def _check(self, fixed):
         if self.template.format == "python":  # only the prompts' literals changed (libcst)
             from prefixlint.fix.python_cst import CodeChanged, same_code
 

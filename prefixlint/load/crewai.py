@@ -10,7 +10,8 @@
       agent: researcher
 
 CrewAI fills `{name}` with the inputs of `crew.kickoff(inputs={...})`: a new value for every run,
-so every placeholder is a per-request variable here. Each agent and each task is a prompt of its
+so every placeholder is a per-request variable here, unless every kickoff of the repository passes
+it as a literal (`inputs = {"topic": "AI LLMs"}`: a program constant, stable). Each agent and each task is a prompt of its
 own (`load_all`), built in the order of CrewAI's `Prompts.task_execution` and the text of its
 English `translations/en.json` (MIT, crewAIInc/crewAI): an agent is its system prompt, the
 `role_playing` slice (`You are {role}. {backstory}\\nYour personal goal is: {goal}`) then the
@@ -24,6 +25,7 @@ import re
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.base import Loader
+from prefixlint.load.python_modules import kickoff_literals
 from prefixlint.load.template import Message, Template, Variable, align
 from prefixlint.load.yaml_source import compose, line_of, mapping_get
 
@@ -93,7 +95,10 @@ def _template(path: str, text: str, key, node, pieces: tuple[str, ...], role: st
             content += piece.replace("{", "{{").replace("}", "}}")
             offsets += (at,) * len(piece.replace("{", "{{").replace("}", "}}"))
     names = sorted(set(_FIELD.findall(content)))
-    variables = {name: Variable(name, "per_request", (), line_of(node)) for name in names}
+    literals = kickoff_literals(path) or {}  # `kickoff(inputs={"topic": "..."})`: a program constant
+    variables = {name: Variable(name, "stable", (literals[name][0],), None,
+                                f"filled by the literal {literals[name][0]!r} passed to kickoff ({literals[name][1]})")
+                 if name in literals else Variable(name, "per_request", (), line_of(node)) for name in names}
     message = Message(role, content, offsets, at)
     return Template(path=path, format=FORMAT, source=text, messages=(message,), syntax="format",
                     variables=variables, is_chat=True)

@@ -28,9 +28,15 @@ def stable_fill(resolver, node: ast.expr) -> Variable | None:
         value = resolver.source[slice(*resolver.span(node))]
     else:
         return None
-    shown = resolver.source[slice(*resolver.span(node))]
-    variable = filled_by(Variable("value", "per_deployment", (value,)), shown, node.lineno, False)
-    return Variable(variable.name, "stable", (value,), variable.line, f"{variable.evidence}: the same on every request")
+    return deployment_constant(value, resolver.source[slice(*resolver.span(node))], node.lineno)
+
+
+def deployment_constant(value: str, shown: str, line: int) -> Variable:
+    """A value the deployment sets once (`shown` at `line`, in any source language): stable, with
+    its evidence."""
+    variable = filled_by(Variable("value", "per_deployment", (value,)), shown, line, False)
+    return Variable(variable.name, "stable", (value,), variable.line,
+                    f"{variable.evidence}: the same on every request")
 
 
 def from_callers(resolver, name: ast.Name, line: int) -> Variable | None:

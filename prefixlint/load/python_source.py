@@ -21,9 +21,12 @@ import ast
 import re
 
 from prefixlint.load.base import Loader
+from prefixlint.load.python_modules import fill_elsewhere
+from prefixlint.load.python_shapes import concatenated, fill_style, is_text_expression, is_text_literal, returned
+from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_kind
 from prefixlint.load.python_values import Resolver, dotted
 from prefixlint.load.registry import NotATemplate
-from prefixlint.load.source_prompts import PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content, to_template
+from prefixlint.load.source_prompts import PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content, to_template, words
 from prefixlint.load.template import Template
 
 FORMAT = "python"
@@ -38,6 +41,9 @@ MESSAGE_CLASSES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage
 #: Keyword arguments that take the system prompt: OpenAI (`instructions`), Anthropic (`system`),
 #: pydantic-ai and other agent frameworks (`system_prompt`, `system_message`).
 SYSTEM_KEYWORDS = ("system", "instructions", "system_prompt", "system_message")
+#: A name that says it holds the system prompt wherever the words sit (`ORCHESTRATOR_SYSTEM_PROMPT`,
+#: `DEFAULT_SYSTEM_MESSAGE`): a system message, served with the conversation after it.
+SYSTEM_NAME = re.compile(r"(?:^|_)system_?(?:prompt|message|msg|instructions?)(?:_|$)", re.IGNORECASE)
 LANGCHAIN_SYNTAX = {"f-string": "format", "jinja2": "jinja", "mustache": "mustache"}
 
 
@@ -61,18 +67,19 @@ def load_all(path: str, text: str) -> list[Template]:
         raise NotATemplate(f"not valid Python: {exc.msg}", path=path, line=exc.lineno, column=exc.offset) from None
     except ValueError as exc:  # a NUL byte, on older Pythons
         raise NotATemplate(f"not valid Python: {exc}", path=path, line=1) from None
-    prompts = _Finder(text, tree).prompts()
+    prompts = _Finder(text, tree, path).prompts()
     if not prompts:
         raise NotATemplate("no prompt found in this Python module", path=path, line=1, hint=HINT)
     return [to_template(path, text, FORMAT, prompt) for prompt in prompts]
 
 
 class _Finder:
-    def __init__(self, text: str, tree: ast.Module) -> None:
-        self.tree = tree
+    def __init__(self, text: str, tree: ast.Module, path: str | None = None) -> None:
+        self.tree, self.path = tree, path
         self.resolve = Resolver(text, tree)
         self.found: list[tuple[int, SourcePrompt]] = []
         self.done: set[int] = set()  # ids of calls already read as part of another prompt
+        self.content_style = "plain"  # how a message's content is filled later (a list assigned to a name)
 
     def prompts(self) -> list[SourcePrompt]:
         calls = self.resolve.calls
@@ -128,6 +135,8 @@ class _Finder:
         the conversation so far (the slot). None when it is not such a list."""
         if isinstance(items, (ast.Name, ast.Attribute)):
             items = self.resolve.bound(items)
+        if isinstance(items, ast.BinOp):  # `[system] + history + [user]`: the history is the slot
+            items = ast.List(elts=concatenated(items, self.resolve.bound))
         if not isinstance(items, (ast.List, ast.Tuple)) or not any(
                 isinstance(e, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "role" for k in e.keys)
                 or isinstance(e, ast.Call) and dotted(e.func).rsplit(".", 1)[-1] in MESSAGE_CLASSES for e in items.elts):
@@ -191,6 +200,8 @@ class _Finder:
 
     def sdk_content(self, node: ast.expr, role: str | None) -> list[PromptMessage]:
         """A message's content: a text, or a list of content blocks (`{"type": "text", "text": ...}`)."""
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(self.resolve.bound(node), ast.List):
+            node = self.resolve.bound(node)  # type: ignore[assignment]  # `system=blocks`, bound in the module
         if isinstance(node, ast.List):
             blocks = []
             for block in node.elts:
@@ -199,7 +210,7 @@ class _Finder:
                     if "text" in entries:
                         blocks.append(self.message(role, entries["text"], "plain"))
             return [b for b in blocks if b is not None]
-        message = self.message(role, node, "plain")
+        message = self.message(role, node, self.content_style)
         return [message] if message is not None else []
 
     # -- single prompts ---------------------------------------------------------------------
@@ -223,72 +234,66 @@ class _Finder:
             target, value = node.targets[0], node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
             target, value = node.target, node.value
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (returned := _returned(node)) is not None:
-            target, value = ast.Name(node.name), returned  # `def prompt_template(...): return f"..."`
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (found := returned(node)) is not None:
+            target, value = ast.Name(node.name), found  # `def prompt_template(...): return f"..."`
         else:
             return
         name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
-        if name is None or not PROMPT_NAME.search(name) or not _is_text_expression(value):
+        if name is None or not (PROMPT_NAME.search(name) or SYSTEM_NAME.search(name)) or not is_text_expression(value):
             return
         if any(id(n) in self.done for n in ast.walk(value)):
             return
         before, self.resolve.touched = set(self.resolve.used), []
-        call = self.resolve.format_calls.get(name.lower())
-        if call is not None and _is_text_literal(value):
-            pieces = self.resolve.formatted(value, "format", call, 0)
-        else:
-            pieces = self.resolve.text(value, _style(value))
+        if isinstance(value, ast.Dict):  # `TASK_PROMPTS = {"summarize": "Summarize ...", ...}`: one prompt a value
+            for key, item in zip(value.keys, value.values):
+                pieces = self.resolve.text(item, fill_style(item)) if is_text_expression(item) else None
+                if isinstance(key, ast.Constant) and pieces is not None and not any(id(n) in before for n in ast.walk(item)):
+                    self.add(item, SourcePrompt(f"{name}[{key.value!r}]", [PromptMessage(None, pieces, self.start(item))]))
+            return
+        if isinstance(value, (ast.List, ast.Tuple)):  # `prompt_template = [{"role": "system", ...}, ...]`
+            self.content_style = fill_style(value, dollar=True)
+            try:
+                listed = self.message_list(value)
+            finally:
+                self.content_style = "plain"
+            if listed and not all(touched in before for touched in self.resolve.touched):
+                self.add(value, SourcePrompt(name, listed, is_chat=True))
+            return
+        kind = template_kind(self.resolve.template_imports, value)  # jinja2.Template / string.Template
+        pieces = self.filled(name, value, kind)
+        if pieces is None:
+            pieces = self.resolve.text(value, kind or fill_style(value))
         if pieces is None or all(touched in before for touched in self.resolve.touched):
             return  # not a text, or one already read as part of another prompt
-        role = "system" if name.lstrip("_").lower().startswith("system") else None
+        first = (words(name) or [""])[0]  # `system_prompt`, `SystemPrompt`, not `SYSTEMATIC_REVIEW`
+        role = "system" if first == "system" or first.startswith(("systemprompt", "systemmessage")) \
+            or SYSTEM_NAME.search(name) else None
         self.add(value, SourcePrompt(name, [PromptMessage(role, pieces, self.start(value))], is_chat=role is not None))
+
+
+    def filled(self, name: str, value: ast.expr, kind: str | None) -> list | None:
+        """The pieces of a text filled by a call of this module (`NAME.format(date=...)`,
+        `NAME.render(...)`), else of another module that imports it (`python_modules`)."""
+        filler, call = None, self.resolve.format_calls.get(name.lower()) or self.resolve.render_calls.get(name.lower())
+        if call is None and self.path is not None:
+            filler = fill_elsewhere(self.path, name)
+            call = filler.call if filler is not None else None
+        method = call.func.attr if call is not None and isinstance(call.func, ast.Attribute) else None
+        if kind is not None and isinstance(value, ast.Call) and method in FILL_METHODS[kind]:
+            return self.resolve.formatted(value.args[0], kind, fill_arguments(call), 0, filler)  # type: ignore[arg-type]
+        if kind is None and method == "format" and is_text_literal(value):
+            return self.resolve.formatted(value, "format", call, 0, filler)
+        return None
 
 
 def _value(keywords: dict, *keys: str):
     return next((keywords[k] for k in keys if k in keywords), None)
 
 
-def _returned(function) -> ast.expr | None:
-    """The value of a function's last `return` of its own (not of a nested function)."""
-    found, stack = None, list(reversed(function.body))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Return) and node.value is not None:
-            found = node.value
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            for body in ("body", "orelse", "finalbody", "handlers", "cases"):
-                stack.extend(reversed(getattr(node, body, None) or []))
-    return found
-
-
 def _slot_name(node: ast.AST) -> str:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value.strip("{} ") or "history"
     return "history"
-
-
-def _is_text_expression(node: ast.AST) -> bool:
-    """A literal, an f-string, or a call or operation on one (`.format`, `dedent`, `+`, `join`)."""
-    return any(isinstance(n, ast.JoinedStr) or isinstance(n, ast.Constant) and isinstance(n.value, str)
-               and len(n.value) > 1 for n in ast.walk(node))
-
-
-def _is_text_literal(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str) or (
-        isinstance(node, ast.Call) and dotted(node.func).rsplit(".", 1)[-1] in ("dedent", "strip"))
-
-
-def _style(node: ast.AST) -> str:
-    """How a text assigned to a prompt-like name is filled in later, from its fields: `{name}`
-    (str.format, LangChain's default), `%(name)s` (printf-style), else used as it is."""
-    texts = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-    if isinstance(node, ast.JoinedStr) or not texts:
-        return "plain"
-    if any(re.search(r"(?<!\{)\{[A-Za-z_][\w.\[\]']*\}", text) for text in texts):
-        return "format"
-    if any(re.search(r"%\(\w+\)[sdifr]", text) for text in texts):
-        return "percent"
-    return "plain"
 
 
 LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, many=load_all, program_source=True,

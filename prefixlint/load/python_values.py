@@ -11,66 +11,19 @@ import: per process; configuration and callers: `fill_sites`), else named by its
 from __future__ import annotations
 
 import ast
-import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
+from functools import lru_cache
 from typing import Any
 
 from prefixlint.load.fill_sites import from_callers, function_lines, stable_fill
+from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_imports, template_kind
+from prefixlint.load.python_walk import calls, dotted, statements
 from prefixlint.load.source_literals import RawField, scan
 from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, stable_variable, variable_name
 from prefixlint.load.source_text import dedent_pieces, strip_pieces, template_fields
 from prefixlint.load.template import Variable, line_starts
 
 _DEPTH = 8
-
-
-def dotted(node: ast.AST) -> str:
-    """`client.messages.create` for the function of a call (`?` for what is not a name)."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return f"{dotted(node.value)}.{node.attr}"
-    if isinstance(node, ast.Call):
-        return dotted(node.func)
-    return "?"
-
-
-#: Lines that may hold a call where a prompt goes, or a `.format(...)` of one: only statements
-#: spanning such a line have their expressions walked (a module is mostly other code).
-_CALL_HINT = re.compile(r"from_messages|PromptTemplate|from_template|Message|\.format\(|substitute"
-                        r"|\b(?:system|instructions|system_prompt|system_message|messages|prompt|input|content)\s*=|[\"']role[\"']")
-_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
-
-
-def statements(tree: ast.Module):
-    """Every statement of the module, in every body (functions, classes, branches, loops)."""
-    stack = list(reversed(tree.body))
-    while stack:
-        node = stack.pop()
-        if hasattr(node, "lineno"):  # a `match` statement's cases are no statements (no position)
-            yield node
-        for name in _BODIES:
-            children = getattr(node, name, None)
-            if children:
-                stack.extend(reversed(children))
-
-
-def calls(text: str, tree: ast.Module) -> list[ast.Call]:
-    """The calls of the statements that span a line naming a prompt call (see _CALL_HINT)."""
-    starts = line_starts(text)
-    lines = sorted({bisect_right(starts, m.start()) for m in _CALL_HINT.finditer(text)})
-    found: list[ast.Call] = []
-    for statement in statements(tree):
-        end = getattr(statement, "end_lineno", statement.lineno)
-        at = bisect_left(lines, statement.lineno)
-        if at == len(lines) or lines[at] > end:
-            continue
-        own = [value for name, value in ast.iter_fields(statement) if name not in _BODIES]
-        for value in own:
-            for item in value if isinstance(value, list) else [value]:
-                if isinstance(item, ast.AST):
-                    found += [n for n in ast.walk(item) if isinstance(n, ast.Call)]
-    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
 
 class Resolver:
@@ -85,10 +38,15 @@ class Resolver:
         self.statements = list(statements(tree))
         self.function_lines = function_lines(tree)  # an expression outside them runs once, at import
         self.calls = calls(text, tree)
+        self.template_imports = template_imports(tree)
+        #: `X.render(...)` / `X.substitute(...)` calls of template objects, by X's lower-case last name
+        self.render_calls: dict[str, ast.Call] = {}
         for node in self.calls:
-            if (isinstance(node.func, ast.Attribute) and node.func.attr == "format"
-                    and isinstance(node.func.value, (ast.Name, ast.Attribute))):
-                self.format_calls.setdefault(dotted(node.func.value).rsplit(".", 1)[-1].lower(), node)
+            if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, (ast.Name, ast.Attribute)):
+                calls_of = self.format_calls if node.func.attr == "format" else self.render_calls \
+                    if node.func.attr in ("render", "substitute", "safe_substitute") else None
+                if calls_of is not None:
+                    calls_of.setdefault(dotted(node.func.value).rsplit(".", 1)[-1].lower(), node)
         for node in self.statements:
             target, value = None, None
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
@@ -161,8 +119,14 @@ class Resolver:
         first = node.args[0] if node.args else None
         if method == "format" and receiver is not None:
             return self.formatted(receiver, "format", node, depth)
-        if method in ("substitute", "safe_substitute") and isinstance(receiver, ast.Call) and receiver.args:
-            return self.formatted(receiver.args[0], "dollar", node, depth)
+        kind = template_kind(self.template_imports, node)
+        if kind is not None:  # `jinja2.Template(text)`, `string.Template(text)`: fields of its own syntax
+            return self.text(first, "plain" if style == "plain" else kind, depth + 1)
+        if method in ("render", "substitute", "safe_substitute") and receiver is not None:
+            made = receiver if isinstance(receiver, ast.Call) else self.bound(receiver)
+            kind = template_kind(self.template_imports, made)
+            if kind is not None and isinstance(made, ast.Call) and method in FILL_METHODS[kind]:
+                return self.formatted(made.args[0], kind, fill_arguments(node), depth)
         if method == "dedent":
             pieces = self.text(first, style, depth + 1)
             return dedent_pieces(pieces) if pieces is not None else None
@@ -180,8 +144,9 @@ class Resolver:
             return self.text(default, style, depth + 1)
         return None
 
-    def formatted(self, template: ast.AST, style: str, arguments: Any, depth: int) -> list | None:
-        """`template.format(...)`, `template % (...)`, `Template(template).substitute(...)`."""
+    def formatted(self, template: ast.AST, style: str, arguments: Any, depth: int, filler=None) -> list | None:
+        """`template.format(...)`, `template % (...)`, `Template(template).substitute(...)`;
+        `filler`: the call is in another module (`python_modules.Fill`), its values read there."""
         pieces = self.text(template, "plain", depth + 1)
         if pieces is None:
             return None
@@ -196,6 +161,9 @@ class Resolver:
             positional = list(arguments.elts)
         elif arguments is not None:
             positional = [arguments]
+        if filler is not None:
+            return template_fields(pieces, style, self.source,
+                                   named=lambda name: _elsewhere(filler, named[name]) if name in named else None)
         return template_fields(
             pieces, style, self.source,
             positional=lambda i: self.field(positional[i]) if i < len(positional) else None,
@@ -206,7 +174,7 @@ class Resolver:
         """An f-string field: the text it inlines (another prompt constant) or one Field."""
         written = self.source[raw.start : raw.end]
         try:
-            node = ast.parse("(" + raw.expression.strip() + "\n)", mode="eval").body
+            node = _field_expression(raw.expression.strip())
         except SyntaxError:
             return [Field(raw.start, written, variable_name([raw.expression]))]
         if isinstance(node, (ast.Name, ast.Attribute)) and self.bound(node) is not None:
@@ -298,3 +266,19 @@ class Resolver:
             return [dotted(node.func).replace("?", "value")], False
         names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
         return (names[:1] or ["value"]), False
+
+
+def _elsewhere(filler, node: ast.AST) -> Variable | None:
+    """A `.format()` argument of another module, read there; its evidence names that file."""
+    variable = filler.resolver.declared(node)
+    if variable is None or not variable.evidence or not variable.line:
+        return variable
+    return Variable(variable.name, variable.kind, variable.samples, None,
+                    f"{variable.evidence} ({filler.where}:{variable.line})")
+
+
+@lru_cache(maxsize=4096)
+def _field_expression(expression: str) -> ast.expr:
+    """An f-string field's expression, parsed once per text (a module is loaded again for each
+    prompt's fix, issue 19 item 9); its nodes are only read."""
+    return ast.parse("(" + expression + "\n)", mode="eval").body

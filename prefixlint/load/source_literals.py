@@ -16,6 +16,7 @@ import codecs
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 from prefixlint.load.source_prompts import Text
 
@@ -109,12 +110,20 @@ def _literal(text: str, p: int, pieces: list) -> int:
             field = _field(text, p)
             pieces.append(field)
             p = field.end
-        else:
-            chars.append(char)
-            offsets.append(p)
-            p += 1
+        else:  # a run of plain characters up to the next backslash, brace or quote, at once
+            stop = _special(quote[0], fstring).search(text, p + 1)
+            run_end = stop.start() if stop else len(text)
+            chars.append(text[p:run_end])
+            offsets.extend(range(p, run_end))
+            p = run_end
     flush()
     return p + len(quote)
+
+
+@lru_cache(maxsize=8)
+def _special(quote: str, fstring: bool) -> re.Pattern:
+    """Where a run of plain characters of a literal ends: a backslash, its quote, an f-string's brace."""
+    return re.compile("[\\\\" + re.escape(quote) + ("{}" if fstring else "") + "]")
 
 
 def _escape(text: str, p: int, fstring: bool) -> tuple[str, int]:

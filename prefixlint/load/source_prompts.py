@@ -156,8 +156,17 @@ def to_template(path: str, source: str, fmt: str, prompt: SourcePrompt) -> Sourc
     messages: list[Message] = []
     variables: dict[str, Variable] = {}
     texts: dict[int, str] = {}
-    slot = None
+    slot, asked = None, False
     for message in prompt.messages:
+        if message.slot and asked:  # messages after the user's: this request's own steps (a scratchpad)
+            raw = message.pieces[0].text if message.pieces else message.slot
+            written = "{" + message.slot + "}" if prompt.syntax == "format" else "{{ " + message.slot + " }}"
+            variables[message.slot] = Variable(message.slot, "per_request", line=None,
+                                               evidence="messages after the user's message: this request's own steps")
+            texts[message.start] = raw
+            messages.append(Message("assistant", written, (message.start,) * len(written), message.start))
+            continue
+        asked = asked or message.role == "user"
         if message.slot:
             slot = slot or message.slot
             variables[message.slot] = Variable(message.slot, "conversation")
@@ -168,7 +177,7 @@ def to_template(path: str, source: str, fmt: str, prompt: SourcePrompt) -> Sourc
         offsets: list[int] = []
         for piece in message.pieces:
             if isinstance(piece, Text):
-                if prompt.syntax == "format":
+                if prompt.syntax == "format" and ("{" in piece.chars or "}" in piece.chars):
                     for char, offset in zip(piece.chars, piece.offsets):
                         chars.append(char * 2 if char in "{}" else char)
                         offsets.extend([offset] * (2 if char in "{}" else 1))

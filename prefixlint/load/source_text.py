@@ -1,7 +1,7 @@
 """Operations on the pieces of a prompt in source, keeping every character's file offset.
 
 `template_fields` finds the fields of a template text (str.format `{x}`, printf-style
-`%(x)s`, string.Template `$x`) in its Text pieces; `strip_pieces` and `dedent_pieces` do what
+`%(x)s`, string.Template `$x`, Jinja `{{ x }}`) in its Text pieces; `strip_pieces` and `dedent_pieces` do what
 `str.strip` and `textwrap.dedent` (or `.trim()`) do to the text, a Field counting as content.
 """
 
@@ -21,6 +21,10 @@ _STYLES = {
                          r"(?:![rsa])?(?::[^{}]*)?\}"),
     "percent": re.compile(r"(?P<escape>%%)|%(?:\((?P<name>\w+)\))?[#0\- +]*\d*(?:\.\d+)?[sdifrxXeEgGc]"),
     "dollar": re.compile(r"(?P<escape>\$\$)|\$(?:\{(?P<braced>[A-Za-z_]\w*)\}|(?P<name>[A-Za-z_]\w*))"),
+    # a Jinja template in a Python string: `{{ x }}`, `{{ x.y | filter }}` (other expressions and
+    # `{% %}` tags stay text; nothing is an escape)
+    "jinja": re.compile(r"(?P<escape>(?!))|\{\{-?\s*(?P<name>[A-Za-z_]\w*(?:\.\w+|\[[^\]{}]*\])*)\s*"
+                        r"(?:\|[^{}]*?)?-?\}\}"),
 }
 _PATH = re.compile(r"\w+")
 

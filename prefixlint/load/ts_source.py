@@ -18,17 +18,29 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import PurePath
 from typing import Any
 
 from prefixlint.load.base import Loader
 from prefixlint.load.registry import NotATemplate
-from prefixlint.load.source_prompts import PROMPT_NAME, PromptMessage, SourcePrompt, Text, has_content, to_template
+from prefixlint.load.source_prompts import (
+    PROMPT_NAME,
+    Field,
+    PromptMessage,
+    SourcePrompt,
+    Text,
+    has_content,
+    to_template,
+    variable_name,
+)
 from prefixlint.load.source_text import template_fields
 from prefixlint.load.template import Template
+from prefixlint.load.ts_grammar import parser, source_kind
+from prefixlint.load.ts_langchain import is_prompt_object, prompt_object
 from prefixlint.load.ts_values import Values, node_key
 
 FORMAT = "typescript"
+#: `CHATGPT_SYSTEM_MESSAGE`, `systemMessage`, `generateSystemMessage`: a system message by its name.
+SYSTEM_MESSAGE_NAME = re.compile(r"system_?(?:message|msg)", re.IGNORECASE)
 HINT = ("prefixlint reads texts declared under prompt-like names (*Prompt*, SYSTEM*, *instructions*, *template*)"
         " and `system`/`prompt`/`instructions`/`messages` properties of SDK calls")
 _SNIFF = re.compile(r"prompt|system|instruction|template|messages", re.IGNORECASE)
@@ -44,36 +56,13 @@ def sniff_walked(text: str) -> bool:
     return _SNIFF.search(text) is not None
 
 
-def source_kind(path: str) -> tuple[str, str]:
-    """(format name, grammar) of a file by its extension."""
-    suffix = PurePath(path).suffix.lower()
-    if suffix in (".ts", ".mts", ".cts"):
-        return "typescript", "typescript"
-    if suffix == ".tsx":
-        return "typescript", "tsx"
-    return "javascript", "javascript"
-
-
-@lru_cache(maxsize=None)
-def _parser(grammar: str):
-    import tree_sitter
-
-    if grammar == "javascript":
-        import tree_sitter_javascript as javascript
-
-        language = javascript.language()
-    else:
-        import tree_sitter_typescript as typescript
-
-        language = typescript.language_tsx() if grammar == "tsx" else typescript.language_typescript()
-    return tree_sitter.Parser(tree_sitter.Language(language))
-
-
 _QUERY = """
 (variable_declarator name: (identifier) @name) @decl
 (function_declaration name: (identifier) @name) @decl
 (pair key: [(property_identifier) (string)] @key) @pair
 (shorthand_property_identifier) @short
+(call_expression function: (member_expression property: (property_identifier) @method)) @call
+(variable_declarator name: (object_pattern)) @destructure
 """
 
 
@@ -81,7 +70,7 @@ _QUERY = """
 def _cursor(grammar: str):
     import tree_sitter
 
-    return tree_sitter.QueryCursor(tree_sitter.Query(_parser(grammar).language, _QUERY))
+    return tree_sitter.QueryCursor(tree_sitter.Query(parser(grammar).language, _QUERY))
 
 
 def load(path: str, text: str) -> Template:
@@ -90,7 +79,7 @@ def load(path: str, text: str) -> Template:
 
 def load_all(path: str, text: str) -> list[Template]:
     fmt, grammar = source_kind(path)
-    source = _Source(text, _parser(grammar).parse(text.encode("utf-8")).root_node, _cursor(grammar))
+    source = _Source(text, path, parser(grammar).parse(text.encode("utf-8")).root_node, _cursor(grammar))
     prompts = source.prompts()
     if not prompts:
         raise NotATemplate(f"no prompt found in this {fmt.title()} module", path=path, line=1, hint=HINT)
@@ -98,8 +87,8 @@ def load_all(path: str, text: str) -> list[Template]:
 
 
 class _Source(Values):
-    def __init__(self, text: str, root, cursor) -> None:
-        super().__init__(text)
+    def __init__(self, text: str, path: str, root, cursor) -> None:
+        super().__init__(text, path)
         self.root = root
         self.bindings: dict[str, Any] = {}  # name -> its tree-sitter node
         self.candidates: dict[tuple, Any] = {}  # declarations, objects, arrays: where prompts may be
@@ -108,7 +97,14 @@ class _Source(Values):
             name = node.child_by_field_name("name")
             value = node.child_by_field_name("value") or node
             self.bindings.setdefault(name.text.decode(), value)
-            if PROMPT_NAME.search(name.text.decode()):
+            if node.type == "variable_declarator":
+                self.declarators.setdefault(name.text.decode(), []).append(node)
+            if PROMPT_NAME.search(name.text.decode()) or SYSTEM_MESSAGE_NAME.search(name.text.decode()) and \
+                    value.type in ("string", "template_string"):  # a text constant named as a system message
+                self.candidates[node_key(node)] = node
+        self.patterns = list(captures.get("destructure", ()))
+        for node in captures.get("call", ()):
+            if is_prompt_object(node):  # LangChain.js `ChatPromptTemplate.fromMessages([...])`
                 self.candidates[node_key(node)] = node
         for node in [*captures.get("pair", ()), *captures.get("short", ())]:
             key = node.child_by_field_name("key") if node.type == "pair" else node
@@ -116,6 +112,8 @@ class _Source(Values):
             holder = node.parent
             if name == "role" and holder.parent is not None and holder.parent.type == "array":
                 self.candidates[node_key(holder.parent)] = holder.parent
+            elif name == "role" and _unshift(holder) is not None:
+                self.candidates[node_key(holder.parent.parent)] = holder.parent.parent
             elif name in TEXT_KEYS or name == "messages":
                 self.candidates[node_key(holder)] = holder
             elif node.type == "pair" and PROMPT_NAME.search(name):
@@ -130,18 +128,29 @@ class _Source(Values):
             self.touched = []
             if node.type == "object" and node_key(node) not in consumed:
                 prompt = self.sdk_object(node, consumed)
+            elif node.type == "call_expression" and is_prompt_object(node):
+                prompt = prompt_object(self, node)
+            elif node.type == "call_expression":  # `messages.unshift({role: 'system', ...})`: before the history
+                messages = self.role_messages(node.child_by_field_name("arguments"))
+                target = node.child_by_field_name("function").child_by_field_name("object")
+                prompt = SourcePrompt(None, messages + self.unshifted_into(target), is_chat=True) if messages else None
             elif node.type == "array" and node_key(node) not in consumed:
                 messages = self.role_messages(node)
                 prompt = SourcePrompt(None, messages, is_chat=True) if messages else None
             elif node.type in ("variable_declarator", "function_declaration", "pair"):
                 name = node.child_by_field_name("key" if node.type == "pair" else "name")
-                pieces = self.text_of(node.child_by_field_name("value") or node, 0, function=True)
+                pieces = self.declared(node, 0, function=True) if node.type == "variable_declarator" else \
+                    self.text_of(node.child_by_field_name("value") or node, 0, function=True)
                 if node.type == "pair":  # a property's value is a prompt when it is prose (has a blank);
                     # its `{NAME}` fields are the ones the application fills in (`{datetime}`)
                     pieces = template_fields(pieces, "format", self.text) if pieces and _has_blank(pieces) else None
+                if pieces is None and node.type != "pair":  # `getSystemPrompt()` returning {role, content}
+                    message = self.returned_message(node)
+                    prompt = SourcePrompt(name.text.decode(), message, is_chat=True) if message else None
                 if pieces is not None:
                     label = name.text.decode().strip("'\"`")
-                    role = "system" if label.lstrip("_").lower().startswith("system") else None
+                    role = "system" if label.lstrip("_").lower().startswith("system") or \
+                        SYSTEM_MESSAGE_NAME.search(label) else None
                     prompt = SourcePrompt(label, [PromptMessage(role, pieces, self.at(node.start_byte))],
                                           is_chat=role is not None)
             if prompt is not None and has_content(prompt) and any(
@@ -188,9 +197,21 @@ class _Source(Values):
                 out[child.text.decode()] = child
         return out
 
-    def role_messages(self, array) -> list[PromptMessage]:
+    def role_messages(self, array, depth: int = 0) -> list[PromptMessage]:
+        return self.role_messages_of(array.named_children, depth, array)
+
+    def role_messages_of(self, items, depth: int = 0, array=None) -> list[PromptMessage]:
         messages: list[PromptMessage] = []
-        for item in array.named_children:
+        for item in items:
+            if item.type == "spread_element":  # `...MESSAGES` (a constant list) or `...history` after the system message
+                spread = item.named_children[0] if item.named_children else item
+                declarator = self.bound(spread) if spread.type == "identifier" else None
+                value = declarator.child_by_field_name("value") if declarator is not None else None
+                if value is not None and value.type == "array" and value is not array and depth < 4:
+                    messages += self.role_messages(value, depth + 1)
+                elif messages:
+                    messages.append(self.slot(spread))
+                continue
             pairs = self.pairs(item) if item.type == "object" else {}
             role = pairs.get("role")
             if role is None or "content" not in pairs or role.type != "string":
@@ -199,11 +220,55 @@ class _Source(Values):
             messages += self.content(pairs["content"], ROLES.get(name, name))
         return messages
 
+    def returned_message(self, node) -> list[PromptMessage]:
+        """The message a function returns as a `{role, content}` object, else []."""
+        function = node if node.type == "function_declaration" else node.child_by_field_name("value")
+        if function is None or function.type not in ("function_declaration", "arrow_function", "function_expression"):
+            return []
+        body = function.child_by_field_name("body")
+        if body is not None and body.type == "statement_block":
+            returns = [n for n in self._walk(body) if n.type == "return_statement" and n.named_children]
+            body = returns[-1].named_children[0] if returns else None
+        while body is not None and body.type == "parenthesized_expression" and body.named_children:
+            body = body.named_children[0]
+        return self.role_messages_of([body]) if body is not None and body.type == "object" else []
+
+    def unshifted_into(self, target) -> list[PromptMessage]:
+        """What follows a message unshifted into `target`: the messages of a list declared in the
+        module with no spread in it (a request built here), else the conversation so far."""
+        declarator = self.bound(target) if target.type == "identifier" else None
+        value = declarator.child_by_field_name("value") if declarator is not None else None
+        if value is not None and value.type == "array" and not any(
+                item.type == "spread_element" for item in value.named_children):
+            return self.role_messages(value)
+        return [self.slot(target)]
+
+    def slot(self, node) -> PromptMessage:
+        """The conversation so far, where the code puts it (`...history`, the array unshifted into)."""
+        start = self.at(node.start_byte)
+        name = variable_name(self.segments(node)[0]) if node.type in ("identifier", "member_expression") else "history"
+        return PromptMessage("(conversation)", [Field(start, self.written(node), name)], start, slot=name)
+
     def content(self, node, role: str | None) -> list[PromptMessage]:
+        if node.type == "array":  # `content: [{type: 'text', text: p}, {type: 'image_url', ...}]`
+            parts = [self.pairs(item) for item in node.named_children if item.type == "object"]
+            texts = [part["text"] for part in parts if "text" in part and part["text"] is not None]
+            if texts and len(texts) == len(node.named_children):
+                return [message for text in texts for message in self.content(text, role)]
         pieces = self.text_of(node, 0)
         if pieces is None:
             pieces = [self.field(node)]
         return [PromptMessage(role, pieces, self.at(node.start_byte))]
+
+
+def _unshift(holder):
+    """The `x.unshift(...)` call an object literal is an argument of, else None."""
+    arguments = holder.parent
+    call = arguments.parent if arguments is not None and arguments.type == "arguments" else None
+    callee = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+    if callee is None or callee.type != "member_expression":
+        return None
+    return call if callee.child_by_field_name("property").text == b"unshift" else None
 
 
 def _has_blank(pieces) -> bool:

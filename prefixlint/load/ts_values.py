@@ -3,22 +3,23 @@
 `Values.text_of(node)` follows a prompt's text through string and template literals (escapes
 decoded, each character kept with its file offset), constants of the file, `+`, `.join()`,
 `.trim()`, and calls of functions that return a template literal (their last `return`);
-`Values.field(node)` makes the placeholder a `${...}` becomes: named by its words, volatile by
-construction when it reads the clock (`new Date()`, `Date.now()`), `crypto.randomUUID()` or
-`Math.random()`. tree-sitter positions are bytes; they are mapped to characters here.
+and what code adds to a declared prompt afterwards (`ts_assembly`: `+=`, `push` then `join`,
+`.replace('{var}', value)`); every other expression is a placeholder, made by
+`FillSites.field` (`ts_fill_sites`: named by its words, classified by what fills it).
+tree-sitter positions are bytes; they are mapped to characters in `FillSites`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
 
-from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, variable_name
+from prefixlint.load.source_prompts import Text
 from prefixlint.load.source_text import dedent_pieces, strip_pieces
-from prefixlint.load.template import Variable
+from prefixlint.load.ts_assembly import additions, replaced_field
+from prefixlint.load.ts_callers import parameter_names
+from prefixlint.load.ts_fill_sites import FillSites
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0", "\n": "", "\r\n": ""}
-DAY_METHODS = {"toLocaleDateString", "toDateString"}
-YEAR_METHODS = {"getFullYear", "getUTCFullYear", "getMonth", "getYear"}
 _DEPTH = 8
 
 
@@ -26,37 +27,7 @@ def node_key(node) -> tuple[int, int, str]:
     return node.start_byte, node.end_byte, node.type
 
 
-class Values:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        data = text.encode("utf-8")
-        self._chars: list[int] | None = None
-        if len(data) != len(text):  # byte offsets -> character offsets
-            self._chars = [0] * (len(data) + 1)
-            at = 0
-            for index, char in enumerate(text):
-                width = len(char.encode("utf-8"))
-                for b in range(width):
-                    self._chars[at + b] = index
-                at += width
-            self._chars[at] = len(text)
-        self.bindings: dict[str, Any] = {}  # name -> its tree-sitter node
-        self.touched: list[tuple] = []
-
-    @staticmethod
-    def _walk(root):
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children))
-
-    def at(self, byte: int) -> int:
-        return self._chars[byte] if self._chars is not None else byte
-
-    def written(self, node) -> str:
-        return self.text[self.at(node.start_byte) : self.at(node.end_byte)]
-
+class Values(FillSites):
     # -- texts ---------------------------------------------------------------------------------
     def text_of(self, node, depth: int, function: bool = False) -> list | None:
         if node is None or depth > _DEPTH:
@@ -66,8 +37,7 @@ class Values:
             self.touched.append(node_key(node))
             return self.literal(node, depth)
         if kind in ("identifier", "shorthand_property_identifier"):
-            bound = self.bindings.get(node.text.decode())
-            return self.text_of(bound, depth + 1) if bound is not None and bound.type != "function_declaration" else None
+            return self.variable_text(node, depth)
         if kind in ("parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression"):
             return self.text_of(node.named_children[0], depth + 1) if node.named_children else None
         if kind == "binary_expression" and node.child_by_field_name("operator").type == "+":
@@ -81,6 +51,27 @@ class Values:
         if function and kind in ("arrow_function", "function_expression", "function_declaration"):
             return self.returned(node, depth)
         return None
+
+    def variable_text(self, node, depth: int) -> list | None:
+        """A name's text: its value where declared, then what code adds to it (`+=`, `x = x + ...`)."""
+        declarator = self.bound(node)
+        if declarator is None:
+            bound = self.bindings.get(node.text.decode())
+            return self.text_of(bound, depth + 1) if bound is not None and bound.type != "function_declaration" else None
+        return self.declared(declarator, depth + 1)
+
+    def declared(self, declarator, depth: int, function: bool = False) -> list | None:
+        value = declarator.child_by_field_name("value")
+        if value is not None and value.type == "array":
+            return None
+        pieces = self.text_of(value, depth, function) if value is not None else []
+        added = additions(declarator) if _reassignable(declarator) else []
+        if pieces is None and not added:
+            return None
+        out = list(pieces) if pieces is not None else [self.field(value)]
+        for item in added:
+            out += self.text_of(item, depth + 1) or [self.field(item)]
+        return out
 
     def returned(self, function, depth: int) -> list | None:
         body = function.child_by_field_name("body")
@@ -100,13 +91,16 @@ class Values:
             if method in ("trim", "trimStart", "trimEnd"):
                 pieces = self.text_of(target, depth + 1)
                 return strip_pieces(pieces, method != "trimEnd", method != "trimStart") if pieces is not None else None
-            if method == "join" and target.type == "array":
+            items = self.array_items(target)
+            if method == "join" and items is not None:
                 separator = self.text_of(arguments.named_children[0], depth + 1) if arguments.named_children else [
                     Text(",", (self.at(arguments.start_byte),))]
                 out: list = []
-                for number, item in enumerate(target.named_children):
+                for number, item in enumerate(items):
                     out += ((separator or []) if number else []) + (self.text_of(item, depth + 1) or [self.field(item)])
                 return out
+            if method in ("replace", "replaceAll") and arguments is not None and len(arguments.named_children) == 2:
+                return self.replaced(node, target, arguments.named_children, method == "replaceAll", depth)
         if arguments is not None and arguments.type == "template_string" and callee is not None:
             pieces = self.text_of(arguments, depth + 1)  # a tagged template: dedent`...`
             dedent = callee.text.decode().lower().endswith(("dedent", "outdent", "stripindent"))
@@ -117,17 +111,57 @@ class Values:
                 return self.applied(bound, arguments, depth)
         return None
 
+    def array_items(self, node) -> list | None:
+        """The items of an array literal, or of a declared array with what `push` adds to it."""
+        if node.type == "array":
+            return list(node.named_children)
+        if node.type != "identifier":
+            return None
+        declarator = self.bound(node)
+        value = declarator.child_by_field_name("value") if declarator is not None else None
+        if value is None or value.type != "array":
+            return None
+        return [*value.named_children, *additions(declarator)]
+
+    def replaced(self, call, target, arguments, every: bool, depth: int) -> list | None:
+        """`text.replace('{var}', value)`: the text with its `{var}` filled by `value`."""
+        placeholder = replaced_field(arguments[0])
+        if placeholder is None:
+            return None
+        pieces = self.text_of(target, depth + 1)
+        if pieces is None:
+            return None
+        self.touched.append(node_key(call))  # the filled text outranks the template it fills
+        value = arguments[1]
+        out: list = []
+        done = False
+        for piece in pieces:
+            while isinstance(piece, Text) and not done and placeholder in piece.chars:
+                at = piece.chars.index(placeholder)
+                end = at + len(placeholder)
+                if at:
+                    out.append(Text(piece.chars[:at], piece.offsets[:at]))
+                out.append(replace(self.field(value), offset=piece.offsets[at], text=placeholder))
+                piece = Text(piece.chars[end:], piece.offsets[end:])
+                done = not every
+            if not isinstance(piece, Text) or piece.chars:
+                out.append(piece)
+        return out
+
     def applied(self, function, arguments, depth: int) -> list | None:
         """The text a call returns, its parameters bound to the call's arguments (`frame(`...`)`)."""
-        names = [_parameter_name(p) for p in _parameters(function)]
+        names = parameter_names(function)
         given = list(arguments.named_children) if arguments is not None else []
         saved = {name: self.bindings.get(name) for name in names if name}
+        outer = set(self.parameters)
         for name, value in zip(names, given):
             if name:
                 self.bindings[name] = value
+                self.parameters.add(name)
         try:
             return self.returned(function, depth + 1)
         finally:
+            self.parameters = outer
             for name, value in saved.items():
                 if value is None:
                     self.bindings.pop(name, None)
@@ -166,84 +200,12 @@ class Values:
                 return inlined
         return [self.field(expression, node)]
 
-    # -- values ---------------------------------------------------------------------------------
-    def field(self, expression, where=None) -> Field:
-        where = where or expression
-        offset, written = self.at(where.start_byte), self.written(where)
-        clock = self.clock(expression) if expression is not None else None
-        if clock is None and expression is not None and expression.type == "identifier":
-            bound = self.bindings.get(expression.text.decode())
-            clock = self.clock(bound) if bound is not None else None
-        segments, keyed = self.segments(expression)
-        if clock is None and expression is not None and not _in_function(where):  # evaluated once, at load
-            value = self.written(expression)
-            return Field(offset, written, variable_name(segments, keyed), filled_by(
-                Variable("value", "per_request", (value,)), value, where.start_point[0] + 1, True))
-        if clock is not None:  # named by the code's own name for it (`today`), else by the call
-            name = variable_name(segments, keyed) if expression.type == "identifier" else clock.name
-            return Field(offset, written, name, clock)
-        return Field(offset, written, variable_name(segments, keyed))
 
-    def clock(self, node):
-        names = []
-        found = None
-        for child in self._walk(node):
-            if child.type == "new_expression":
-                constructor = child.child_by_field_name("constructor")
-                arguments = child.child_by_field_name("arguments")
-                if constructor is not None and constructor.text == b"Date" and (
-                        arguments is None or not arguments.named_children):
-                    found = found or CLOCK_CALLS["new Date()"]
-            elif child.type == "call_expression":
-                callee = child.child_by_field_name("function").text.decode()
-                found = found or CLOCK_CALLS.get(".".join(callee.split(".")[-2:])) or CLOCK_CALLS.get(
-                    callee.split(".")[-1] + "()")
-            elif child.type == "property_identifier":
-                names.append(child.text.decode())
-        if found is None:
-            return None
-        name, frequency, generate = found
-        if DAY_METHODS & set(names) or "toISOString" in names and {"split", "slice", "substring"} & set(names):
-            frequency, generate = "per_day", "iso_date"
-        if YEAR_METHODS & set(names):
-            frequency = "per_deployment"
-        return filled_by(clock_variable(name, frequency, generate), self.written(node), node.start_point[0] + 1,
-                         not _in_function(node))
-
-    def segments(self, node) -> tuple[list[str], bool]:
-        if node is None:
-            return ["value"], False
-        if node.type in ("identifier", "this", "property_identifier", "shorthand_property_identifier"):
-            return [node.text.decode()], False
-        if node.type == "member_expression":
-            inner, keyed = self.segments(node.child_by_field_name("object"))
-            return inner + [node.child_by_field_name("property").text.decode()], keyed
-        if node.type == "subscript_expression":
-            inner, _ = self.segments(node.child_by_field_name("object"))
-            index = node.child_by_field_name("index")
-            return inner + [index.text.decode().strip("'\"`")], True
-        if node.type == "call_expression":
-            arguments = node.child_by_field_name("arguments")
-            if arguments is not None and arguments.named_children:
-                return self.segments(arguments.named_children[0])
-            return self.segments(node.child_by_field_name("function"))
-        names = [n.text.decode() for n in self._walk(node) if n.type == "identifier"]
-        return (names[:1] or ["value"]), False
-
-
-def _parameters(function) -> list:
-    single = function.child_by_field_name("parameter")
-    if single is not None:
-        return [single]
-    listed = function.child_by_field_name("parameters")
-    return list(listed.named_children) if listed is not None else []
-
-
-def _parameter_name(node) -> str | None:
-    if node.type == "identifier":
-        return node.text.decode()
-    pattern = node.child_by_field_name("pattern")
-    return pattern.text.decode() if pattern is not None and pattern.type == "identifier" else None
+def _reassignable(declarator) -> bool:
+    """Whether a declarator is a `let` or `var` (a `const` string cannot grow)."""
+    holder = declarator.parent
+    return holder is not None and (holder.type == "variable_declaration" or holder.type == "lexical_declaration"
+                                   and holder.children[0].type == "let")
 
 
 def _hex(raw: str) -> str:
@@ -252,17 +214,3 @@ def _hex(raw: str) -> str:
         return chr(int(digits, 16))
     except ValueError:
         return raw
-
-
-#: Node types whose body runs when called, not when the module is loaded.
-_FUNCTIONS = frozenset({"function_declaration", "function_expression", "arrow_function", "method_definition",
-                        "generator_function_declaration", "function"})
-
-
-def _in_function(node) -> bool:
-    """Whether `node` runs inside a function (else once, when the module is loaded)."""
-    while node is not None:
-        if node.type in _FUNCTIONS:
-            return True
-        node = node.parent
-    return False

@@ -11,6 +11,7 @@ prefix cache stops at the first moved key. The finding is at the call, its text 
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from typing import Iterator
 
 from prefixlint.load.classify import name_words
@@ -81,12 +82,28 @@ def unstable_schema_order(rule: Rule, data: Measured) -> Iterator[Finding]:
     template = data.template
     if template is None or template.format != "python":
         return
+    for line, column, end_line, end_column, text, problem in _problems(template.source):
+        yield Finding(
+            path=data.path, line=line, column=column + 1, code=rule.code, name=rule.name,
+            severity=rule.severity, message=f"`{text.split(chr(10))[0]}` {problem}; two requests render the same"
+            " schema as different text and the prefix cache stops at the first moved key"
+            " (json.dumps(..., sort_keys=True), and sort lists built from sets)",
+            end_line=end_line, end_column=end_column + 1,
+            extra={"placeholder": text.split("\n")[0]},
+        )
+
+
+@lru_cache(maxsize=4)
+def _problems(source: str) -> tuple[tuple[int, int, int, int, str, str], ...]:
+    """The module's unstable serializations, found once per module text (a module holding many
+    prompts is checked once per prompt: issue 19 item 9)."""
     try:
-        tree = ast.parse(template.source)
+        tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
-        return
-    lines = template.source.split("\n")
+        return ()
+    lines = source.split("\n")
     sets = _set_names(tree)
+    found = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and _is_dumps(node.func) and node.args):
             continue
@@ -95,12 +112,6 @@ def unstable_schema_order(rule: Rule, data: Measured) -> Iterator[Finding]:
             continue
         line = lines[node.lineno - 1]
         column = len(line.encode("utf-8")[: node.col_offset].decode("utf-8", "ignore"))  # ast counts bytes
-        text = ast.get_source_segment(template.source, node) or ""
-        yield Finding(
-            path=data.path, line=node.lineno, column=column + 1, code=rule.code, name=rule.name,
-            severity=rule.severity, message=f"`{text.split(chr(10))[0]}` {problem}; two requests render the same"
-            " schema as different text and the prefix cache stops at the first moved key"
-            " (json.dumps(..., sort_keys=True), and sort lists built from sets)",
-            end_line=node.end_lineno, end_column=(node.end_col_offset or 0) + 1,
-            extra={"placeholder": text.split("\n")[0]},
-        )
+        text = ast.get_source_segment(source, node) or ""
+        found.append((node.lineno, column, node.end_lineno or node.lineno, node.end_col_offset or 0, text, problem))
+    return tuple(found)

@@ -1,0 +1,201 @@
+"""Names followed across the modules of a repository (issue 19 item 4): a prompt constant of
+one module filled in another (`prompts.SYSTEM.format(date=...)` in agent.py after
+`import prompts`, `SYSTEM_PROMPT_TEMPLATE.render(...)` after `from prompts import
+SYSTEM_PROMPT_TEMPLATE`).
+
+A small bounded resolver over the modules' own ASTs (jedi and astroid infer far more, at a
+cost per name that grows with the repository; this needs only imports and the fill calls):
+the repository's Python files (at most MAX_MODULES, each at most MAX_BYTES, no symlinks, no
+virtual environments or hidden folders) are indexed once per process, each read once and
+parsed only when it holds a fill call. A call counts only when its module imports the name
+from the prompt's module, or imports that module and calls `module.NAME.format(...)`.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import warnings
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+MAX_MODULES = 2000
+MAX_BYTES = 1024 * 1024
+FILL_METHODS = frozenset({"format", "render", "substitute", "safe_substitute"})
+_HINT = re.compile(r"\.(?:format|render|substitute|safe_substitute|kickoff)\(")
+_SKIP = frozenset({"node_modules", "site-packages", "venv", "env", "__pycache__", "build", "dist"})
+_ROOT_MARKS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
+
+
+@dataclass(frozen=True)
+class Fill:
+    """A fill call of another module: its file (relative to the root), resolver and call."""
+
+    where: str
+    resolver: Any
+    call: ast.Call
+
+
+def fill_elsewhere(path: str, name: str) -> Fill | None:
+    """The first call in another module of the repository that fills `name` of the module at
+    `path`, when that module imports it; None when there is none (or the path is not a file)."""
+    place = _place(path)
+    if place is None:
+        return None
+    module, root = place
+    for other, call in _calls(root).get(name, ()):
+        if other != module and _imports(other, module, name, call):
+            return Fill(other.relative_to(root).as_posix(), _resolver(other), call)
+    return None
+
+
+_PLACES: dict[str, tuple[Path, Path]] = {}
+
+
+def _place(path: str) -> tuple[Path, Path] | None:
+    """The module at `path` and its repository's root, found once per path (every prompt of
+    the module asks); a path that is no file yet is asked again next time."""
+    if path not in _PLACES:
+        try:
+            module = Path(path).resolve()
+        except (OSError, RuntimeError):
+            return None
+        if not module.is_file():
+            return None
+        if len(_PLACES) > 4096:
+            _PLACES.clear()
+        _PLACES[path] = (module, _root(module.parent))
+    return _PLACES[path]
+
+
+def _root(folder: Path) -> Path:
+    for candidate in [folder, *list(folder.parents)[:12]]:
+        if any((candidate / mark).exists() for mark in _ROOT_MARKS):
+            return candidate
+    return folder
+
+
+@lru_cache(maxsize=8)
+def _calls(root: Path) -> dict[str, list[tuple[Path, ast.Call]]]:
+    """Fill calls `X.format(...)` (and render/substitute) of the repository, by X's last name."""
+    found: dict[str, list[tuple[Path, ast.Call]]] = {}
+    count = 0
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP)
+        for file in sorted(files):
+            if not file.endswith(".py"):
+                continue
+            count += 1
+            if count > MAX_MODULES:
+                return found
+            path = Path(folder) / file
+            tree = _tree(path)
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "kickoff":
+                    found.setdefault("(kickoff)", []).append((path, node))  # CrewAI runs (`kickoff_literals`)
+                elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and node.func.attr in FILL_METHODS and isinstance(node.func.value, (ast.Name, ast.Attribute))):
+                    receiver = node.func.value
+                    last = receiver.id if isinstance(receiver, ast.Name) else receiver.attr
+                    found.setdefault(last, []).append((path, node))
+    return found
+
+
+@lru_cache(maxsize=256)
+def _source(path: Path) -> str | None:
+    try:
+        if path.is_symlink() or path.stat().st_size > MAX_BYTES:
+            return None
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+@lru_cache(maxsize=256)
+def _tree(path: Path) -> ast.Module | None:
+    text = _source(path)
+    if text is None or not _HINT.search(text):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+@lru_cache(maxsize=64)
+def _resolver(path: Path):
+    from prefixlint.load.python_values import Resolver
+
+    return Resolver(_source(path) or "", _tree(path) or ast.Module(body=[], type_ignores=[]))
+
+
+def _imports(other: Path, module: Path, name: str, call: ast.Call) -> bool:
+    """Does `other` import `name` from `module` (`from pkg.prompts import NAME`), or `module`
+    itself with the call reading `module.NAME` (`import prompts` / `from pkg import prompts`)?"""
+    tree = _tree(other)
+    stem = module.stem
+    receiver = call.func.value  # type: ignore[attr-defined]
+    through = receiver.value.id if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) else None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.ImportFrom):
+            source = (node.module or "").split(".")
+            for alias in node.names:
+                local = alias.asname or alias.name
+                if source[-1:] == [stem] and alias.name == name and isinstance(receiver, ast.Name) and local == name:
+                    return True
+                if alias.name == stem and through == local:  # from pkg import prompts; prompts.NAME
+                    return True
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[-1] == stem and through is not None and \
+                        through == (alias.asname or alias.name.split(".")[0]) and (alias.asname or "." not in alias.name):
+                    return True
+    return False
+
+
+def kickoff_literals(path: str) -> dict[str, tuple[str, str]] | None:
+    """The inputs every `crew.kickoff(inputs={...})` of the crew of `path` (a CrewAI config
+    file: the modules beside its `config/` folder and below) passes as a literal: name ->
+    (value, "main.py:7"). A name some kickoff fills otherwise (a variable, a request field,
+    inputs not written as a dict) is left out; None when the crew has no kickoff call."""
+    try:
+        root = Path(path).resolve().parent
+    except (OSError, RuntimeError):
+        return None
+    root = root.parent if root.name == "config" else root
+    found: dict[str, tuple[str, str]] = {}
+    other: set[str] = set()
+    calls = 0
+    for module, call in _calls(root).get("(kickoff)", ()):
+        calls += 1
+        inputs: ast.AST | None = next((k.value for k in call.keywords if k.arg == "inputs"),
+                                      call.args[0] if call.args else None)
+        if isinstance(inputs, ast.Name):
+            inputs = _bound_dict(module, inputs.id, call)
+        if not isinstance(inputs, ast.Dict) or None in inputs.keys:
+            return {}  # inputs built otherwise: no name is known to be a literal
+        for key, value in zip(inputs.keys, inputs.values):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return {}
+            if isinstance(value, ast.Constant) and isinstance(value.value, (str, int, float)):
+                found.setdefault(key.value, (str(value.value), f"{module.relative_to(root).as_posix()}:{value.lineno}"))
+            else:
+                other.add(key.value)
+    return {name: site for name, site in found.items() if name not in other} if calls else None
+
+
+def _bound_dict(module: Path, name: str, call: ast.Call) -> ast.AST | None:
+    """The dict literal last bound to `name` before `call` in its module (`inputs = {...}`)."""
+    tree = _tree(module)
+    bound = None
+    for node in ast.walk(tree) if tree is not None else ():
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == name and node.lineno <= call.lineno):
+            if bound is None or node.lineno > bound.lineno:
+                bound = node
+    return bound.value if bound is not None else None

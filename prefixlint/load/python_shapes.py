@@ -1,0 +1,60 @@
+"""Shapes of Python expressions the prompt finder recognises: a text expression, a literal, a
+function's returned value, lists joined with `+`, and how a text's fields are filled later."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from prefixlint.load.python_walk import dotted
+
+
+def returned(function) -> ast.expr | None:
+    """The value of a function's last `return` of its own (not of a nested function)."""
+    found, stack = None, list(reversed(function.body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            found = node.value
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for body in ("body", "orelse", "finalbody", "handlers", "cases"):
+                stack.extend(reversed(getattr(node, body, None) or []))
+    return found
+
+
+def concatenated(node: ast.expr, bound) -> list[ast.expr]:
+    """The items of lists joined with `+`; an operand that is no list (`history`) is spread in."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return concatenated(node.left, bound) + concatenated(node.right, bound)
+    value = bound(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+    if isinstance(node, (ast.List, ast.Tuple)) or isinstance(value, (ast.List, ast.Tuple)):
+        return list((node if isinstance(node, (ast.List, ast.Tuple)) else value).elts)  # type: ignore[union-attr]
+    return [ast.copy_location(ast.Starred(value=node, ctx=ast.Load()), node)]
+
+
+def is_text_expression(node: ast.AST) -> bool:
+    """A literal, an f-string, or a call or operation on one (`.format`, `dedent`, `+`, `join`)."""
+    return any(isinstance(n, ast.JoinedStr) or isinstance(n, ast.Constant) and isinstance(n.value, str)
+               and len(n.value) > 1 for n in ast.walk(node))
+
+
+def is_text_literal(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) or (
+        isinstance(node, ast.Call) and dotted(node.func).rsplit(".", 1)[-1] in ("dedent", "strip"))
+
+
+def fill_style(node: ast.AST, dollar: bool = False) -> str:
+    """How a text assigned to a prompt-like name is filled in later, from its fields: `{name}`
+    (str.format, LangChain's default), `%(name)s` (printf-style), `${name}` (string.Template,
+    asked for a message list: `dollar`), else used as it is."""
+    texts = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    if isinstance(node, ast.JoinedStr) or not texts:
+        return "plain"
+    field = r"(?<![{$])\{" if dollar else r"(?<!\{)\{"  # in a message list `${x}` is string.Template's
+    if any(re.search(field + r"[A-Za-z_][\w.\[\]']*\}", text) for text in texts):
+        return "format"
+    if any(re.search(r"%\(\w+\)[sdifr]", text) for text in texts):
+        return "percent"
+    if dollar and any(re.search(r"\$\{[A-Za-z_]\w*\}", text) for text in texts):
+        return "dollar"
+    return "plain"

@@ -1,0 +1,60 @@
+"""Which parts of a Python module's AST the prompt finder looks at: every statement of every
+body, and the calls of the statements that span a line naming a prompt call (a module is mostly
+other code, so only those have their expressions walked)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from bisect import bisect_left, bisect_right
+
+from prefixlint.load.template import line_starts
+
+
+def dotted(node: ast.AST) -> str:
+    """`client.messages.create` for the function of a call (`?` for what is not a name)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{dotted(node.value)}.{node.attr}"
+    if isinstance(node, ast.Call):
+        return dotted(node.func)
+    return "?"
+
+
+#: Lines that may hold a call where a prompt goes, or a `.format(...)` of one: only statements
+#: spanning such a line have their expressions walked (a module is mostly other code).
+_CALL_HINT = re.compile(r"from_messages|PromptTemplate|from_template|Message|\.format\(|substitute|\.render\(|Template\("
+                        r"|\b(?:system|instructions|system_prompt|system_message|messages|prompt|input|content)\s*=|[\"']role[\"']")
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def statements(tree: ast.Module):
+    """Every statement of the module, in every body (functions, classes, branches, loops)."""
+    stack = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        if hasattr(node, "lineno"):  # a `match` statement's cases are no statements (no position)
+            yield node
+        for name in _BODIES:
+            children = getattr(node, name, None)
+            if children:
+                stack.extend(reversed(children))
+
+
+def calls(text: str, tree: ast.Module) -> list[ast.Call]:
+    """The calls of the statements that span a line naming a prompt call (see _CALL_HINT)."""
+    starts = line_starts(text)
+    lines = sorted({bisect_right(starts, m.start()) for m in _CALL_HINT.finditer(text)})
+    found: list[ast.Call] = []
+    for statement in statements(tree):
+        end = getattr(statement, "end_lineno", statement.lineno)
+        at = bisect_left(lines, statement.lineno)
+        if at == len(lines) or lines[at] > end:
+            continue
+        own = [value for name, value in ast.iter_fields(statement) if name not in _BODIES]
+        for value in own:
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, ast.AST):
+                    found += [n for n in ast.walk(item) if isinstance(n, ast.Call)]
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))

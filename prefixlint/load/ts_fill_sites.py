@@ -1,0 +1,266 @@
+"""What fills a `${...}` in TypeScript/JavaScript, by its fill site (issue 19 item 5).
+
+`FillSites.field(node)` makes the placeholder a `${...}` becomes, named by its words and, where
+the program says what fills it, with that variable and its evidence:
+- the clock, a UUID or a random source (`new Date()`, `Date.now()`, `crypto.randomUUID()`,
+  `Math.random()`, directly or through a local `const`): volatile by construction;
+- configuration (`process.env.X`, `import.meta.env.X`, `env.X`, `config.x`, `settings.x`, also
+  with a `?? "default"`): a deployment constant, stable;
+- a function's parameter: the calls of that function, in the file and in the modules beside it
+  that import it (a bounded search: `callers`), each argument classified the same way; when
+  every caller passes a stable value the parameter is stable, a clock value makes it volatile;
+- an expression evaluated at module level: once per process (stable, info at most).
+The vocabulary (clock calls, configuration roots, the evidence wording) is the one Python uses
+(`source_prompts.CLOCK_CALLS`, `fill_sites.CONFIG_ROOTS`, `fill_sites.deployment_constant`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefixlint.load.fill_sites import CONFIG_ROOTS, deployment_constant
+from prefixlint.load.source_prompts import CLOCK_CALLS, Field, clock_variable, filled_by, variable_name
+from prefixlint.load.template import Variable
+from prefixlint.load.ts_assembly import FUNCTIONS, declaration
+from prefixlint.load.ts_callers import from_callers
+
+DAY_METHODS = {"toLocaleDateString", "toDateString"}
+YEAR_METHODS = {"getFullYear", "getUTCFullYear", "getMonth", "getYear"}
+#: First names of a TS/JS value the deployment sets: Python's roots less those that are per call
+#: in TS/JS code (`args` and `options` of a tool handler or a function), with Node's `process.env`.
+TS_CONFIG_ROOTS = (CONFIG_ROOTS - {"args", "options", "opts", "os", "environ", "getenv"}) | {"process", "Deno"}
+_LITERALS = frozenset({"string", "number", "true", "false"})
+_DEPTH = 4
+
+
+class FillSites:
+    def __init__(self, text: str, path: str = "") -> None:
+        self.text = text
+        self.path = path
+        data = text.encode("utf-8")
+        self._chars: list[int] | None = None
+        if len(data) != len(text):  # byte offsets -> character offsets
+            self._chars = [0] * (len(data) + 1)
+            at = 0
+            for index, char in enumerate(text):
+                width = len(char.encode("utf-8"))
+                for b in range(width):
+                    self._chars[at + b] = index
+                at += width
+            self._chars[at] = len(text)
+        self.bindings: dict[str, Any] = {}  # name -> its tree-sitter node
+        self.touched: list[tuple] = []  # the literals a prompt's text was read from
+        self.declarators: dict[str, list] = {}  # every declaration of a name, for the one in scope
+        self.parameters: set[str] = set()  # names bound to a call's arguments (`applied`)
+        self.root: Any = None
+        self.patterns: list = []  # `const { a, b } = ...` declarators
+
+    @staticmethod
+    def _walk(root):
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def at(self, byte: int) -> int:
+        return self._chars[byte] if self._chars is not None else byte
+
+    def written(self, node) -> str:
+        return self.text[self.at(node.start_byte) : self.at(node.end_byte)]
+
+    def bound(self, node):
+        """The declarator of the identifier `node` in scope where it is used, else None."""
+        name = node.text.decode()
+        if name in self.parameters:
+            return None
+        return declaration(node, self.declarators.get(name, []))
+
+    # -- placeholders -----------------------------------------------------------------------------
+    def field(self, expression, where=None) -> Field:
+        where = where or expression
+        offset, written = self.at(where.start_byte), self.written(where)
+        segments, keyed = self.segments(_iterated(expression) or expression)
+        filled = self.fill(expression, 0) if expression is not None else None
+        if filled is None and expression is not None and not in_function(where):  # evaluated once, at load
+            value = self.written(expression)
+            return Field(offset, written, variable_name(segments, keyed), filled_by(
+                Variable("value", "per_request", (value,)), value, where.start_point[0] + 1, True))
+        if filled is not None and expression.type != "identifier" and self.clock(expression) is not None:
+            return Field(offset, written, filled.name, filled)  # named by the call (`now`)
+        return Field(offset, written, variable_name(segments, keyed), filled)
+
+    def fill(self, node, depth: int) -> Variable | None:
+        """What fills `node`, by the code: a clock value, a deployment constant, or what the
+        callers pass for a parameter; None when the code does not say."""
+        if node is None or depth > _DEPTH:
+            return None
+        clock = self.clock(node)
+        if clock is not None:
+            return clock
+        if node.type in ("parenthesized_expression", "as_expression", "non_null_expression", "await_expression"):
+            return self.fill(node.named_children[0], depth + 1) if node.named_children else None
+        if node.type == "identifier":
+            declarator = self.bound(node)
+            if declarator is not None:
+                return self.fill(declarator.child_by_field_name("value"), depth + 1)
+            picked = self.destructured(node)
+            if picked is not None:
+                return self.fill(picked, depth + 1)
+            bound = self.bindings.get(node.text.decode())
+            if bound is not None and node.text.decode() in self.parameters:
+                return self.clock(bound)
+            return from_callers(self, node, depth) if bound is None else self.clock(bound)
+        if node.type == "binary_expression" and node.child_by_field_name("operator").type in ("??", "||"):
+            left = node.child_by_field_name("left")
+            return self.stable(node) if config_read(left) else None
+        return self.stable(node) if config_read(node) else None
+
+    def destructured(self, name):
+        """The value a `const { name } = helper(...)` takes: the `name` property of the object
+        `helper` returns (or of an object literal), where the pattern is in scope."""
+        for declarator in self.patterns:
+            pattern = declarator.child_by_field_name("name")
+            if not any(p.type == "shorthand_property_identifier_pattern" and p.text == name.text
+                       for p in pattern.named_children) or declaration(name, [declarator]) is None:
+                continue
+            value = declarator.child_by_field_name("value")
+            while value is not None and value.type == "await_expression" and value.named_children:
+                value = value.named_children[0]
+            if value is not None and value.type == "call_expression":
+                callee = value.child_by_field_name("function")
+                function = self.bindings.get(callee.text.decode()) if callee.type == "identifier" else None
+                value = _returned(function) if function is not None else None
+            if value is not None and value.type == "object":
+                for child in value.named_children:
+                    if child.type == "shorthand_property_identifier" and child.text == name.text:
+                        return _as_identifier(child, self)
+                    if child.type == "pair" and child.child_by_field_name("key").text == name.text:
+                        return child.child_by_field_name("value")
+            return None
+        return None
+
+    def stable(self, node) -> Variable:
+        shown = self.written(node)
+        value = shown[1:-1] if node.type in ("string", "template_string") else shown
+        return deployment_constant(value, shown, node.start_point[0] + 1)
+
+    def argument(self, node, depth: int) -> Variable | None:
+        """What a caller's argument is: a literal (stable), else what fills it."""
+        if node.type in _LITERALS or node.type == "template_string" and not any(
+                c.type == "template_substitution" for c in node.named_children):
+            return self.stable(node)
+        return self.fill(node, depth + 1)
+
+    def clock(self, node):
+        names = []
+        found = None
+        for child in self._walk(node):
+            if child.type == "new_expression":
+                constructor = child.child_by_field_name("constructor")
+                arguments = child.child_by_field_name("arguments")
+                if constructor is not None and constructor.text == b"Date" and (
+                        arguments is None or not arguments.named_children):
+                    found = found or CLOCK_CALLS["new Date()"]
+            elif child.type == "call_expression":
+                callee = child.child_by_field_name("function").text.decode()
+                found = found or CLOCK_CALLS.get(".".join(callee.split(".")[-2:])) or CLOCK_CALLS.get(
+                    callee.split(".")[-1] + "()")
+            elif child.type == "property_identifier":
+                names.append(child.text.decode())
+            elif child.type == "identifier" and child.parent is not None and child.parent.type == "member_expression" \
+                    and child.parent.child_by_field_name("object") == child:  # `now.toLocaleDateString()`
+                declarator = self.bound(child)
+                value = declarator.child_by_field_name("value") if declarator is not None else None
+                if value is not None and value.type == "new_expression" and value.text == b"new Date()":
+                    found = found or CLOCK_CALLS["new Date()"]
+        if found is None:
+            return None
+        name, frequency, generate = found
+        if DAY_METHODS & set(names) or "toISOString" in names and {"split", "slice", "substring"} & set(names):
+            frequency, generate = "per_day", "iso_date"
+        if YEAR_METHODS & set(names):
+            frequency = "per_deployment"
+        return filled_by(clock_variable(name, frequency, generate), self.written(node), node.start_point[0] + 1,
+                         not in_function(node))
+
+    def segments(self, node) -> tuple[list[str], bool]:
+        if node is None:
+            return ["value"], False
+        if node.type in ("identifier", "this", "property_identifier", "shorthand_property_identifier"):
+            return [node.text.decode()], False
+        if node.type == "member_expression":
+            inner, keyed = self.segments(node.child_by_field_name("object"))
+            return inner + [node.child_by_field_name("property").text.decode()], keyed
+        if node.type == "subscript_expression":
+            inner, _ = self.segments(node.child_by_field_name("object"))
+            index = node.child_by_field_name("index")
+            return inner + [index.text.decode().strip("'\"`")], True
+        if node.type == "call_expression":
+            arguments = node.child_by_field_name("arguments")
+            if arguments is not None and arguments.named_children:
+                return self.segments(arguments.named_children[0])
+            return self.segments(node.child_by_field_name("function"))
+        names = [n.text.decode() for n in self._walk(node) if n.type == "identifier"]
+        return (names[:1] or ["value"]), False
+
+
+def config_read(node) -> bool:
+    """Whether `node` reads the deployment's configuration: `process.env.X`, `env.X`, `config.get('x')`."""
+    if node is None:
+        return False
+    if node.text.startswith(b"import.meta.env"):
+        return True
+    while node.type in ("member_expression", "subscript_expression", "call_expression", "non_null_expression"):
+        inner = node.child_by_field_name("function" if node.type == "call_expression" else "object")
+        if inner is None:
+            inner = node.named_children[0] if node.named_children else None
+        if inner is None:
+            return False
+        if inner.type == "identifier" and inner.text == b"process":
+            return node.type == "member_expression" and node.child_by_field_name("property").text == b"env"
+        node = inner
+    return node.type == "identifier" and node.text.decode() in TS_CONFIG_ROOTS and node.text != b"process"
+
+
+def _returned(function):
+    """The expression a function returns (its last `return`, or an arrow's body)."""
+    if function.type not in FUNCTIONS:
+        return None
+    body = function.child_by_field_name("body")
+    if body is not None and body.type == "statement_block":
+        returns = [n for n in FillSites._walk(body) if n.type == "return_statement" and n.named_children]
+        body = returns[-1].named_children[0] if returns else None
+    while body is not None and body.type == "parenthesized_expression" and body.named_children:
+        body = body.named_children[0]
+    return body
+
+
+def _as_identifier(shorthand, sites):
+    """A shorthand property `{ now }` read as the identifier `now` where it is written."""
+    declarator = sites.bound(shorthand)
+    return declarator.child_by_field_name("value") if declarator is not None else None
+
+
+def _iterated(name):
+    """The collection a loop variable walks (`memories` for `mem` in `for (const mem of memories)`):
+    an element of a list is named by its list."""
+    if name is None or name.type != "identifier":
+        return None
+    node = name.parent
+    while node is not None and node.type not in FUNCTIONS:
+        if node.type == "for_in_statement":
+            left = node.child_by_field_name("left")
+            if left is not None and left.text == name.text:
+                return node.child_by_field_name("right")
+        node = node.parent
+    return None
+
+
+def in_function(node) -> bool:
+    """Whether `node` runs inside a function (else once, when the module is loaded)."""
+    while node is not None:
+        if node.type in FUNCTIONS:
+            return True
+        node = node.parent
+    return False
