@@ -48,6 +48,16 @@ class LazyGroup(click.Group):
             command.params.append(color_option())  # `--color` after the subcommand too
         return command
 
+    def resolve_command(self, ctx: click.Context, args: list[str]):  # type: ignore[override]
+        name = args[0] if args else ""
+        if name and name not in COMMANDS and not name.startswith("-"):
+            import difflib
+
+            close = difflib.get_close_matches(name.lower(), COMMANDS, n=1)
+            if close:
+                ctx.fail(f"No such command {name!r}. (Did you mean {close[0]!r}?)")
+        return super().resolve_command(ctx, args)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # Short help from the table, so that `--help` imports no command module.
         rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]

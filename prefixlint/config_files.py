@@ -7,13 +7,38 @@ positions, so TOML problems name the key and the line where the key is written.
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
-from prefixlint.config_keys import KEYS, ConfigValueError, check_value, normalize_key, unknown_key_message
+from prefixlint.config_keys import KEYS, ConfigValueError, check_value, close_key, normalize_key, unknown_key_message
 from prefixlint.errors import PrefixlintError
 
 _HINT = "see docs/configuration.md for the keys and their types"
+#: A key that names its own namespace: `x-team`, `acme.owner`, `acme/owner`, `acme:owner`.
+_EXTENSION = re.compile(r"x[-_].+|[^.:/]+[.:/].+")
+#: A key spelled as prefixlint's keys are (`max-cost`, `max_cost`): a newer version's key?
+_WELL_FORMED = re.compile(r"[a-z][a-z0-9]*([-_][a-z0-9]+)*")
+_WARNED: set[tuple[str, int | None, str]] = set()
+
+
+def unknown_key(raw_key: str, source: str, line: int | None, prefix: str = "") -> PrefixlintError | None:
+    """What an unknown key is (docs/configuration.md#unknown-keys): the error to raise for a
+    typo of a known key (did you mean) or for a name no version would use; None, after one
+    warning on stderr, for a namespaced extension key or a well-formed key that is no known
+    key's typo (a newer version's key), which are ignored."""
+    from prefixlint import __version__
+
+    if close_key(raw_key) or not (_EXTENSION.fullmatch(raw_key) or _WELL_FORMED.fullmatch(raw_key)):
+        return PrefixlintError(f"{prefix}{unknown_key_message(raw_key)}", path=source, line=line, hint=_HINT)
+    why = ("an extension key (x-..., or a namespace.key): prefixlint reads none" if _EXTENSION.fullmatch(raw_key)
+           else f"not a key of prefixlint {__version__}, perhaps a newer version's")
+    message = f"{prefix}unknown configuration key {raw_key!r} ignored ({why})"
+    if (source, line, raw_key) not in _WARNED:
+        _WARNED.add((source, line, raw_key))
+        where = f"{source}:{line}" if line else source
+        print(f"prefixlint: warning: {where}: {message}", file=sys.stderr)
+    return None
 _TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)|\s*\(at end of document\)")
 _TOML_HEADER = re.compile(r"\s*\[\[?\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
 
@@ -53,9 +78,10 @@ def read_toml(text: str, source: str) -> dict[str, Any] | None:
         key = normalize_key(raw_key)
         line = _toml_key_line(text, raw_key)
         if key not in KEYS:
-            raise PrefixlintError(
-                f"tool.prefixlint: {unknown_key_message(raw_key)}", path=source, line=line, hint=_HINT
-            )
+            error = unknown_key(raw_key, source, line, "tool.prefixlint: ")
+            if error:
+                raise error
+            continue
         if key in seen:
             raise PrefixlintError(
                 f"tool.prefixlint: {raw_key!r} and {seen[key]!r} are the same key; keep one",
@@ -132,7 +158,11 @@ def read_yaml(text: str, source: str) -> dict[str, Any]:
         raw_key = key_node.value
         key = normalize_key(raw_key)
         if key not in KEYS:
-            raise _at(key_node, source, unknown_key_message(raw_key), hint=_HINT)
+            error = unknown_key(raw_key, source, key_node.start_mark.line + 1)
+            if error:
+                error.column = key_node.start_mark.column + 1
+                raise error
+            continue
         if key in seen:
             first, first_line = seen[key]
             raise _at(key_node, source, f"{raw_key!r} is given twice (first as {first!r} on line {first_line})")

@@ -68,15 +68,17 @@ def _string_list(value: Any) -> list[str]:
 def selectors(value: Any) -> tuple[str, ...]:
     """Codes or prefixes, upper-cased (`pfx001` is PFX001); each must match at least one rule:
     a mistyped code would otherwise turn linting off without a word."""
-    from prefixlint.rules.catalog import rule_codes
+    from prefixlint.rules.catalog import did_you_mean, rule_codes
 
     items = [item.strip() for item in _string_list(value)]
     codes = rule_codes()
     for index, item in enumerate(items):
         if not CODE_SELECTOR.fullmatch(item.upper()):
-            raise ConfigValueError(f"{item!r} is not a rule code or code prefix (like PFX001 or PFX0)", index)
+            raise ConfigValueError(f"{item!r} is not a rule code or code prefix (like PFX001 or PFX0)"
+                                   f"{did_you_mean(item)}", index)
         if not any(code.startswith(item.upper()) for code in codes):
-            raise ConfigValueError(f"{item!r} matches no rule (the rules: {', '.join(codes)})", index)
+            raise ConfigValueError(f"{item!r} matches no rule{did_you_mean(item)} (the rules:"
+                                   f" {', '.join(codes)})", index)
     return tuple(item.upper() for item in items)
 
 
@@ -227,11 +229,20 @@ def check_value(key: str, value: Any) -> tuple[str, Any]:
     return name, validate(value)
 
 
-def unknown_key_message(key: str) -> str:
+def close_key(key: str) -> str | None:
+    """The known key `key` is a typo of: its words in another order (`select-extend`), else the
+    closest spelling (`blocksize`, `Tokenizer`); None when none is close."""
     import difflib
 
-    close = difflib.get_close_matches(normalize_key(key), KEYS, n=1)
-    guess = f"did you mean {close[0]!r}? " if close else ""
+    words = sorted(normalize_key(key).lower().split("-"))
+    reordered = [known for known in KEYS if sorted(known.split("-")) == words]
+    close = reordered or difflib.get_close_matches(normalize_key(key).lower(), KEYS, n=1)
+    return close[0] if close else None
+
+
+def unknown_key_message(key: str) -> str:
+    close = close_key(key)
+    guess = f"did you mean {close!r}? " if close else ""
     return f"unknown configuration key {key!r} ({guess}known keys: {', '.join(KEYS)})"
 
 

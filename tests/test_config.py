@@ -309,17 +309,19 @@ TOML_ERRORS = [
      " extend-volatile, exclude, chat-template, system-prompts, prompts, history-turns, extend, price)"),
     ('engine = "vllm"\n"block-size" = "16"\n', 6, "tool.prefixlint.block-size: must be an integer, not a string"),
     ('select = ["PFX001", "pfx0x2"]\n', 5,
-     "tool.prefixlint.select: 'pfx0x2' is not a rule code or code prefix (like PFX001 or PFX0)"),
+     "tool.prefixlint.select: 'pfx0x2' is not a rule code or code prefix (like PFX001 or PFX0)"
+     " (did you mean 'PFX002'?)"),
     ('select = ["PFX001", "pfx902"]\n', 5,
-     "tool.prefixlint.select: 'pfx902' matches no rule (the rules: PFX000, PFX001, PFX002, PFX003, PFX004,"
-     " PFX005, PFX006, PFX007, PFX008, PFX101, PFX102, PFX103)"),
+     "tool.prefixlint.select: 'pfx902' matches no rule (did you mean 'PFX002' or 'PFX102'?)"
+     " (the rules: PFX000, PFX001, PFX002, PFX003, PFX004, PFX005, PFX006, PFX007, PFX008, PFX101, PFX102, PFX103)"),
     ('engine = "vllm"\nmin-stable-tokens = 1.5\n', 6,
      "tool.prefixlint.min-stable-tokens: must be an integer, not a number"),
     ('block-size = 8\nblock_size = 8\n', 6,
      "tool.prefixlint: 'block_size' and 'block-size' are the same key; keep one"),
     ('engine = "vllm"\n\n[[tool.prefixlint.extend-volatile]]\nid = "x"\nclass = "timestamp"\n'
      'frequency = "per_day"\nnames = ["d"]\n\n[tool.prefixlint.per-file-ignores]\n"a.yaml" = ["PFX901"]\n', 13,
-     "tool.prefixlint.per-file-ignores: 'a.yaml': 'PFX901' matches no rule (the rules: PFX000, PFX001, PFX002,"
+     "tool.prefixlint.per-file-ignores: 'a.yaml': 'PFX901' matches no rule (did you mean 'PFX001' or 'PFX101'?)"
+     " (the rules: PFX000, PFX001, PFX002,"
      " PFX003, PFX004, PFX005, PFX006, PFX007, PFX008, PFX101, PFX102, PFX103)"),
     ('engine = "vllm"\n\n[[tool.prefixlint.extend-volatile]]\nid = "x"\nkind = "per_user"\n', 7,
      "tool.prefixlint.extend-volatile: item 1 has unknown key 'kind' (signal keys: id, class,"

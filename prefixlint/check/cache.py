@@ -188,7 +188,10 @@ def check_cached(files: list[str], settings_for, walked: frozenset[str], cache: 
     by_file: dict[str, list] = {path: [] for path in misses}
     extra: list = []
     for result in results:
-        (by_file[result.path] if result.path in by_file else extra).append(result)
+        # A file a promptfoo configuration references stays where `check_files` put it: after
+        # its configuration's own results (not at the end, which reordered the output).
+        home = result.path if result.path in by_file else result.config if result.config in by_file else None
+        (by_file[home] if home is not None else extra).append(result)
     # A promptfoo configuration and the files it references are measured together: not cached.
     shared = {path for result in results if result.config for path in (result.path, result.config)}
     for path in misses:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from prefixlint.commands.options import allow_outside_paths_option, format_option, tokenizer_options
+from prefixlint.commands.options import Choice, allow_outside_paths_option, format_option, tokenizer_options
 from prefixlint.engines.profiles import DEFAULT_ENGINE, engine_names
 from prefixlint.report.formats import CHECK_FORMATS
 
@@ -38,7 +38,7 @@ EXIT_ERROR = 2
               help="Write the output (any --format) to this file instead of standard output.")
 @click.option("--quiet", "-q", is_flag=True, default=False,
               help="Print the findings and the summary only (clean files print nothing).")
-@click.option("--fail-level", type=click.Choice(["error", "warning", "info"]), default="warning", show_default=True,
+@click.option("--fail-level", type=Choice(["error", "warning", "info"]), default="warning", show_default=True,
               help="The lowest severity that makes the exit status 1 (info findings such as PFX102 do not, by"
               " default).")
 @click.option("--exit-zero", is_flag=True, default=False, help="Exit 0 even when there are findings.")

@@ -6,7 +6,7 @@ from functools import partial
 
 import click
 
-from prefixlint.commands.options import format_option, offline_option
+from prefixlint.commands.options import Choice, format_option, offline_option
 
 
 def context_option(function):
@@ -26,7 +26,7 @@ def parse_contexts(values) -> list[int]:
 
 def dtype_option(function):
     return click.option(
-        "--dtype", type=click.Choice(["bf16", "fp16", "fp8", "fp32", "int8"]), default=None,
+        "--dtype", type=Choice(["bf16", "fp16", "fp8", "fp32", "int8"]), default=None,
         help="KV cache dtype.  [default: the model's torch_dtype from config.json]",
     )(function)
 

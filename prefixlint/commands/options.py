@@ -8,6 +8,23 @@ from prefixlint.engines.profiles import DEFAULT_ENGINE, engine_names
 from prefixlint.tokenize import DEFAULT_TOKENIZER
 
 
+class Choice(click.Choice):
+    """click's Choice, whose refusal of a misspelled value suggests the close one (`jsn`:
+    did you mean 'json'?), as click does for a misspelled option."""
+
+    def convert(self, value, param, ctx):
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as exc:
+            import difflib
+
+            close = difflib.get_close_matches(str(value).lower(), [str(c) for c in self.choices], n=1, cutoff=0.5)
+            if not close:
+                raise
+            raise click.BadParameter(f"{exc.message} (Did you mean {close[0]!r}?)", ctx=exc.ctx,
+                                     param=exc.param) from None
+
+
 def _offline(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     if value:  # at once, before any command code imports huggingface_hub or transformers
         from prefixlint.tokenize.huggingface import go_offline
@@ -61,6 +78,6 @@ def engine_options(function):
 def format_option(*choices: str, default: str = "text"):
     """`--output-format` (ruff's name), with `--format` kept as an alias."""
     return click.option(
-        "--output-format", "--format", "output_format", type=click.Choice(choices), default=default,
+        "--output-format", "--format", "output_format", type=Choice(choices), default=default,
         show_default=True, help="Output format (`--format` is the same option).",
     )

@@ -6,7 +6,7 @@ import os
 
 import click
 
-from prefixlint.commands.options import allow_outside_paths_option, tokenizer_options
+from prefixlint.commands.options import Choice, allow_outside_paths_option, tokenizer_options
 
 FAIL_ON_HELP = (
     "When to exit 1: `findings` (findings the change introduces), `drop:N` (a changed template's"
@@ -51,7 +51,7 @@ def parse_fail_on(value: str) -> tuple[bool, float | None]:
               help="Repository to post to (default: GITHUB_REPOSITORY).")
 @click.option("--pr", "pr_number", type=int, metavar="NUMBER", default=None,
               help="Pull request to post to (default: from the event payload).")
-@click.option("--output-format", "--format", "output_format", type=click.Choice(["markdown", "json"]), default="markdown",
+@click.option("--output-format", "--format", "output_format", type=Choice(["markdown", "json"]), default="markdown",
               show_default=True, help="Markdown for the comment, or JSON for bots (the comment is Markdown).")
 @click.option("--page-url", metavar="URL", default=None,
               help="Link the HTML page of the reuse (`check --format html`, e.g. an artifact's URL) from the comment.")

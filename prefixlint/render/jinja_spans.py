@@ -44,9 +44,11 @@ class JinjaTemplate:
         self.variables = tuple(variables)
         self.functions = tuple(functions)
 
-    def _error(self, message: Message, text: str, line: int | None, hint: str | None = None) -> PrefixlintError:
-        where = source_location(self.template, message, line) if line else (None, None)
-        return PrefixlintError(text, path=self.template.path, line=where[0], hint=hint)
+    def _error(self, message: Message, text: str, line: int | None, hint: str | None = None,
+               column: int | None = None) -> PrefixlintError:
+        where = source_location(self.template, message, line, column or 1) if line else (None, None)
+        return PrefixlintError(text, path=self.template.path, line=where[0], column=where[1] if column else None,
+                               hint=hint)
 
     def _compile(self, number: int, message: Message, first: int):
         from jinja2 import TemplateError, TemplateSyntaxError, nodes
@@ -61,8 +63,11 @@ class JinjaTemplate:
             ast = env.parse(source)
             begins = [(line, value) for line, kind, value in env.lex(source) if kind == "variable_begin"]
         except TemplateSyntaxError as exc:
-            line, hint = syntax_hint(source, exc)
-            raise self._error(message, f"Jinja syntax error: {exc.message}", line, hint) from None
+            from prefixlint.render.jinja_syntax import syntax_location
+
+            line, column, hint = syntax_location(
+                source, exc, lambda at, column: source_location(self.template, message, at, column))
+            raise self._error(message, f"Jinja syntax error: {exc.message}", line, hint, column) from None
         outputs: list[tuple[int, nodes.Expr]] = []  # (index, expression), in source order
         for output in ast.find_all(nodes.Output):
             wrapped: list[nodes.Expr] = []
@@ -253,24 +258,3 @@ def unmark(role: str | None, raw: str) -> RenderedMessage:
     parts.append(raw[last:])
     spans = tuple(Span(index, start, end) for index, start, end in opened if end >= 0)
     return RenderedMessage(role, "".join(parts), spans)
-
-
-def syntax_hint(source: str, exc) -> tuple[int | None, str | None]:
-    """The line to report a Jinja syntax error at, and a hint: an unclosed `{{` / `{%` gets
-    its column and what closes it; a block never closed is reported at the line that opens it."""
-    import re
-
-    lines = source.splitlines()
-    line = exc.lineno
-    if "end of template" in (exc.message or "") and "innermost block" in (exc.message or ""):
-        block = re.search(r"innermost block that needs to be closed is '(\w+)'", exc.message)
-        name = block.group(1) if block else None
-        opened = [n for n, text in enumerate(lines, 1) if name and re.search(r"\{%-?\s*" + name + r"\b", text)]
-        if opened:
-            return opened[-1], f"the `{{% {name} %}}` opened on line {opened[-1]} is never closed: add `{{% end{name} %}}`"
-    text = lines[line - 1] if line and 0 < line <= len(lines) else ""
-    for opening, closing in (("{{", "}}"), ("{%", "%}")):
-        start = text.rfind(opening)
-        if start >= 0 and closing not in text[start:]:
-            return line, f"`{opening}` at column {start + 1} is not closed: close it with `{closing}`"
-    return line, None

@@ -3,6 +3,7 @@ terminal drawing, and with `--plot FILE` a picture (matplotlib, the optional `pl
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from prefixlint.errors import PrefixlintError
@@ -69,31 +70,58 @@ def check_plot_path(path: str) -> None:
         raise PrefixlintError(f"--plot {path}: the picture must be .svg or .png")
 
 
-def plot(points: list[dict], path: str, title: str) -> None:
-    """Write the curve as a picture; the format from the file's suffix (.svg, .png)."""
-    check_plot_path(path)
-    suffix = Path(path).suffix.lower()
+def figure(points: list[dict], max_rate: float, title: str):
+    """The curve as a matplotlib figure: capacities on a log axis labelled as the text report
+    writes them (16, 1K, 3M: no `10^3`, no offset), the hit rate in plain percent, the points
+    whose capacity is smaller than a request marked apart (the `*` rows of the text), and
+    the unlimited cache's hit rate drawn as a line. Needs matplotlib (the `plot` extra)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
-        from matplotlib import pyplot
+        from matplotlib import pyplot, ticker
     except ImportError:
         raise PrefixlintError("--plot needs matplotlib", hint="pip install 'prefixlint[plot]'") from None
-    figure, axes = pyplot.subplots(figsize=(7, 4))
-    axes.plot([p["cache_tokens"] for p in points], [100 * p["hit_rate"] for p in points], marker=".")
+    drawn, axes = pyplot.subplots(figsize=(7, 4))
+    xs, ys = [p["cache_tokens"] for p in points], [100 * p["hit_rate"] for p in points]
+    axes.plot(xs, ys, marker=".", color="tab:blue", label="hit rate")
+    over = [(x, y) for p, x, y in zip(points, xs, ys) if p.get("over_capacity_requests")]
+    if over:
+        axes.scatter(*zip(*over), marker="x", color="tab:red", zorder=3, clip_on=False,
+                     label="capacity smaller than a request")
+    axes.axhline(100 * max_rate, color="tab:gray", linestyle="--", label=f"unlimited cache: {max_rate:.1%}")
     axes.set_xscale("log")
+    tokens = ticker.FuncFormatter(lambda value, _: _tokens(round(value)))
+    axes.xaxis.set_major_formatter(tokens)
+    # Under two decades the powers of ten are one or two ticks: the ticks between are labelled too.
+    few = len(xs) < 2 or math.log10(max(xs) / max(min(xs), 1)) < 2
+    axes.xaxis.set_minor_formatter(tokens if few else ticker.NullFormatter())
+    plain = ticker.ScalarFormatter(useOffset=False)
+    plain.set_scientific(False)
+    axes.yaxis.set_major_formatter(plain)
+    axes.set_ylim(0, max([100 * max_rate, *ys]) * 1.1 or 1)  # the unlimited line clear of the top
     axes.set_xlabel("cache capacity (tokens)")
     axes.set_ylabel("hit rate (%)")
     axes.set_title(title, fontsize=9)
     axes.grid(True, which="both", alpha=0.3)
-    figure.tight_layout()
+    axes.legend(fontsize=8, loc="upper left")  # a hit-rate curve rises to the right
+    drawn.tight_layout()
+    return drawn
+
+
+def plot(points: list[dict], path: str, title: str, max_rate: float) -> None:
+    """Write the curve as a picture; the format from the file's suffix (.svg, .png)."""
+    check_plot_path(path)
+    suffix = Path(path).suffix.lower()
+    drawn = figure(points, max_rate, title)
+    from matplotlib import pyplot
+
     try:
-        figure.savefig(path, metadata={"Date": None} if suffix == ".svg" else None)
+        drawn.savefig(path, metadata={"Date": None} if suffix == ".svg" else None)
     except OSError as exc:
         raise PrefixlintError(f"--plot {path}: {exc.strerror or exc}") from None
     finally:
-        pyplot.close(figure)
+        pyplot.close(drawn)
 
 
 def curve_output(simulator, curve_at, layout: KVLayout | None, plot_file: str | None, title: str,
@@ -103,7 +131,7 @@ def curve_output(simulator, curve_at, layout: KVLayout | None, plot_file: str | 
     max_rate = simulator.unlimited_cached / simulator.prompt_tokens if simulator.prompt_tokens else 0.0
     shares = needed_for_shares(points, max_rate, layout)
     if plot_file is not None:
-        plot(points, plot_file, title)
+        plot(points, plot_file, title, max_rate)
     data = {"curve": points, "curve_max_hit_rate": round(max_rate, 6), "curve_shares": shares,
             "curve_duplicate_blocks": simulator.duplicates}
     return data, to_text(points, shares, max_rate, si=si, keep=tuple(curve_at))

@@ -39,6 +39,26 @@ class Rule:
     fix: str = "never"
 
 
+def did_you_mean(item: str) -> str:
+    """` (did you mean 'PFX101'?)` for a code one slip away from real ones (`PFX1O1`, `PFX109`,
+    `pfx001`, `PFX0001`); "" for a short prefix, which no single code answers, or nothing close."""
+    import difflib
+
+    if len(item) < 6:
+        return ""
+    codes, upper = rule_codes(), item.upper()
+    if len(upper) == 6:  # a code's length: the codes fewest characters away (`PFX0O2`: PFX002, not PFX102)
+        slips = {code: sum(a != b for a, b in zip(upper, code)) for code in codes}
+        fewest = min(slips.values(), default=3)
+        close = [code for code, n in slips.items() if n == fewest] if fewest <= 1 else []
+    else:
+        close = difflib.get_close_matches(upper, codes, n=3, cutoff=0.8)
+    shown = [repr(code) for code in sorted(close)]
+    if not shown:
+        return ""
+    return f" (did you mean {', '.join(shown[:-1]) + ' or ' if len(shown) > 1 else ''}{shown[-1]}?)"
+
+
 @lru_cache(maxsize=1)
 def rule_codes() -> tuple[str, ...]:
     """The codes of every rule, from the rule files' names (nothing is parsed)."""

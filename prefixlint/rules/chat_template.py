@@ -127,6 +127,44 @@ def detect_date_injection(
     return DateInjection(template.origin, line, output_line, offset, text, other, stable, len(ids))
 
 
+@dataclass(frozen=True)
+class HistoryTurn:
+    """One history probe: the request before the last assistant message (`prompt`), that reply
+    as the model generated it, and the request that follows (`following`), as token ids."""
+    template: ChatTemplate
+    messages: Sequence[Mapping[str, Any]]
+    index: int  # of the last assistant message
+    prompt: Any
+    reply: GeneratedReply
+    following: Any
+    cached_ids: list[int]  # the prompt's ids and the generated reply's: what the engine cached
+    new_ids: list[int]
+    shared: int  # shared prefix of the two, in tokens
+
+    @property
+    def cached_text(self) -> str:
+        return self.prompt.text + self.reply.text
+
+
+def probe_history(tokenizer, chat_template, probes, judge, *, messages=None, tools=None, now=FIRST_CLOCK):
+    """`judge(turn, tokenizer, tools, now)` on the history turn of `messages` (which must hold an
+    assistant message), or without them on each of `probes` until one is judged (`_first_found`):
+    the rendering PFX102 and PFX103 share."""
+    template = resolve_chat_template(tokenizer, chat_template)
+    if messages is None:
+        return _first_found(probes, lambda probe: probe_history(
+            tokenizer, template, probes, judge, messages=probe, tools=tools, now=now))
+    index = max(i for i, m in enumerate(messages) if m.get("role") == "assistant")
+    prompt = render_chat(messages[:index], tokenizer=tokenizer, chat_template=template, tools=tools, now=now)
+    reply = generated_reply(messages, index, tokenizer=tokenizer, chat_template=template, tools=tools, now=now)
+    following = render_chat(messages, tokenizer=tokenizer, chat_template=template, tools=tools, now=now)
+    cached_ids = prompt.ids(tokenizer) + list(reply.ids)
+    new_ids = following.ids(tokenizer)
+    turn = HistoryTurn(template, messages, index, prompt, reply, following, cached_ids, new_ids,
+                       shared_prefix(cached_ids, new_ids))
+    return judge(turn, tokenizer, tools, now)
+
+
 def detect_history_rewrite(
     tokenizer,
     chat_template: ChatTemplate | str | None = None,
@@ -140,30 +178,25 @@ def detect_history_rewrite(
 
     Without `messages`, `HISTORY_PROBE`, or without its system message for a template that
     refuses one."""
-    template = resolve_chat_template(tokenizer, chat_template)
-    if messages is None:
-        return _first_found((HISTORY_PROBE, HISTORY_PROBE[1:]), lambda probe: detect_history_rewrite(
-            tokenizer, template, messages=probe, tools=tools, now=now))
-    index = max(i for i, m in enumerate(messages) if m.get("role") == "assistant")
-    prompt = render_chat(messages[:index], tokenizer=tokenizer, chat_template=template, tools=tools, now=now)
-    reply = generated_reply(messages, index, tokenizer=tokenizer, chat_template=template, tools=tools, now=now)
-    following = render_chat(messages, tokenizer=tokenizer, chat_template=template, tools=tools, now=now)
-    cached_ids = prompt.ids(tokenizer) + list(reply.ids)
-    new_ids = following.ids(tokenizer)
-    shared = shared_prefix(cached_ids, new_ids)
-    cached_text = prompt.text + reply.text
+    return probe_history(tokenizer, chat_template, (HISTORY_PROBE, HISTORY_PROBE[1:]), _rewrite,
+                         messages=messages, tools=tools, now=now)
+
+
+def _rewrite(turn: HistoryTurn, tokenizer, tools, now: datetime) -> HistoryRewrite | None:
+    messages, reply, following, cached_text = turn.messages, turn.reply, turn.following, turn.cached_text
     offset = len(common_text(cached_text, following.text))
-    if shared == len(cached_ids) or offset >= len(cached_text):
+    if turn.shared == len(turn.cached_ids) or offset >= len(cached_text):
         return None  # kept intact (a lost token at a boundary is not the template's doing)
     message_index = following.message_at(offset)
     reason = rewrite_reason(cached_text, following.text, offset, messages, message_index, reply, tools)
-    line = template_line_at(template, messages, tools, True, tokenizer, now, offset)
+    line = template_line_at(turn.template, messages, tools, True, tokenizer, now, offset)
     cached_line = None
     if reply.exact:
-        cached_line = template_line_at(template, messages[: index + 1], tools, False, tokenizer, now, offset)
+        cached_line = template_line_at(turn.template, messages[: turn.index + 1], tools, False, tokenizer, now, offset)
     return HistoryRewrite(
-        template.origin, message_index, offset, line, cached_line,
-        cached_text[offset: offset + 60], following.text[offset: offset + 60], reason, shared, len(cached_ids),
+        turn.template.origin, message_index, offset, line, cached_line,
+        cached_text[offset: offset + 60], following.text[offset: offset + 60], reason, turn.shared,
+        len(turn.cached_ids),
     )
 
 

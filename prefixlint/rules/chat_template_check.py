@@ -12,7 +12,7 @@ others.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from prefixlint.load.template import Template, source_location
 from prefixlint.results import Finding
@@ -75,9 +75,14 @@ def _parse(template: Template) -> None:
     try:
         ImmutableSandboxedEnvironment(extensions=["jinja2.ext.loopcontrols"]).parse(template.messages[0].content)
     except TemplateSyntaxError as exc:
-        line, column = source_location(template, template.messages[0], exc.lineno or 1)
+        from prefixlint.render.jinja_syntax import syntax_location
+
+        message = template.messages[0]
+        at, column, hint = syntax_location(message.content, exc,
+                                           lambda line, col: source_location(template, message, line, col))
+        line, file_column = source_location(template, message, at or 1, column or 1)
         raise PrefixlintError(f"Jinja syntax error in the chat template: {exc.message}", path=template.path,
-                              line=line) from None
+                              line=line, column=file_column if column else None, hint=hint) from None
 
 
 def prompt_tokens(tokenizer, template: Template) -> int:
@@ -109,48 +114,56 @@ def _where(template: Template, line: int | None, word: str | None) -> tuple[int,
 
 def chat_template_injects_date(rule: Rule, data) -> Iterator[Finding]:
     """PFX101: the chat template writes the current date (or time) into every prompt."""
-    found = data.chat_template
-    if found is None or found.date is None:
+    if (detected := _detected(data, "date")) is None:
         return
-    date, (line, column) = found.date, found.date_at
+    date, at = detected
     total, shared = date.prompt_tokens, date.stable_prefix_tokens
     message = (
         f"the chat template writes the date into every prompt ({date.text!r}, {date.other_text!r} on a later day):"
         f" after a date change only the first {shared:,} of {total:,} tokens of a request are reused."
         f" Pass the date in a message where it is needed, or take it out of the template."
     )
-    message = _with_template_line(message, line, date.line)
-    yield Finding(
-        path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
-        message=message, variable="strftime_now", tokens=total, shared_prefix_tokens=shared,
-        reusable_tokens=data.profile.reusable_tokens(shared, total),
-        fixed_reusable_tokens=data.profile.reusable_tokens(total, total),
-        extra={"placeholder": "strftime_now" if date.line else "", "template_line": date.line,
-               "output_line": date.output_line,
-               "text": date.text, "other_text": date.other_text},
-    )
+    yield _finding(rule, data, at, message, date.line, total, shared, variable="strftime_now",
+                   extra={"placeholder": "strftime_now" if date.line else "", "template_line": date.line,
+                          "output_line": date.output_line, "text": date.text, "other_text": date.other_text})
 
 
 def chat_template_rewrites_history(rule: Rule, data) -> Iterator[Finding]:
     """PFX102: the chat template renders an earlier turn differently once it is history."""
-    found = data.chat_template
-    if found is None or found.history is None:
+    if (detected := _detected(data, "history")) is None:
         return
-    rewrite, (line, column) = found.history, found.history_at or (1, 1)
+    rewrite, at = detected
     cached, shared = rewrite.cached_tokens, rewrite.shared_prefix_tokens
     message = (
         f"{rewrite.reason}: the next request shares {shared:,} of the {cached:,} tokens cached for the previous"
         f" one (its prompt and the generated reply), so every turn recomputes the history from there."
     )
-    message = _with_template_line(message, line, rewrite.line)
-    yield Finding(
+    yield _finding(rule, data, at, message, rewrite.line, cached, shared,
+                   extra={"placeholder": "", "reason": rewrite.reason, "template_line": rewrite.line,
+                          "cached_line": rewrite.cached_line, "cached_text": rewrite.cached_text,
+                          "new_text": rewrite.new_text})
+
+
+def _detected(data, name: str) -> tuple[Any, tuple[int, int]] | None:
+    """The file's `name` detection (`date`, `history`, `retokenized`) and the (line, column) it is
+    reported at; None when the template does not do it."""
+    found = data.chat_template
+    item = getattr(found, name, None) if found is not None else None
+    if item is None:
+        return None
+    return item, getattr(found, f"{name}_at", None) or (1, 1)
+
+
+def _finding(rule: Rule, data, at: tuple[int, int], message: str, template_line: int | None, tokens: int,
+             shared: int, *, variable: str | None = None, extra: dict) -> Finding:
+    """A template finding: `shared` of `tokens` reused now, all of them once the template is fixed;
+    the message ends with the template's own line where the file's differs."""
+    line, column = at
+    return Finding(
         path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
-        message=message, variable=None, tokens=cached, shared_prefix_tokens=shared,
-        reusable_tokens=data.profile.reusable_tokens(shared, cached),
-        fixed_reusable_tokens=data.profile.reusable_tokens(cached, cached),
-        extra={"placeholder": "", "reason": rewrite.reason, "template_line": rewrite.line,
-               "cached_line": rewrite.cached_line,
-               "cached_text": rewrite.cached_text, "new_text": rewrite.new_text},
+        message=_with_template_line(message, line, template_line), variable=variable, tokens=tokens,
+        shared_prefix_tokens=shared, reusable_tokens=data.profile.reusable_tokens(shared, tokens),
+        fixed_reusable_tokens=data.profile.reusable_tokens(tokens, tokens), extra=extra,
     )
 
 
@@ -164,22 +177,15 @@ def _with_template_line(message: str, file_line: int, template_line: int | None)
 
 def chat_template_retokenizes_history(rule: Rule, data) -> Iterator[Finding]:
     """PFX103: the next request tokenizes the previous reply's text otherwise than it was generated."""
-    found = data.chat_template
-    if found is None or getattr(found, "retokenized", None) is None:
+    if (detected := _detected(data, "retokenized")) is None:
         return
-    item, (line, column) = found.retokenized, found.retokenized_at or (1, 1)
+    item, at = detected
     cached, shared = item.cached_len, item.shared_prefix_tokens
     message = (
         f"the next request re-tokenizes history where the generation prompt meets the reply ({item.cached_tokens!r}"
         f" as generated, {item.new_tokens!r} as history): it shares {shared:,} of the {cached:,} tokens cached"
         " for the previous request. End the generation prompt with a special token or a newline, not a space."
     )
-    message = _with_template_line(message, line, item.line)
-    yield Finding(
-        path=data.path, line=line, column=column, code=rule.code, name=rule.name, severity=rule.severity,
-        message=message, variable=None, tokens=cached, shared_prefix_tokens=shared,
-        reusable_tokens=data.profile.reusable_tokens(shared, cached),
-        fixed_reusable_tokens=data.profile.reusable_tokens(cached, cached),
-        extra={"placeholder": "", "template_line": item.line, "cached_tokens": list(item.cached_tokens),
-               "new_tokens": list(item.new_tokens)},
-    )
+    yield _finding(rule, data, at, message, item.line, cached, shared,
+                   extra={"placeholder": "", "template_line": item.line, "cached_tokens": list(item.cached_tokens),
+                          "new_tokens": list(item.new_tokens)})

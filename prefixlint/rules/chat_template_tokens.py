@@ -16,10 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Mapping, Sequence
 
-from prefixlint.match.prefix import shared_prefix
-from prefixlint.render.chat import generated_reply, render_chat
-from prefixlint.render.templates import ChatTemplate, resolve_chat_template
-from prefixlint.rules.chat_template import FIRST_CLOCK, _first_found, common_text, template_line_at
+from prefixlint.render.templates import ChatTemplate
+from prefixlint.rules.chat_template import FIRST_CLOCK, HistoryTurn, common_text, probe_history, template_line_at
 
 #: Replies whose first characters merge with text before them in most BPE vocabularies.
 RETOKENIZE_PROBE = (
@@ -49,26 +47,20 @@ def detect_history_retokenize(
     tools=None,
     now: datetime = FIRST_CLOCK,
 ) -> HistoryRetokenized | None:
-    template = resolve_chat_template(tokenizer, chat_template)
-    if messages is None:
-        return _first_found((RETOKENIZE_PROBE,), lambda probe: detect_history_retokenize(
-            tokenizer, template, messages=probe, tools=tools, now=now))
-    index = max(i for i, m in enumerate(messages) if m.get("role") == "assistant")
-    prompt = render_chat(messages[:index], tokenizer=tokenizer, chat_template=template, tools=tools, now=now)
-    reply = generated_reply(messages, index, tokenizer=tokenizer, chat_template=template, tools=tools, now=now)
-    following = render_chat(messages, tokenizer=tokenizer, chat_template=template, tools=tools, now=now)
-    cached_ids = prompt.ids(tokenizer) + list(reply.ids)
-    new_ids = following.ids(tokenizer)
-    cached_text = prompt.text + reply.text
-    shared = shared_prefix(cached_ids, new_ids)
-    if shared >= len(cached_ids) or len(common_text(cached_text, following.text)) < len(cached_text):
+    return probe_history(tokenizer, chat_template, (RETOKENIZE_PROBE,), _retokenized,
+                         messages=messages, tools=tools, now=now)
+
+
+def _retokenized(turn: HistoryTurn, tokenizer, tools, now: datetime) -> HistoryRetokenized | None:
+    cached_ids, new_ids, shared, cached_text = turn.cached_ids, turn.new_ids, turn.shared, turn.cached_text
+    if shared >= len(cached_ids) or len(common_text(cached_text, turn.following.text)) < len(cached_text):
         return None  # kept intact, or the text itself changes (PFX102's)
     offset = len("".join(tokenizer.token_text(t) for t in new_ids[:shared]))
-    if offset >= len(cached_text) - len(reply.end_of_turn or ""):
+    if offset >= len(cached_text) - len(turn.reply.end_of_turn or ""):
         return None  # within the end-of-turn marker, the stop token an engine never caches
-    line = template_line_at(template, messages, tools, True, tokenizer, now, offset)
+    line = template_line_at(turn.template, turn.messages, tools, True, tokenizer, now, offset)
     return HistoryRetokenized(
-        template.origin, shared, offset, line,
+        turn.template.origin, shared, offset, line,
         tuple(tokenizer.token_text(t) for t in cached_ids[shared: shared + 3]),
         tuple(tokenizer.token_text(t) for t in new_ids[shared: shared + 3]), shared, len(cached_ids),
     )

@@ -109,8 +109,10 @@ class Suppressions:
             codes = []
             for item in re.finditer(r"[^\s,]+", match.group("codes")):
                 if not CODE.fullmatch(item.group()):
+                    from prefixlint.rules.catalog import did_you_mean
+
                     raise PrefixlintError(
-                        f"malformed suppression comment: {item.group()!r} is not a rule code",
+                        f"malformed suppression comment: {item.group()!r} is not a rule code{did_you_mean(item.group())}",
                         path=path, line=line, column=column + item.start() + match.start("codes") - start,
                         hint="write codes like PFX001, separated by commas; put a reason after ' -- '",
                     )
@@ -121,6 +123,18 @@ class Suppressions:
                 alone=not rest_of_line.strip(),
             ))
         for match in NOQA.finditer(source_text):
+            for item in re.finditer(r"[^\s,]+", match.group("codes") or ""):
+                if item.group().upper().startswith("PFX") and not CODE.fullmatch(item.group().upper()):
+                    from prefixlint.rules.catalog import did_you_mean
+
+                    newlines = newlines if newlines is not None else [m.start() for m in re.finditer("\n", source_text)]
+                    at = match.start("codes") + item.start()
+                    line = bisect.bisect_left(newlines, at) + 1
+                    raise PrefixlintError(  # meant for prefixlint, so not another tool's: not ignored
+                        f"malformed noqa comment: {item.group()!r} is not a rule code{did_you_mean(item.group())}",
+                        path=path, line=line, column=at - (newlines[line - 2] + 1 if line > 1 else 0) + 1,
+                        hint="write codes like PFX001, separated by commas",
+                    )
             named = re.findall(r"[A-Za-z]+[0-9]+", match.group("codes") or "")
             noqa_codes = tuple(dict.fromkeys(code.upper() for code in named if CODE.fullmatch(code.upper())))
             if named and not noqa_codes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -109,3 +110,18 @@ def test_a_changed_file_of_prefixlint_itself_is_a_new_build(tmp_path, monkeypatc
     second = cache_module.build_identity()
     cache_module.build_identity.cache_clear()
     assert second != first
+
+
+def test_the_files_a_promptfoo_configuration_references_keep_their_place_with_the_cache(repo):
+    root, _ = repo
+    samples = Path(__file__).resolve().parents[2] / "samples"
+    (root / "prompts" / "p").mkdir()
+    (root / "prompts" / "p" / "prompts").mkdir()
+    for name in ("promptfooconfig.yaml", "prompts/translate_chat.json"):
+        (root / "prompts" / "p" / name).write_text((samples / "promptfoo" / name).read_text())
+    (root / "prompts" / "z.md").write_text("Session {{ session_id }}.\n" + STABLE + "\n")
+    order = ["prompts/a.md", "prompts/p/prompts/translate_chat.json", "prompts/z.md"]
+    uncached = run("--no-cache")
+    assert [f["path"] for f in uncached["files"]] == order
+    assert run() == uncached  # the first run, storing a.md and z.md
+    assert run() == uncached  # a.md and z.md from the cache, the configuration checked again

@@ -53,7 +53,8 @@ MALFORMED = [
     ("langchain/malformed.json", 5, 1, "malformed JSON"),
     ("semantic_kernel/malformed.yaml", 2, None, "unknown template_format 'liquid'"),
     ("promptfoo_malformed/promptfooconfig.yaml", 3, None, "cannot read prompts/missing.txt"),
-    ("chat_template/malformed.jinja", 5, None, "Jinja syntax error"),
+    # at the `for` left open, not where Jinja gave up
+    ("chat_template/malformed.jinja", 1, 1, "the `{% for %}` opened on line 1 is never closed: add `{% endfor %}`"),
 ]
 FORMATS = {
     "prompty/support_agent.prompty": "prompty", "dotprompt/support.prompt": "dotprompt",

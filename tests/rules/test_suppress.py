@@ -89,7 +89,8 @@ def test_a_malformed_code_list_is_an_error_at_the_code(text, bad, column):
     line_start = text.rfind("\n", 0, text.index(bad, text.index("prefixlint"))) + 1
     assert column == text.index(bad, text.index("prefixlint")) - line_start + 1
     assert (caught.value.path, caught.value.line, caught.value.column) == ("prompts/x.yaml", line, column)
-    assert caught.value.message == f"malformed suppression comment: {bad!r} is not a rule code"
+    guess = " (did you mean 'PFX001'?)" if bad == "pfx001" else ""  # a code one slip away
+    assert caught.value.message == f"malformed suppression comment: {bad!r} is not a rule code{guess}"
 
 
 # --- applying -------------------------------------------------------------------------------------
