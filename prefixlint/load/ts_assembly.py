@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from prefixlint.load.ts_grammar import walk
+
 #: Node types that open a scope for `let`/`const`.
 _SCOPES = frozenset({"statement_block", "program", "class_body", "switch_body"})
 #: Node types whose body is a function of its own.
@@ -34,14 +36,6 @@ def scope_of(node):
     return node
 
 
-def _walk(root):
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(reversed(node.children))
-
-
 def _is_name(node, name: str) -> bool:
     return node is not None and node.type == "identifier" and node.text.decode() == name
 
@@ -55,7 +49,7 @@ def additions(declarator) -> list:
         return []
     name = name_node.text.decode()
     found: list = []
-    for node in _walk(scope):
+    for node in walk(scope):
         if node.start_byte < declarator.end_byte or len(found) >= _MAX_ADDITIONS:
             continue
         kind = node.type
@@ -92,7 +86,7 @@ def _shadowed(node, name: str, scope) -> bool:
     node = node.parent
     while node is not None and node is not scope and node != scope:
         if node.type in FUNCTIONS:
-            for child in _walk(node):
+            for child in walk(node):
                 if child.type == "variable_declarator" and _is_name(child.child_by_field_name("name"), name):
                     return True
         node = node.parent

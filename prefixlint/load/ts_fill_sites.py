@@ -23,6 +23,7 @@ from prefixlint.load.source_prompts import CLOCK_CALLS, Field, clock_variable, f
 from prefixlint.load.template import Variable
 from prefixlint.load.ts_assembly import FUNCTIONS, declaration
 from prefixlint.load.ts_callers import from_callers
+from prefixlint.load.ts_grammar import walk
 
 DAY_METHODS = {"toLocaleDateString", "toDateString"}
 YEAR_METHODS = {"getFullYear", "getUTCFullYear", "getMonth", "getYear"}
@@ -55,13 +56,7 @@ class FillSites:
         self.root: Any = None
         self.patterns: list = []  # `const { a, b } = ...` declarators
 
-    @staticmethod
-    def _walk(root):
-        stack = [root]
-        while stack:
-            node = stack.pop()
-            yield node
-            stack.extend(reversed(node.children))
+    _walk = staticmethod(walk)
 
     def at(self, byte: int) -> int:
         return self._chars[byte] if self._chars is not None else byte

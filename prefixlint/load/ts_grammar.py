@@ -41,3 +41,12 @@ def parser(grammar: str):
 def parse(path: str, text: str):
     """The root node of `text` read with the grammar of `path`."""
     return parser(source_kind(path)[1]).parse(text.encode("utf-8")).root_node
+
+
+def walk(root):
+    """Every node of a tree-sitter tree under `root` (itself first), in source order, without recursion."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(node.children))
