@@ -123,3 +123,16 @@ def replaced_field(pattern) -> str | None:
     else:
         return None
     return text if _PLACEHOLDER.match(text) else None
+
+
+def returned_expression(function):
+    """The expression a function returns (its last `return`, or an arrow's body)."""
+    if function.type not in FUNCTIONS:
+        return None
+    body = function.child_by_field_name("body")
+    if body is not None and body.type == "statement_block":
+        returns = [n for n in walk(body) if n.type == "return_statement" and n.named_children]
+        body = returns[-1].named_children[0] if returns else None
+    while body is not None and body.type == "parenthesized_expression" and body.named_children:
+        body = body.named_children[0]
+    return body

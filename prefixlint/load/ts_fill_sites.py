@@ -21,7 +21,7 @@ from typing import Any
 from prefixlint.load.fill_sites import CONFIG_ROOTS, deployment_constant
 from prefixlint.load.source_prompts import CLOCK_CALLS, Field, clock_variable, filled_by, variable_name
 from prefixlint.load.template import Variable
-from prefixlint.load.ts_assembly import FUNCTIONS, declaration
+from prefixlint.load.ts_assembly import FUNCTIONS, declaration, returned_expression
 from prefixlint.load.ts_callers import from_callers
 from prefixlint.load.ts_grammar import walk
 
@@ -125,7 +125,7 @@ class FillSites:
             if value is not None and value.type == "call_expression":
                 callee = value.child_by_field_name("function")
                 function = self.bindings.get(callee.text.decode()) if callee.type == "identifier" else None
-                value = _returned(function) if function is not None else None
+                value = returned_expression(function) if function is not None else None
             if value is not None and value.type == "object":
                 for child in value.named_children:
                     if child.type == "shorthand_property_identifier" and child.text == name.text:
@@ -216,19 +216,6 @@ def config_read(node) -> bool:
             return node.type == "member_expression" and node.child_by_field_name("property").text == b"env"
         node = inner
     return node.type == "identifier" and node.text.decode() in TS_CONFIG_ROOTS and node.text != b"process"
-
-
-def _returned(function):
-    """The expression a function returns (its last `return`, or an arrow's body)."""
-    if function.type not in FUNCTIONS:
-        return None
-    body = function.child_by_field_name("body")
-    if body is not None and body.type == "statement_block":
-        returns = [n for n in FillSites._walk(body) if n.type == "return_statement" and n.named_children]
-        body = returns[-1].named_children[0] if returns else None
-    while body is not None and body.type == "parenthesized_expression" and body.named_children:
-        body = body.named_children[0]
-    return body
 
 
 def _as_identifier(shorthand, sites):

@@ -34,6 +34,7 @@ from prefixlint.load.source_prompts import (
 )
 from prefixlint.load.source_text import template_fields
 from prefixlint.load.template import Template
+from prefixlint.load.ts_assembly import returned_expression
 from prefixlint.load.ts_grammar import parser, source_kind
 from prefixlint.load.ts_langchain import is_prompt_object, prompt_object
 from prefixlint.load.ts_values import Values, node_key
@@ -225,12 +226,7 @@ class _Source(Values):
         function = node if node.type == "function_declaration" else node.child_by_field_name("value")
         if function is None or function.type not in ("function_declaration", "arrow_function", "function_expression"):
             return []
-        body = function.child_by_field_name("body")
-        if body is not None and body.type == "statement_block":
-            returns = [n for n in self._walk(body) if n.type == "return_statement" and n.named_children]
-            body = returns[-1].named_children[0] if returns else None
-        while body is not None and body.type == "parenthesized_expression" and body.named_children:
-            body = body.named_children[0]
+        body = returned_expression(function)
         return self.role_messages_of([body]) if body is not None and body.type == "object" else []
 
     def unshifted_into(self, target) -> list[PromptMessage]:
