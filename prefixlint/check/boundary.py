@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import signal
-from typing import Callable
+from typing import Any, Callable
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.results import FileResult
@@ -101,3 +101,45 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
+
+
+class Steps:
+    """One template's check (the generator `check.runner._check`) driven a step at a time, each
+    step inside this boundary and the file's render budget (`advance` gives (True, the result)
+    once it ended, else (False, what it yielded)): the prompts of a module are measured first,
+    then their fixes verified together (issue 19 item 9)."""
+
+    def __init__(self, path: str, skip_non_templates: bool, steps) -> None:
+        self.path, self.skip, self.steps, self.spent = path, skip_non_templates, steps, 0.0
+
+    def advance(self, value) -> tuple[bool, Any]:
+        from prefixlint.load.registry import NotATemplate
+        from prefixlint.sandbox import file_budget
+        from prefixlint.sandbox.worker_process import in_worker
+
+        path = self.path
+        try:
+            with file_budget() as budget:  # all of the file's renders together, however many values it has
+                budget.spent = self.spent
+                try:
+                    return False, self.steps.send(value)
+                except StopIteration as stop:
+                    return True, stop.value
+                finally:
+                    self.spent = budget.spent
+        except NotATemplate as exc:
+            return True, None if self.skip else FileResult(path, error=exc.located(path))
+        except PrefixlintError as exc:
+            return True, FileResult(path, error=exc.located(path))
+        except RecursionError:
+            return True, FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))
+        except MemoryError:
+            if in_worker():  # reported by the pool as the file's memory budget
+                raise
+            return True, FileResult(path, error=PrefixlintError("ran out of memory while checking it", path=path))
+        except PASSING:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the file boundary, for every caller
+            if os.environ.get("PREFIXLINT_DEBUG"):
+                raise
+            return True, FileResult(path, error=diagnostic(exc, path))

@@ -6,9 +6,9 @@ result's `error`, so the command reports it and goes on with the other files.
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
-from typing import Any, Callable, Iterable
+from functools import lru_cache
+from typing import Any, Callable, Generator, Iterable
 
 from prefixlint.check.settings import Settings
 from prefixlint.errors import ChatTemplateFailure, PrefixlintError
@@ -47,8 +47,8 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
     if len(templates) == 1 and templates[0].path == path:
         result = measured_file(path, settings, templates[0], chat_templates)
         return [walked_result(result, path, text, templates[0], skip_non_templates)]
-    results = merge_by_path([walked_result(measured_file(t.path, settings, t, chat_templates), t.path, None, t,
-                                     skip_non_templates) for t in templates])
+    results = merge_by_path([walked_result(result, t.path, None, t, skip_non_templates)
+                             for t, result in zip(templates, _checked_together(path, settings, templates, chat_templates))])
     # Measured through this config: `check_files` measures such a file once, this way.
     return [replace(result, config=path) if result.error is None and result.skipped is None else result
             for result in results]
@@ -95,39 +95,41 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
     The findings of the chat template its messages are rendered with go to `chat_templates`
     (a `ChatTemplateRuns`), reported once per run against the template; without one, nowhere.
     `text`, when given, is checked as the content of `path` (a file as it is at a git revision)."""
-    from prefixlint.check.boundary import PASSING, diagnostic
-    from prefixlint.load.registry import NotATemplate
-    from prefixlint.sandbox import file_budget
-    from prefixlint.sandbox.worker_process import in_worker
+    from prefixlint.check.boundary import Steps
 
-    try:
-        with file_budget():  # all of the file's renders together, however many values it has
-            return _check(path, settings, template, chat_templates, text)
-    except NotATemplate as exc:
-        return None if skip_non_templates else FileResult(path, error=exc.located(path))
-    except PrefixlintError as exc:
-        return FileResult(path, error=exc.located(path))
-    except RecursionError:
-        return FileResult(path, error=PrefixlintError("template nests too deeply to render", path=path))
-    except MemoryError:
-        if in_worker():  # reported by the pool as the file's memory budget
-            raise
-        return FileResult(path, error=PrefixlintError("ran out of memory while checking it", path=path))
-    except PASSING:
-        raise
-    except BaseException as exc:  # noqa: BLE001 - the file boundary (check/boundary.py), for every caller
-        if os.environ.get("PREFIXLINT_DEBUG"):
-            raise
-        return FileResult(path, error=diagnostic(exc, path))
+    steps = Steps(path, skip_non_templates, _check(path, settings, template, chat_templates, text))
+    done, value = steps.advance(None)
+    return value if done else steps.advance(None)[1]  # None: its fixes verified alone (fix/attach.py)
 
 
-def _check(path: str, settings: Settings, template=None, chat_templates=None,
-           text: str | None = None) -> FileResult:
+def _checked_together(path: str, settings: Settings, templates, chat_templates) -> list[FileResult]:
+    """The results of the prompts of one file, checked together: each measured and its fixes
+    planned, then verified on one load of the file per round of fixes (`fix/file_reload.py`)."""
+    from prefixlint.check.boundary import Steps
+    from prefixlint.fix.file_reload import FileReload
+    from prefixlint.load.registry import load_templates
+
+    if any(t.path != path or t.source is not templates[0].source for t in templates):  # a config's prompt files
+        return [measured_file(t.path, settings, t, chat_templates) for t in templates]
+    steps = [Steps(path, False, _check(path, settings, t, chat_templates, plan=True)) for t in templates]
+    firsts = [step.advance(None) for step in steps]
+    together = FileReload(path, templates[0].source, templates, load_templates)
+    for index, (done, planned) in enumerate(firsts):
+        together.plan(index, None if done else planned)
+    return [value if done else step.advance(together.reloader)[1]
+            for index, (step, (done, value)) in enumerate(zip(steps, firsts))]
+
+
+def _check(path: str, settings: Settings, template=None, chat_templates=None, text: str | None = None,
+           plan: bool = False) -> Generator[Any, Any, FileResult]:
+    """The check of one template; it yields once, before its fixes are verified: the fixes it
+    plans (`plan`, a `Planned`) or None, and is sent what makes the `reload` to verify them with
+    from the template (None: `fix.attach.reloader`)."""
     from prefixlint.check.caps import refuse_too_many_names, refuse_too_much_work
     from prefixlint.check.chat_template_runs import let_through
     from prefixlint.check.measure import Measurer
     from prefixlint.engines.profiles import get_profile
-    from prefixlint.fix.attach import after_fixes, attach
+    from prefixlint.fix.attach import after_fixes, attach, planned_fixes
     from prefixlint.load.classify import builtin_catalog, load_catalog_extension
     from prefixlint.load.registry import load_template, loader_for
     from prefixlint.load.source_prompts import finding_tags
@@ -138,13 +140,13 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     from prefixlint.render.history import History
     from prefixlint.rules.measured import Measured
     from prefixlint.rules.registry import CHAT_TEMPLATE_CODES, run_checks
-    from prefixlint.rules.suppress import Suppressions, literal_ranges
+    from prefixlint.rules.suppress import literal_ranges
     from prefixlint.tokenize import load_tokenizer
 
     template = template if template is not None else load_template(path, text)
     listed = settings.is_system_prompt is not None and settings.is_system_prompt(path)
     template = as_system_prompt(template, listed)  # a system prompt is served followed by the history
-    suppressions = Suppressions.parse(template.source, path).spanning(literal_ranges(template))
+    suppressions = _suppressions(template.source, path).spanning(literal_ranges(template))
     profile = get_profile(template.engine or settings.engine, settings.block_size)
     if loader_for(template.format).chat_template:
         return _check_chat_template(path, template, settings, profile, suppressions)
@@ -195,7 +197,9 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
     remeasure = lambda t: Measurer(t, compile_template(t), tokenizer, profile, catalog,  # noqa: E731 (a fixed text)
                                    settings.min_stable_tokens, framing, measurer.history)
     vary = frozenset(v.name for v in measurer.volatiles if v.name not in slot_names)
-    findings, fix_source, after = attach(findings, template, compiled.placeholders, measurer, measured, remeasure, vary)
+    reload = yield (planned_fixes(findings, template, compiled.placeholders, measurer, measured) if plan else None)
+    findings, fix_source, after = attach(findings, template, compiled.placeholders, measurer, measured, remeasure, vary,
+                                         reload=reload(template) if reload is not None else None)
     overall = after_fixes(overall, after)  # one number: the measurement of the fixed text
     view = None
     if settings.token_view:  # check --format html
@@ -213,6 +217,14 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None,
                   for m in measured}, token_view=view,
         fix_sources=(fix_source,),
     )
+
+
+@lru_cache(maxsize=4)
+def _suppressions(source: str, path: str):
+    """The file's suppression comments, read once for all the prompts of a module."""
+    from prefixlint.rules.suppress import Suppressions
+
+    return Suppressions.parse(source, path)
 
 
 def _offline_for(template, settings: Settings) -> bool:

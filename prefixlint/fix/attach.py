@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from prefixlint.fix.build import NoFix, build_fix
 from prefixlint.fix.edits import apply_edits, edits_json
+from prefixlint.fix.file_reload import Planned
 from prefixlint.fix.plan import FixSource, Offered, combine
 from prefixlint.fix.source import source_messages
 from prefixlint.fix.verify import Rejected, placeholder_names, verify
@@ -115,20 +116,51 @@ class Checker:
         return measurer
 
 
-def attach(findings, template, placeholders, measurer, measured, remeasure=None, vary=None):
-    """(the findings with their `fix`, the file's FixSource, the measurement of its fixed text
-    or None when no fix is offered)."""
+def _moving(findings, template, measured):
+    """(index, finding, its measured value) of every finding whose fix moves its value."""
     by_name = {m.volatility.name: m for m in measured}
+    for k, finding in enumerate(findings):
+        item = by_name.get(finding.variable) if finding.code in MOVING_CODES else None
+        if item is not None and item.moved and finding.path == template.path:
+            yield k, finding, item
+
+
+def planned_fixes(findings, template, placeholders, measurer, measured) -> Planned:
+    """The edit sets `attach` will ask to be loaded, in its order, when every fix holds: each
+    finding's fix, then each combination of them (`fix/file_reload.py` loads a file's prompts'
+    plans together). Built without loading anything; nothing here is offered."""
+    base, edits, offered = measurer.render(), [], []
+    for _, _, item in _moving(findings, template, measured):
+        modes = measurer.modes(set(item.moved), base)
+        if any(i in measurer.no_unit for i in modes):
+            continue
+        try:
+            edits.append(build_fix(template, placeholders, modes).edits)
+        except NoFix:
+            continue
+        offered.append(modes)
+    combined: dict[int, str] = {}
+    for modes in offered:  # as `fix.plan.combine` tries them
+        trial = {**combined, **modes}
+        try:
+            edits.append(build_fix(template, placeholders, trial).edits)
+        except NoFix:
+            continue
+        combined = trial
+    return Planned(tuple(dict.fromkeys(edits)))
+
+
+def attach(findings, template, placeholders, measurer, measured, remeasure=None, vary=None, reload=None):
+    """(the findings with their `fix`, the file's FixSource, the measurement of its fixed text
+    or None when no fix is offered). `reload(text)` loads an edited text as this template
+    (default: `reloader(template)`)."""
     checker = Checker(template, measurer, remeasure) if remeasure is not None else None
-    source = FixSource(template, tuple(placeholders), check=checker)
-    reload = reloader(template)
+    reload = reload if reload is not None else reloader(template)
+    source = FixSource(template, tuple(placeholders), check=checker, reload=reload)
     out, fixes = list(findings), {}
     base = measurer.render()
     before = flagged(measurer, measured)
-    for k, finding in enumerate(findings):
-        item = by_name.get(finding.variable) if finding.code in MOVING_CODES else None
-        if item is None or not item.moved or finding.path != template.path:
-            continue
+    for k, finding, item in _moving(findings, template, measured):
         modes = measurer.modes(set(item.moved), base)
         try:
             reason = next((measurer.no_unit[i] for i in sorted(modes) if i in measurer.no_unit), None)
@@ -156,7 +188,7 @@ def attach(findings, template, placeholders, measurer, measured, remeasure=None,
                           " (the next value then ends the shared prefix)")
                 out = [_unfixed(f, reason) if k in fixes else f for k, f in enumerate(out)]
                 fixes, after = {}, None
-                source = FixSource(template, tuple(placeholders), check=checker)
+                source = FixSource(template, tuple(placeholders), check=checker, reload=reload)
     for k, fix in fixes.items():
         data = {"applicability": fix.applicability, "message": fix.message,
                 "edits": edits_json(template.source, fix.edits)}

@@ -37,6 +37,9 @@ class FixSource:
     check: Callable[[Any], Any] | None = None
     #: The token ids of the fixed text's first request (the HTML page's "after" side), () for none.
     fixed_ids: tuple[int, ...] = ()
+    #: `reload(text)`: an edited text loaded as this template (`fix.attach.reloader`, or the
+    #: file's prompts loaded together, `fix.file_reload`); None: a reloader of its own.
+    reload: Callable[[str], Any] | None = None
 
 
 def combine(template, placeholders, offered, reload, check: Callable[[Any], None] | None = None

@@ -37,7 +37,7 @@ def fixed_text(result, unsafe: bool = False) -> tuple[str, str, int] | None:
         chosen = [o for o in source.offered if unsafe or o.applicability == "safe"]
         if not chosen:
             continue
-        taken, count, _ = combine(source.template, source.placeholders, chosen, reloader(source.template),
+        taken, count, _ = combine(source.template, source.placeholders, chosen, source.reload or reloader(source.template),
                                   source.check)
         if taken is not None and not _overlaps(edits, taken.edits):  # two prompts of one literal
             edits += [e for e in taken.edits if e not in edits]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 #: A role line of a conversation kept in one text (Prompt flow): `# system:`, `# user:` ...
@@ -102,19 +103,26 @@ class Template:
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a 0-based character offset in the file."""
         if not self._line_starts:
-            self._line_starts.extend(line_starts(self.source))
+            self._line_starts.extend(_starts(self.source))
         line = bisect_right(self._line_starts, offset)
         return line, offset - self._line_starts[line - 1] + 1
 
 
 def line_starts(text: str) -> list[int]:
     """The offset where each line of `text` starts."""
+    return list(_starts(text))
+
+
+@lru_cache(maxsize=16)
+def _starts(text: str) -> tuple[int, ...]:
+    """`line_starts`, worked out once per text: the prompts of one module share its text (issue 19
+    item 9), each asking for positions in it."""
     starts = [0]
     at = text.find("\n")
     while at >= 0:
         starts.append(at + 1)
         at = text.find("\n", at + 1)
-    return starts
+    return tuple(starts)
 
 
 def strip_span(text: str, start: int, end: int) -> tuple[int, int]:

@@ -1,0 +1,208 @@
+"""The fixed texts of a file holding many prompts, loaded once for all of them (issue 19 item 9).
+
+Every fix is verified on its fixed text loaded again (`prefixlint.fix.attach`). Loading a
+module of n prompts once per prompt costs n times the module: quadratic. Here the prompts of a
+file first plan their fixes (`Planned`: the edit sets their fixes and combinations will ask
+for, in that order), then each round of plans (every prompt's first fix, every prompt's second
+...) is written into the file at once and that one text is loaded. A prompt's fixed template is
+taken from that load and mapped back to the file with only its own edits (its offsets and
+lines shifted past the other prompts' edits): O(its size). The load of the combined text is
+used for a prompt only when nothing of the prompt as loaded comes from, or was cut by, another
+prompt's edit and its variables are those of the original; otherwise, and for any text no plan
+named, the prompt's own fixed text is loaded whole, as before. A fix that fails verification on
+its template is still not offered: the template it is verified on is the one the file's loader
+reads from the fixed text.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, fields, replace
+from typing import Callable
+
+from prefixlint.fix.edits import Edit, apply_edits
+from prefixlint.load.source_prompts import SourceTemplate
+from prefixlint.load.template import Message, Template
+
+#: Templates whose offset-bearing fields the mapping knows (the other fields hold no offset).
+_MAPPED = (Template, SourceTemplate)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """The edit sets one prompt's fixes will be verified on, in the order they are asked for."""
+
+    edits: tuple[tuple[Edit, ...], ...] = ()
+
+
+class FileReload:
+    """Loads of a file's edited texts for the fixes of all its prompts (`templates`, as loaded
+    from `source`, in order); `reloader(template)` is a prompt's `reload(text)`."""
+
+    def __init__(self, path: str, source: str, templates: list, load: Callable[[str, str], list]) -> None:
+        self.path, self.source, self.templates, self.load = path, source, templates, load
+        self.plans: dict[int, Planned] = {}
+        self.rounds: dict[int, tuple[dict[int, tuple[Edit, ...]], list | None]] = {}
+        self.loads = 0  # whole loads of an edited text, combined or one prompt's (a test counts them)
+
+    def plan(self, index: int, planned: Planned | None) -> None:
+        if planned is not None:
+            self.plans[index] = planned
+
+    def reloader(self, template) -> Callable[[str], object]:
+        """`reload(text)` for `template`, the prompt of the file with its messages (the first such;
+        None for every text when none has them, as `fix.attach.reloader` does)."""
+        index = next((i for i, t in enumerate(self.templates) if t.messages == template.messages), None)
+        seen: dict[str, object] = {}  # an edited text is loaded once: the fix, its check and the combined fix
+
+        def reload(text: str):
+            if index is None:
+                return None
+            if text not in seen:
+                if len(seen) >= 8:
+                    seen.pop(next(iter(seen)))
+                seen[text] = self._reload(index, text)
+            return seen[text]
+
+        return reload
+
+    def _reload(self, index: int, text: str):
+        plan = self.plans.get(index)
+        for number, edits in enumerate(plan.edits if plan is not None else ()):
+            if len(text) == len(self.source) + _growth(edits) and apply_edits(self.source, edits) == text:
+                fast = self._from_round(number, index, text)
+                if fast is not None:
+                    return fast
+                break
+        return self._alone(index, text)
+
+    def _alone(self, index: int, text: str):
+        """Prompt `index` loaded from the whole edited text (None: it no longer loads as it)."""
+        from prefixlint.errors import PrefixlintError
+
+        self.loads += 1
+        try:
+            after = [t for t in self.load(self.path, text) if t.path == self.path]
+        except (PrefixlintError, RecursionError, ValueError):
+            return None
+        return after[index] if len(after) == len(self.templates) else None
+
+    def _round(self, number: int):
+        """(the edits of each prompt in round `number`, the templates of the text with all of them)."""
+        from prefixlint.errors import PrefixlintError
+
+        if number not in self.rounds:
+            taken: dict[int, tuple[Edit, ...]] = {}
+            for index, plan in sorted(self.plans.items()):
+                if number < len(plan.edits) and not _overlap([e for es in taken.values() for e in es], plan.edits[number]):
+                    taken[index] = plan.edits[number]
+            loaded = None
+            if len(taken) > 1:  # one prompt alone is its own text
+                self.loads += 1
+                try:
+                    text = apply_edits(self.source, [e for es in taken.values() for e in es])
+                    loaded = [t for t in self.load(self.path, text) if t.path == self.path]
+                except (PrefixlintError, RecursionError, ValueError):
+                    loaded = None
+                if loaded is not None and len(loaded) != len(self.templates):
+                    loaded = None
+            self.rounds[number] = (taken, loaded)
+        return self.rounds[number]
+
+    def _from_round(self, number: int, index: int, text: str):
+        taken, loaded = self._round(number)
+        if loaded is None or index not in taken:
+            return None
+        others = sorted(e for i, es in taken.items() if i != index for e in es)
+        original, combined = self.templates[index], loaded[index]
+        if type(combined) not in _MAPPED or type(original) is not type(combined) or _touched(original, others):
+            return None
+        return _mapped(combined, others, text, original, self.source)
+
+
+def _growth(edits) -> int:
+    return sum(len(e.content) - (e.end - e.start) for e in edits)
+
+
+def _overlap(edits, more) -> bool:
+    return any(a.start < b.end and b.start < a.end or a.start == b.start for a in edits for b in more)
+
+
+def _touched(template, others: list[Edit]) -> bool:
+    """Does another prompt's edit cut or insert inside the text this prompt was loaded from?"""
+    if not others:
+        return False
+    starts = [e.start for e in others]
+    spans = [m.offsets for m in template.messages] + [tuple(getattr(template, "placeholder_texts", {}))]
+    for offsets in spans:
+        for offset in offsets:
+            k = bisect_right(starts, offset) - 1
+            if k >= 0 and (others[k].start <= offset < others[k].end
+                           or others[k].start == offset and others[k].end == offset):
+                return True
+        if offsets:
+            low, high = min(offsets), max(offsets)
+            k = bisect_right(starts, low)
+            if k < len(others) and others[k].start <= high:  # an edit between its first and last characters
+                return True
+    return False
+
+
+class _Shift:
+    """Offsets and lines of the combined text mapped to the text with only one prompt's edits:
+    the other prompts' edits (`others`, in offsets of `source`, the original) taken out again."""
+
+    def __init__(self, others: list[Edit], source: str) -> None:
+        self.starts: list[int] = []  # where each other edit's content starts in the combined text
+        self.ends: list[int] = []  # ... and ends
+        self.deltas: list[int] = []  # characters the others up to it added (cumulative)
+        self.line_deltas: list[int] = []  # lines the others up to it added (cumulative)
+        self.inside = False  # an offset mapped was a character another prompt's edit wrote
+        growth, lines = 0, 0
+        for edit in others:
+            start = edit.start + growth
+            self.starts.append(start)
+            self.ends.append(start + len(edit.content))
+            growth += len(edit.content) - (edit.end - edit.start)
+            lines += edit.content.count("\n") - source.count("\n", edit.start, edit.end)
+            self.deltas.append(growth)
+            self.line_deltas.append(lines)
+
+    def _before(self, at: int) -> int:
+        """How many other edits end at or before `at` (the last of them is at index - 1)."""
+        return bisect_right(self.ends, at)
+
+    def offset(self, at: int) -> int:
+        k = self._before(at)
+        if k < len(self.starts) and self.starts[k] <= at < self.ends[k]:
+            self.inside = True
+        return at - (self.deltas[k - 1] if k else 0)
+
+    def line(self, number: int | None, combined_starts) -> int | None:
+        if number is None or not 0 < number <= len(combined_starts):
+            return number
+        k = self._before(combined_starts[number - 1])
+        return number - (self.line_deltas[k - 1] if k else 0)
+
+
+def _mapped(combined, others: list[Edit], text: str, original, source: str):
+    """`combined` (a template of the text with every prompt's edits) as the text with only this
+    prompt's edits (`text`) holds it; None when the mapping cannot be exact."""
+    from prefixlint.load.template import line_starts
+
+    shift = _Shift(others, source)
+    messages = tuple(Message(m.role, m.content, tuple(shift.offset(o) for o in m.offsets), shift.offset(m.start))
+                     for m in combined.messages)
+    changes: dict = {"source": text, "messages": messages, "_line_starts": []}
+    if isinstance(combined, SourceTemplate):
+        changes["placeholder_texts"] = {shift.offset(k): v for k, v in combined.placeholder_texts.items()}
+    if shift.inside:
+        return None
+    starts = line_starts(combined.source)  # cached per text: the round's one text
+    variables = {name: replace(v, line=shift.line(v.line, starts)) for name, v in combined.variables.items()}
+    if variables.keys() != original.variables.keys() or any(
+            replace(v, line=None) != replace(original.variables[name], line=None) for name, v in variables.items()):
+        return None  # what fills a value changed with the other prompts' edits: load this text alone
+    changes["variables"] = variables
+    assert {f.name for f in fields(combined)} >= set(changes)  # every field mapped exists
+    return replace(combined, **changes)
