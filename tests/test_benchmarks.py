@@ -22,7 +22,7 @@ SMOKE = {
     "bench_parallel.py": (["--n", "100", "--modes", "1"], "same figures"),
     "bench_sources.py": (["--runs", "1"], "load_templates"),
     "bench_server.py": (["1"], "re-check of a 100-line template"),
-    "bench_prompts_module.py": (["--runs", "1", "--prompts", "3"], "the floor (target <= 3x)"),
+    "bench_prompts_module.py": (["--runs", "1", "--prompts", "3", "--scale", "1,2"], "for 2.0x the prompts"),
 }
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from prefixlint.fix.edits import Edit, apply_edits
 from prefixlint.fix.new_message import CannotAdd, added_message
@@ -53,9 +54,7 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
         # text assembled from several fields (CrewAI's role/goal/backstory with its fixed text,
         # Semantic Kernel settings values): no single place in the file to move lines within
         raise NoFix("the prompt is assembled from several fields of the file: move the value by hand")
-    from prefixlint.load.compose import composes
-
-    if template.source and composes(template.source):  # text of other files is not this file's to edit
+    if template.source and _composes(template.source):  # text of other files is not this file's to edit
         raise NoFix("the prompt brings in other templates (include, extends, a partial): move the value by hand")
     messages = source_messages(template, placeholders)
     found = {s.placeholder for m in messages for s in m.spans}
@@ -132,6 +131,14 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
     where = "the last user message" if target.role == "user" else "the end"
     what = "value as its own sentence" if any(lead for lead, _ in plan.wraps) else _what(modes.values())
     return Fix(tuple(edits), "unsafe" if unsafe else "safe", f"Move the {what} to {where}")
+
+
+@lru_cache(maxsize=4)
+def _composes(source: str) -> bool:
+    """`load.compose.composes`, once per text: a module's prompts share it (issue 19 item 9)."""
+    from prefixlint.load.compose import composes
+
+    return composes(source)
 
 
 def _what(modes) -> str:

@@ -16,7 +16,7 @@ reads from the fixed text.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, fields, replace
 from typing import Callable
 
@@ -135,15 +135,18 @@ def _touched(template, others: list[Edit]) -> bool:
     starts = [e.start for e in others]
     spans = [m.offsets for m in template.messages] + [tuple(getattr(template, "placeholder_texts", {}))]
     for offsets in spans:
-        for offset in offsets:
-            k = bisect_right(starts, offset) - 1
-            if k >= 0 and (others[k].start <= offset < others[k].end
-                           or others[k].start == offset and others[k].end == offset):
-                return True
-        if offsets:
-            low, high = min(offsets), max(offsets)
-            k = bisect_right(starts, low)
-            if k < len(others) and others[k].start <= high:  # an edit between its first and last characters
+        if not offsets:
+            continue
+        low, high = min(offsets), max(offsets)
+        k = bisect_right(starts, high) - 1  # the last edit starting at or before its last character
+        if k < 0 or others[k].end <= low and others[k].start < low:
+            continue  # every edit ends before it starts or starts after it ends (edits do not overlap)
+        covered = set(offsets)  # an edit between its first and last characters: look closer
+        for edit in others[max(bisect_left(starts, low) - 1, 0) : k + 1]:  # from the one reaching into it
+            if edit.start == edit.end:
+                if low <= edit.start <= high:
+                    return True
+            elif any(o in covered for o in range(max(edit.start, low), min(edit.end, high + 1))):
                 return True
     return False
 
@@ -178,6 +181,17 @@ class _Shift:
             self.inside = True
         return at - (self.deltas[k - 1] if k else 0)
 
+    def offsets(self, offsets: tuple[int, ...]) -> tuple[int, ...]:
+        """`offset` of each; one shift for all when no other edit lies between the first and last."""
+        if not offsets:
+            return offsets
+        low, high = min(offsets), max(offsets)
+        k = self._before(low)
+        if k != self._before(high) or k < len(self.starts) and self.starts[k] <= high:
+            return tuple(self.offset(o) for o in offsets)
+        delta = self.deltas[k - 1] if k else 0
+        return tuple(o - delta for o in offsets) if delta else offsets
+
     def line(self, number: int | None, combined_starts) -> int | None:
         if number is None or not 0 < number <= len(combined_starts):
             return number
@@ -191,7 +205,7 @@ def _mapped(combined, others: list[Edit], text: str, original, source: str):
     from prefixlint.load.template import line_starts
 
     shift = _Shift(others, source)
-    messages = tuple(Message(m.role, m.content, tuple(shift.offset(o) for o in m.offsets), shift.offset(m.start))
+    messages = tuple(Message(m.role, m.content, shift.offsets(m.offsets), shift.offset(m.start))
                      for m in combined.messages)
     changes: dict = {"source": text, "messages": messages, "_line_starts": []}
     if isinstance(combined, SourceTemplate):

@@ -13,6 +13,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import accumulate
 from typing import Any
 
 #: A role line of a conversation kept in one text (Prompt flow): `# system:`, `# user:` ...
@@ -117,12 +118,8 @@ def line_starts(text: str) -> list[int]:
 def _starts(text: str) -> tuple[int, ...]:
     """`line_starts`, worked out once per text: the prompts of one module share its text (issue 19
     item 9), each asking for positions in it."""
-    starts = [0]
-    at = text.find("\n")
-    while at >= 0:
-        starts.append(at + 1)
-        at = text.find("\n", at + 1)
-    return tuple(starts)
+    # each line's length and its newline, summed from 0 (all in C): [0, 2] for "a\nb"
+    return tuple(accumulate(map((1).__add__, map(len, text.split("\n"))), initial=0))[:-1]
 
 
 def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
