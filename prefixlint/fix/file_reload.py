@@ -43,6 +43,8 @@ class FileReload:
         self.path, self.source, self.templates, self.load = path, source, templates, load
         self.plans: dict[int, Planned] = {}
         self.rounds: dict[int, tuple[dict[int, tuple[Edit, ...]], list | None]] = {}
+        self.layouts: dict[int, _Layout] = {}
+        self.texts: dict[tuple[int, int], str] = {}
         self.loads = 0  # whole loads of an edited text, combined or one prompt's (a test counts them)
 
     def plan(self, index: int, planned: Planned | None) -> None:
@@ -69,12 +71,19 @@ class FileReload:
     def _reload(self, index: int, text: str):
         plan = self.plans.get(index)
         for number, edits in enumerate(plan.edits if plan is not None else ()):
-            if len(text) == len(self.source) + _growth(edits) and apply_edits(self.source, edits) == text:
+            if len(text) == len(self.source) + _growth(edits) and self._text(index, number) == text:
                 fast = self._from_round(number, index, text)
                 if fast is not None:
                     return fast
                 break
         return self._alone(index, text)
+
+    def _text(self, index: int, number: int) -> str:
+        """The text with only prompt `index`'s edits of round `number`, written once."""
+        key = (index, number)
+        if key not in self.texts:
+            self.texts[key] = apply_edits(self.source, self.plans[index].edits[number])
+        return self.texts[key]
 
     def _alone(self, index: int, text: str):
         """Prompt `index` loaded from the whole edited text (None: it no longer loads as it)."""
@@ -113,11 +122,13 @@ class FileReload:
         taken, loaded = self._round(number)
         if loaded is None or index not in taken:
             return None
-        others = sorted(e for i, es in taken.items() if i != index for e in es)
+        if number not in self.layouts:
+            self.layouts[number] = _Layout(taken, self.source)
+        layout = self.layouts[number]
         original, combined = self.templates[index], loaded[index]
-        if type(combined) not in _MAPPED or type(original) is not type(combined) or _touched(original, others):
+        if type(combined) not in _MAPPED or type(original) is not type(combined) or layout.touched(original, index):
             return None
-        return _mapped(combined, others, text, original, self.source)
+        return _mapped(combined, _Shift(layout, index), text, original)
 
 
 def _growth(edits) -> int:
@@ -128,83 +139,99 @@ def _overlap(edits, more) -> bool:
     return any(a.start < b.end and b.start < a.end or a.start == b.start for a in edits for b in more)
 
 
-def _touched(template, others: list[Edit]) -> bool:
-    """Does another prompt's edit cut or insert inside the text this prompt was loaded from?"""
-    if not others:
-        return False
-    starts = [e.start for e in others]
-    spans = [m.offsets for m in template.messages] + [tuple(getattr(template, "placeholder_texts", {}))]
-    for offsets in spans:
-        if not offsets:
-            continue
-        low, high = min(offsets), max(offsets)
-        k = bisect_right(starts, high) - 1  # the last edit starting at or before its last character
-        if k < 0 or others[k].end <= low and others[k].start < low:
-            continue  # every edit ends before it starts or starts after it ends (edits do not overlap)
-        covered = set(offsets)  # an edit between its first and last characters: look closer
-        for edit in others[max(bisect_left(starts, low) - 1, 0) : k + 1]:  # from the one reaching into it
-            if edit.start == edit.end:
-                if low <= edit.start <= high:
+class _Layout:
+    """The edits of one round in the original's order, where each lands in the combined text,
+    and the characters and lines they add up to each (worked out once per round)."""
+
+    def __init__(self, taken: dict[int, tuple[Edit, ...]], source: str) -> None:
+        ordered = sorted((e, owner) for owner, edits in taken.items() for e in edits)
+        self.edits = [e for e, _ in ordered]
+        self.owners = [owner for _, owner in ordered]
+        self.starts = [e.start for e in self.edits]  # in the original
+        self.into: list[int] = []  # where each edit's content starts in the combined text
+        self.outof: list[int] = []  # ... and ends
+        self.growth: list[int] = []  # characters each adds
+        self.lines: list[int] = []  # lines each adds
+        self.deltas: list[int] = []  # characters all edits up to it add (cumulative)
+        self.line_deltas: list[int] = []
+        total = lines = 0
+        for edit in self.edits:
+            self.into.append(edit.start + total)
+            self.outof.append(edit.start + total + len(edit.content))
+            self.growth.append(len(edit.content) - (edit.end - edit.start))
+            self.lines.append(edit.content.count("\n") - source.count("\n", edit.start, edit.end))
+            total, lines = total + self.growth[-1], lines + self.lines[-1]
+            self.deltas.append(total)
+            self.line_deltas.append(lines)
+        self.mine: dict[int, list[int]] = {}
+        for k, owner in enumerate(self.owners):
+            self.mine.setdefault(owner, []).append(k)
+
+    def touched(self, template, index: int) -> bool:
+        """Does another prompt's edit cut or insert inside the text prompt `index` was loaded from?"""
+        spans = [m.offsets for m in template.messages] + [tuple(getattr(template, "placeholder_texts", {}))]
+        for offsets in spans:
+            if not offsets:
+                continue
+            low, high = min(offsets), max(offsets)
+            covered: set[int] | None = None
+            for k in range(max(bisect_left(self.starts, low) - 1, 0), bisect_right(self.starts, high)):
+                edit = self.edits[k]
+                if self.owners[k] == index or edit.end <= low and edit.start < low:
+                    continue
+                if edit.start == edit.end:
+                    if low <= edit.start <= high:
+                        return True
+                    continue
+                covered = set(offsets) if covered is None else covered
+                if any(o in covered for o in range(max(edit.start, low), min(edit.end, high + 1))):
                     return True
-            elif any(o in covered for o in range(max(edit.start, low), min(edit.end, high + 1))):
-                return True
-    return False
+        return False
 
 
 class _Shift:
-    """Offsets and lines of the combined text mapped to the text with only one prompt's edits:
-    the other prompts' edits (`others`, in offsets of `source`, the original) taken out again."""
+    """Offsets and lines of the combined text mapped to the text with only prompt `index`'s edits:
+    the other prompts' edits of the round taken out again."""
 
-    def __init__(self, others: list[Edit], source: str) -> None:
-        self.starts: list[int] = []  # where each other edit's content starts in the combined text
-        self.ends: list[int] = []  # ... and ends
-        self.deltas: list[int] = []  # characters the others up to it added (cumulative)
-        self.line_deltas: list[int] = []  # lines the others up to it added (cumulative)
+    def __init__(self, layout: _Layout, index: int) -> None:
+        self.layout, self.index, self.mine = layout, index, layout.mine.get(index, [])
         self.inside = False  # an offset mapped was a character another prompt's edit wrote
-        growth, lines = 0, 0
-        for edit in others:
-            start = edit.start + growth
-            self.starts.append(start)
-            self.ends.append(start + len(edit.content))
-            growth += len(edit.content) - (edit.end - edit.start)
-            lines += edit.content.count("\n") - source.count("\n", edit.start, edit.end)
-            self.deltas.append(growth)
-            self.line_deltas.append(lines)
 
-    def _before(self, at: int) -> int:
-        """How many other edits end at or before `at` (the last of them is at index - 1)."""
-        return bisect_right(self.ends, at)
+    def _others(self, k: int, cumulative: list[int], own: list[int]) -> int:
+        """What the other prompts' edits among the first k add (characters or lines)."""
+        return (cumulative[k - 1] if k else 0) - sum(own[j] for j in self.mine if j < k)
 
     def offset(self, at: int) -> int:
-        k = self._before(at)
-        if k < len(self.starts) and self.starts[k] <= at < self.ends[k]:
+        layout = self.layout
+        k = bisect_right(layout.outof, at)
+        if k < len(layout.into) and layout.into[k] <= at < layout.outof[k] and layout.owners[k] != self.index:
             self.inside = True
-        return at - (self.deltas[k - 1] if k else 0)
+        return at - self._others(k, layout.deltas, layout.growth)
 
     def offsets(self, offsets: tuple[int, ...]) -> tuple[int, ...]:
-        """`offset` of each; one shift for all when no other edit lies between the first and last."""
+        """`offset` of each; one shift for all when no edit lies between the first and last."""
         if not offsets:
             return offsets
+        layout = self.layout
         low, high = min(offsets), max(offsets)
-        k = self._before(low)
-        if k != self._before(high) or k < len(self.starts) and self.starts[k] <= high:
+        k = bisect_right(layout.outof, low)
+        if k != bisect_right(layout.outof, high) or k < len(layout.into) and layout.into[k] <= high:
             return tuple(self.offset(o) for o in offsets)
-        delta = self.deltas[k - 1] if k else 0
+        delta = self._others(k, layout.deltas, layout.growth)
         return tuple(o - delta for o in offsets) if delta else offsets
 
     def line(self, number: int | None, combined_starts) -> int | None:
         if number is None or not 0 < number <= len(combined_starts):
             return number
-        k = self._before(combined_starts[number - 1])
-        return number - (self.line_deltas[k - 1] if k else 0)
+        k = bisect_right(self.layout.outof, combined_starts[number - 1])
+        return number - self._others(k, self.layout.line_deltas, self.layout.lines)
 
 
-def _mapped(combined, others: list[Edit], text: str, original, source: str):
+def _mapped(combined, shift: _Shift, text: str, original):
     """`combined` (a template of the text with every prompt's edits) as the text with only this
     prompt's edits (`text`) holds it; None when the mapping cannot be exact."""
     from prefixlint.load.template import line_starts
 
-    shift = _Shift(others, source)
     messages = tuple(Message(m.role, m.content, shift.offsets(m.offsets), shift.offset(m.start))
                      for m in combined.messages)
     changes: dict = {"source": text, "messages": messages, "_line_starts": []}

@@ -10,6 +10,7 @@ that tree-sitter found (`prefixlint.load.ts_source`)."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from functools import lru_cache
 
 
@@ -66,15 +67,15 @@ def _changed_statements(before: str, after: str) -> tuple[str, str]:
     and the same run of `after` (its text outside that run is unchanged). Both modules whole
     when `before` does not parse or the change is not inside a run of statements."""
     head = _common_prefix(before, after)
-    tail = _common_prefix(before[head:][::-1], after[head:][::-1])
+    tail = _common_suffix(before, after, min(len(before), len(after)) - head)
     try:
         body = _top_level(before)
     except (SyntaxError, ValueError, RecursionError):
         return before, after
-    starts = [start for start, _ in body]
-    first = next((i for i in range(len(body) - 1, -1, -1) if starts[i] <= head), None)
-    last = next((i for i, (_, end) in enumerate(body) if end >= len(before) - tail), None)
-    if first is None or last is None or first > last:
+    starts, ends = [start for start, _ in body], [end for _, end in body]
+    first = bisect_right(starts, head) - 1  # the last statement starting at or before the change
+    last = bisect_left(ends, len(before) - tail)  # the first ending at or after it
+    if first < 0 or last == len(body) or first > last:
         return before, after
     start, end = body[first][0], body[last][1]
     shift = len(after) - len(before)
@@ -101,11 +102,24 @@ def _top_level(text: str) -> list[tuple[int, int]]:
 
 
 def _common_prefix(a: str, b: str) -> int:
-    """The length of the longest common prefix, by halving (string comparisons run in C)."""
+    """The length of the longest common prefix, by halving (string comparisons run in C, each
+    on the part still in doubt: linear in all)."""
     low, high = 0, min(len(a), len(b))
-    while low < high:
+    while low < high:  # a[:low] == b[:low]
         middle = (low + high + 1) // 2
-        if a[:middle] == b[:middle]:
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """The length of the longest common suffix, at most `limit`, as `_common_prefix` finds it."""
+    low, high = 0, max(limit, 0)
+    while low < high:  # a[len(a) - low:] == b[len(b) - low:]
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle : len(a) - low] == b[len(b) - middle : len(b) - low]:
             low = middle
         else:
             high = middle - 1
