@@ -15,6 +15,7 @@ import os
 import re
 from typing import Any
 
+from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Variable
 from prefixlint.load.ts_assembly import FUNCTIONS
 from prefixlint.load.ts_grammar import SUFFIXES, parse
@@ -98,7 +99,10 @@ def _calls_elsewhere(values, name: str, nearby: list[str]) -> list:
         sites = _parsed.get(other)
         if sites is None or getattr(sites, "text", None) != text:
             sites = FillSites(text, other)
-            sites.root = parse(other, text)
+            try:
+                sites.root = parse(other, text)
+            except PrefixlintError:  # nested too deeply: that file's own diagnostic, not this one's
+                continue
             for node in FillSites._walk(sites.root):
                 if node.type == "variable_declarator":
                     named = node.child_by_field_name("name")

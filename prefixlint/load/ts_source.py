@@ -35,7 +35,7 @@ from prefixlint.load.source_prompts import (
 from prefixlint.load.source_text import template_fields
 from prefixlint.load.template import Template
 from prefixlint.load.ts_assembly import returned_expression
-from prefixlint.load.ts_grammar import parser, source_kind
+from prefixlint.load.ts_grammar import parse, parser, source_kind
 from prefixlint.load.ts_langchain import is_prompt_object, prompt_object
 from prefixlint.load.ts_values import Values, node_key
 
@@ -80,7 +80,7 @@ def load(path: str, text: str) -> Template:
 
 def load_all(path: str, text: str) -> list[Template]:
     fmt, grammar = source_kind(path)
-    source = _Source(text, path, parser(grammar).parse(text.encode("utf-8")).root_node, _cursor(grammar))
+    source = _Source(text, path, parse(path, text), _cursor(grammar))
     prompts = source.prompts()
     if not prompts:
         raise NotATemplate(f"no prompt found in this {fmt.title()} module", path=path, line=1, hint=HINT)
