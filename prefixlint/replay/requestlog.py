@@ -153,8 +153,14 @@ def parse_request(data: dict, line: int, text: str | None = None) -> LoggedReque
         raise LogError("`cache_salt` must be a string")
     text, finish, reported, message = _response(response)
     start = parse_timestamp(outer.get("timestamp")) if outer else None
+    if not outer and "metadata" not in data and _ID_KEYS.isdisjoint(data):  # a bare request: nothing to name
+        return LoggedRequest(line, data, None)
     return LoggedRequest(line, data, _template(data, outer), text, message, start, finish, reported,
                          duration_of(outer, start) if outer else None, _request_id(data, outer, response))
+
+
+#: The keys `_request_id` reads of a request body.
+_ID_KEYS = frozenset(("request_id", "id"))
 
 
 def _request_id(*sources: Any) -> str | None:
