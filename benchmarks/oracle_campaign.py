@@ -14,6 +14,9 @@ of torch and `pip install --no-deps vllm==0.33.0` plus the modules it imports), 
 prefixlint importable (PYTHONPATH=. from the checkout):
 
     PYTHONPATH=. python benchmarks/oracle_campaign.py --requests 400 --seeds 11,12
+    python benchmarks/oracle_campaign.py --no-vllm --requests 40 --seeds 1 --blocks 4   # the curves only
+
+The test suite runs a small slice without vLLM (tests/engines/test_campaign_slice.py).
 """
 
 from __future__ import annotations
@@ -131,16 +134,21 @@ class VllmOracle:
 
 
 def prefixlint_cached(turns: list[Turn], block: int, capacity: int | None) -> list[int | None]:
-    from prefixlint.engines.request import Request
     from prefixlint.engines.simulators import VllmSimulator
 
     sim = VllmSimulator(block, capacity)
     out: list[int | None] = []
     for number, t in enumerate(turns, 1):
-        outcome = sim.serve(Request(number, "", t.prompt, t.generated, t.last, t.salt, lora=t.lora,
-                                    finish_reason=t.finish))
+        outcome = sim.serve(request_of(number, t))
         out.append(None if outcome.over_capacity else outcome.cached_tokens)
+        # A request larger than the whole pool (vLLM refuses it: None) still counts the
+        # blocks its lookup found in a replay's total, and in the curve's.
+        BOUNDED_TOTAL[0] += outcome.cached_tokens
     return out
+
+
+#: The bounded replay's total cached tokens of the last `prefixlint_cached` run.
+BOUNDED_TOTAL = [0]
 
 
 def main() -> None:
@@ -149,29 +157,100 @@ def main() -> None:
     parser.add_argument("--seeds", default="11,12")
     parser.add_argument("--blocks", default="1,16,64")
     parser.add_argument("--pools", default="0.05,0.1,0.2,0.4,0.6,unbounded")
+    parser.add_argument("--no-vllm", action="store_true",
+                        help="without vLLM installed: only the curves against prefixlint's bounded replays")
     args = parser.parse_args()
+    if args.no_vllm:
+        sys.exit(1 if curves(args, bounded_totals(args)) else 0)
     print(f"{'seed':>5} {'block':>5} {'pool':>10} {'blocks':>7} {'requests':>8} {'cached (vLLM)':>13} {'differ':>6}")
     total = differ_total = 0
+    vllm_totals: dict[tuple[int, int], dict[int, int]] = {}
     for seed in map(int, args.seeds.split(",")):
         turns = traffic(seed, args.requests)
         for block in map(int, args.blocks.split(",")):
             need = working_set(turns, block)
-            for pool in args.pools.split(","):
-                capacity = None if pool == "unbounded" else max(2, int(need * float(pool)))
+            for pool, capacity in zip(args.pools.split(","), pools(turns, block, args.pools)):
                 oracle = VllmOracle(block, (capacity if capacity is not None else 3 * need + 4096) + 1)  # + the null block
                 theirs = [oracle.serve(t) for t in turns]
+                BOUNDED_TOTAL[0] = 0
                 ours = prefixlint_cached(turns, block, capacity if capacity is not None else None)
                 differ = sum(a != b for a, b in zip(theirs, ours))
                 total += len(turns)
                 differ_total += differ
                 cached = sum(x or 0 for x in theirs)
+                if capacity is not None:  # equal to vLLM's on every request it served (the row above)
+                    vllm_totals.setdefault((seed, block), {})[capacity] = BOUNDED_TOTAL[0]
                 print(f"{seed:>5} {block:>5} {pool:>10} {capacity or need:>7} {len(turns):>8} {cached:>13,} {differ:>6}",
                       flush=True)
                 if differ:
                     first = next(i for i, (a, b) in enumerate(zip(theirs, ours)) if a != b)
                     print(f"      first difference at request {first + 1}: vLLM {theirs[first]}, prefixlint {ours[first]}")
     print(f"all: {total} requests compared, {differ_total} differ")
-    sys.exit(1 if differ_total else 0)
+    curve_differ = curves(args, vllm_totals)
+    sys.exit(1 if differ_total or curve_differ else 0)
+
+
+def request_of(number: int, t: Turn):
+    from prefixlint.engines.request import Request
+
+    return Request(number, "", t.prompt, t.generated, t.last, t.salt, lora=t.lora, finish_reason=t.finish)
+
+
+def pools(turns: list[Turn], block: int, shares: str) -> list[int | None]:
+    """The pool sizes in blocks, each a share of the working set (None: unbounded)."""
+    need = working_set(turns, block)
+    return [None if pool == "unbounded" else max(2, int(need * float(pool))) for pool in shares.split(",")]
+
+
+def bounded_totals(args) -> dict[tuple[int, int], dict[int, int]]:
+    totals: dict[tuple[int, int], dict[int, int]] = {}
+    for seed in map(int, args.seeds.split(",")):
+        turns = traffic(seed, args.requests)
+        for block in map(int, args.blocks.split(",")):
+            for capacity in pools(turns, block, args.pools):
+                if capacity is not None:
+                    BOUNDED_TOTAL[0] = 0
+                    prefixlint_cached(turns, block, capacity)
+                    totals.setdefault((seed, block), {})[capacity] = BOUNDED_TOTAL[0]
+    return totals
+
+
+def curves(args, vllm_totals: dict) -> int:
+    """`--curve` against bounded replays at each pool: vLLM's curve against the bounded block pool
+    (equal to vLLM's manager on every request, above), SGLang's (with and without the overlap
+    scheduler) against prefixlint's bounded tree."""
+    from prefixlint.engines.curve import CurveSimulator
+    from prefixlint.engines.profiles import get_profile
+    from prefixlint.engines.radix_curve import RadixCurve
+    from prefixlint.engines.simulators import RadixSimulator
+
+    print(f"{'curve':>12} {'seed':>5} {'page':>5} {'capacities':>10} {'differ':>6}")
+    differ_total = 0
+    for (seed, block), totals in vllm_totals.items():
+        requests = [request_of(n, t) for n, t in enumerate(traffic(seed, args.requests), 1)]
+        at = sorted(c * block for c in totals)
+        sim = CurveSimulator(block, at)
+        for r in requests:
+            sim.serve(r)
+        points = {p["cache_tokens"]: p["cached_tokens"] for p in sim.curve(at)}
+        differ = sum(points[c * block] != totals[c] for c in totals)
+        print(f"{'vllm':>12} {seed:>5} {block:>5} {len(totals):>10} {differ:>6}", flush=True)
+        differ_total += differ
+        profile = get_profile("sglang", block)
+        for overlap in (True, False):
+            curve = RadixCurve(profile, None, overlap, at)
+            for r in requests:
+                curve.serve(r)
+            points = {p["cache_tokens"]: p["cached_tokens"] for p in curve.curve(at)}
+            differ = 0
+            for capacity in at:
+                bounded = RadixSimulator(profile, capacity, None, overlap)
+                differ += points[capacity] != sum(bounded.serve(r).cached_tokens for r in requests)
+            name = "sglang" + (" overlap" if overlap else "")
+            print(f"{name:>12} {seed:>5} {block:>5} {len(at):>10} {differ:>6}", flush=True)
+            differ_total += differ
+    print(f"curves: {differ_total} capacities differ")
+    return differ_total
 
 
 if __name__ == "__main__":
