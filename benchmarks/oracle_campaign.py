@@ -133,6 +133,59 @@ class VllmOracle:
         return cached
 
 
+class SglangTreeOracle:
+    """SGLang 0.5.23's own `RadixCache` (`mem_cache/radix_cache.py`, `create_simulated`: no
+    memory pool, so unbounded) with the scheduler's keys: the match capped at `input_len - 1`
+    (`Req._compute_max_prefix_len`, managers/schedule_batch.py:1766-1785), the tree namespaced
+    by `extra_key` (the LoRA id, schedule_batch.py:1165-1170) and `cache_salt`
+    (`_req_radix_key`, mem_cache/common.py:207-212). What a finished request inserts is the
+    rule prefixlint models (its prompt and computed reply; under the overlap scheduler the last
+    sampled token too after `stop`), not read from the scheduler here: this checks the tree."""
+
+    def __init__(self, page: int, overlap: bool) -> None:
+        from sglang.srt.mem_cache.radix_cache import RadixCache
+
+        self.tree = RadixCache.create_simulated(None, page_size=page)
+        self.overlap = overlap
+
+    def serve(self, turn: Turn) -> int:
+        from array import array
+
+        from sglang.srt.mem_cache.base_prefix_cache import InsertParams, MatchPrefixParams
+        from sglang.srt.mem_cache.radix_cache import RadixKey
+
+        extra = turn.lora[0] if turn.lora is not None else None
+        key = RadixKey(array("q", turn.prompt), extra_key=extra, limit=max(len(turn.prompt) - 1, 0), cache_salt=turn.salt)
+        cached = self.tree.match_prefix(MatchPrefixParams(key=key)).device_prefix_len
+        tokens = [*turn.prompt, *turn.generated]
+        if self.overlap and turn.last is not None and turn.finish != "length":
+            tokens.append(turn.last)
+        self.tree.insert(InsertParams(key=RadixKey(array("q", tokens), extra_key=extra, cache_salt=turn.salt)))
+        return cached
+
+
+def sglang_rows(args) -> int:
+    from prefixlint.engines.profiles import get_profile
+    from prefixlint.engines.simulators import RadixSimulator
+
+    print(f"{'sglang tree':>12} {'seed':>5} {'page':>5} {'overlap':>7} {'requests':>8} {'cached (SGLang)':>15} {'differ':>6}")
+    differ_total = 0
+    for seed in map(int, args.seeds.split(",")):
+        turns = traffic(seed, args.requests)
+        for page in map(int, args.blocks.split(",")):
+            for overlap in (True, False):
+                oracle = SglangTreeOracle(page, overlap)
+                theirs = [oracle.serve(t) for t in turns]
+                sim = RadixSimulator(get_profile("sglang", page), None, None, overlap)
+                ours = [sim.serve(request_of(n, t)).cached_tokens for n, t in enumerate(turns, 1)]
+                differ = sum(a != b for a, b in zip(theirs, ours))
+                differ_total += differ
+                print(f"{'unbounded':>12} {seed:>5} {page:>5} {str(overlap):>7} {len(turns):>8} {sum(theirs):>15,} {differ:>6}",
+                      flush=True)
+    print(f"sglang: {differ_total} requests differ")
+    return differ_total
+
+
 def prefixlint_cached(turns: list[Turn], block: int, capacity: int | None) -> list[int | None]:
     from prefixlint.engines.simulators import VllmSimulator
 
@@ -159,9 +212,12 @@ def main() -> None:
     parser.add_argument("--pools", default="0.05,0.1,0.2,0.4,0.6,unbounded")
     parser.add_argument("--no-vllm", action="store_true",
                         help="without vLLM installed: only the curves against prefixlint's bounded replays")
+    parser.add_argument("--sglang", action="store_true", help="only SGLang's own tree (unbounded), with and without overlap")
     args = parser.parse_args()
     if args.no_vllm:
         sys.exit(1 if curves(args, bounded_totals(args)) else 0)
+    if args.sglang:
+        sys.exit(1 if sglang_rows(args) else 0)
     print(f"{'seed':>5} {'block':>5} {'pool':>10} {'blocks':>7} {'requests':>8} {'cached (vLLM)':>13} {'differ':>6}")
     total = differ_total = 0
     vllm_totals: dict[tuple[int, int], dict[int, int]] = {}
