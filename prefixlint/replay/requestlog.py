@@ -18,6 +18,7 @@ from typing import IO, Any, Callable, Hashable, Iterator, TypeGuard
 
 from prefixlint.engines.request import Request
 from prefixlint.errors import PrefixlintError
+from prefixlint.limits import fast_json_line
 from prefixlint.load.json_source import load_json
 from prefixlint.replay import logtext
 from prefixlint.replay.linecheck import LogError, check_messages, check_prompt
@@ -152,8 +153,14 @@ def parse_request(data: dict, line: int, text: str | None = None) -> LoggedReque
         raise LogError("`cache_salt` must be a string")
     text, finish, reported, message = _response(response)
     start = parse_timestamp(outer.get("timestamp")) if outer else None
+    if not outer and "metadata" not in data and _ID_KEYS.isdisjoint(data):  # a bare request: nothing to name
+        return LoggedRequest(line, data, None)
     return LoggedRequest(line, data, _template(data, outer), text, message, start, finish, reported,
                          duration_of(outer, start) if outer else None, _request_id(data, outer, response))
+
+
+#: The keys `_request_id` reads of a request body.
+_ID_KEYS = frozenset(("request_id", "id"))
 
 
 def _request_id(*sources: Any) -> str | None:
@@ -183,17 +190,20 @@ def read_log(stream: IO[bytes], source: str, block_size: int = 512,
         if raw is None:
             yield BadLine(number, f"longer than {logtext.MAX_LINE_BYTES:,} bytes; skipped without reading it whole")
             continue
+        data = fast_json_line(raw)  # valid UTF-8 and JSON, within the bounds; None: read with care
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             yield BadLine(number, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})")
             continue
-        if number == 1:
-            text = text.removeprefix("\ufeff")
-        if not text or text.isspace():  # `not text.strip()` without copying the line
-            continue
+        if data is None:
+            if number == 1:
+                text = text.removeprefix("\ufeff")
+            if not text or text.isspace():  # `not text.strip()` without copying the line
+                continue
         try:
-            data = _json_object(text)
+            if type(data) is not dict:
+                data = _json_object(text)
             is_trace = TRACE_KEY in data
             if kind is not None and is_trace != kind:
                 raise PrefixlintError(
