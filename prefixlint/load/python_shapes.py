@@ -58,3 +58,12 @@ def fill_style(node: ast.AST, dollar: bool = False) -> str:
     if dollar and any(re.search(r"\$\{[A-Za-z_]\w*\}", text) for text in texts):
         return "dollar"
     return "plain"
+
+
+def escaped_fields(node: ast.AST) -> bool:
+    """An f-string whose doubled braces hold a name (`f"{intro}\\nTime: {{time}}"`): its text has a
+    `{time}` field, for the `.format(...)` call that fills it later."""
+    return isinstance(node, ast.JoinedStr) and any(
+        isinstance(part, ast.Constant) and isinstance(part.value, str) and re.search(r"\{[A-Za-z_]\w*\}", part.value)
+        for part in node.values)
+

@@ -30,6 +30,11 @@ YEAR_METHODS = {"getFullYear", "getUTCFullYear", "getMonth", "getYear"}
 #: First names of a TS/JS value the deployment sets: Python's roots less those that are per call
 #: in TS/JS code (`args` and `options` of a tool handler or a function), with Node's `process.env`.
 TS_CONFIG_ROOTS = (CONFIG_ROOTS - {"args", "options", "opts", "os", "environ", "getenv"}) | {"process", "Deno"}
+#: Methods of an array or a string that give the same value reshaped: the value is named by
+#: its receiver (`oldFiles.map(f).join("\n")` is the old files), not by the call's arguments.
+VALUE_METHODS = frozenset({"map", "join", "filter", "slice", "flat", "flatMap", "concat", "reverse", "sort", "trim",
+                           "trimStart", "trimEnd", "toString", "toUpperCase", "toLowerCase", "substring", "at",
+                           "padStart", "padEnd", "replace", "replaceAll", "split", "toFixed"})
 _LITERALS = frozenset({"string", "number", "true", "false"})
 _DEPTH = 4
 
@@ -192,6 +197,10 @@ class FillSites:
             index = node.child_by_field_name("index")
             return inner + [index.text.decode().strip("'\"`")], True
         if node.type == "call_expression":
+            callee = node.child_by_field_name("function")
+            if callee is not None and callee.type == "member_expression" and \
+                    callee.child_by_field_name("property").text.decode() in VALUE_METHODS:
+                return self.segments(callee.child_by_field_name("object"))  # `oldFiles.map(f).join("\n")`
             arguments = node.child_by_field_name("arguments")
             if arguments is not None and arguments.named_children:
                 return self.segments(arguments.named_children[0])
