@@ -57,6 +57,16 @@ def fill_elsewhere(path: str, name: str) -> Fill | None:
     return None
 
 
+def beside(path: str, name: str) -> list[ast.Module]:
+    """The trees of the other modules of the package of `path` that mention `name`."""
+    place = _place(path)
+    if place is None:
+        return []
+    module, root = place
+    found = [m for m in _modules(root) if m.parent == module.parent and m != module][:MAX_PACKAGE]
+    return [t for t in (_parsed(m) for m in found if name in (_source(m) or "")) if t is not None]
+
+
 @lru_cache(maxsize=512)
 def _aliases(root: Path, module: Path, name: str) -> tuple[tuple[str, Path], ...]:
     """Other names `name` of `module` is bound to in the modules of its package that import it:

@@ -1,9 +1,8 @@
 """Prompts in Python source (`.py`), read with the standard `ast` module.
 
 A string is a prompt when it is
-- assigned to a prompt-like name (`SYSTEM_PROMPT`, `agent_prompt`, `SYSTEM_MESSAGE`,
-  `INSTRUCTIONS`, `qa_template`; any case): one prompt, a system message when the name starts
-  with `system`;
+- assigned to a prompt-like name (`SYSTEM_PROMPT`, `agent_prompt`, `SYSTEM_MESSAGE`, `INSTRUCTIONS`,
+  `qa_template`; any case): one prompt, a system message when the name starts with `system`;
 - passed where a prompt goes: LangChain `PromptTemplate(template=...)`, `X.from_template(...)` (the user's
   turn), `ChatPromptTemplate.from_messages([("system", ...), ("human", ...), MessagesPlaceholder(...)])` (roles
   from the tuples, the placeholder as the conversation slot), `SystemMessage(content=...)`; OpenAI and Anthropic
@@ -24,6 +23,7 @@ from prefixlint.load.python_crewai import crewai_prompt
 from prefixlint.load.python_modules import fill_elsewhere
 from prefixlint.load.python_shapes import concatenated, escaped_fields, fill_style, is_text_expression, is_text_literal, returned
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_kind
+from prefixlint.load.python_turns import sent_as
 from prefixlint.load.python_values import Resolver, dotted
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content, to_template, words
@@ -269,7 +269,7 @@ class _Finder:
             return  # not a text, or one already read as part of another prompt
         first = (words(name) or [""])[0]  # `system_prompt`, `SystemPrompt`, not `SYSTEMATIC_REVIEW`
         role = "system" if first == "system" or first.startswith(("systemprompt", "systemmessage")) \
-            or SYSTEM_NAME.search(name) else None
+            or SYSTEM_NAME.search(name) else sent_as(self.path, self.tree, name) if isinstance(node, ast.FunctionDef) else None
         self.add(value, SourcePrompt(name, [PromptMessage(role, pieces, self.start(value))], is_chat=role is not None))
 
     def filled(self, name: str, value: ast.expr, kind: str | None) -> list | None:

@@ -137,3 +137,42 @@ def test_a_ts_function_named_as_a_system_message_is_its_system_prompt(tmp_path):
     assert result["error"] is None
     (finding,) = [f for f in result["findings"] if f["code"] == "PFX001"]
     assert (finding["line"], finding["column"], finding["history_tokens"] > 0) == (3, 40, True)
+
+
+BUILDER = '''from openai import OpenAI
+
+
+def build_prompt(question, notes):
+    return f"""Answer from the notes.
+Question: {question}
+Notes: {notes}
+Answer in two sentences and name the note you used."""
+
+
+def ask(client, prompt):
+    reply = client.chat.completions.create(model="m", messages=[
+        {"role": "system", "content": "You answer from notes."}, {"role": "user", "content": prompt}])
+    return reply.choices[0].message.content
+
+
+def answer(question, notes):
+    prompt = build_prompt(question, notes)
+    return ask(OpenAI(), prompt)
+'''
+
+
+def test_a_returned_prompt_passed_on_as_the_user_s_message_is_the_user_s_turn(tmp_path):
+    from prefixlint.load.python_source import load_all
+
+    templates = {t.prompt_name: t for t in load_all(str(tmp_path / "qa.py"), BUILDER)}
+    assert [m.role for m in templates["build_prompt"].messages] == ["user"]  # through `prompt`, then ask()
+    # the question and the notes are the request's own, with a one-sentence tail: no finding
+    assert [f for f in check(tmp_path, "qa.py", BUILDER)["findings"] if f["prompt"] == "build_prompt"] == []
+
+
+def test_a_returned_prompt_the_module_never_sends_keeps_no_role(tmp_path):
+    from prefixlint.load.python_source import load_all
+
+    text = BUILDER.replace('{"role": "user", "content": prompt}', '{"role": "user", "content": "Go."}')
+    templates = {t.prompt_name: t for t in load_all(str(tmp_path / "qa.py"), text)}
+    assert [m.role for m in templates["build_prompt"].messages] == [None]
