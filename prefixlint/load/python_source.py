@@ -21,7 +21,7 @@ import re
 from prefixlint.load.base import Loader
 from prefixlint.load.python_crewai import crewai_prompt
 from prefixlint.load.python_modules import fill_elsewhere
-from prefixlint.load.python_shapes import concatenated, escaped_fields, fill_style, is_text_expression, is_text_literal, returned
+from prefixlint.load.python_shapes import concatenated, fill_style, formatted_later, is_text_expression, returned
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_kind
 from prefixlint.load.python_turns import sent_as
 from prefixlint.load.python_values import Resolver, dotted
@@ -273,8 +273,8 @@ class _Finder:
         self.add(value, SourcePrompt(name, [PromptMessage(role, pieces, self.start(value))], is_chat=role is not None))
 
     def filled(self, name: str, value: ast.expr, kind: str | None) -> list | None:
-        """The pieces of a text filled by a call of this module (`NAME.format(date=...)`,
-        `NAME.render(...)`), else of another module that imports it (`python_modules`)."""
+        """The pieces of a text filled by a call of this module (`NAME.format(date=...)`, `NAME.render(...)`), else
+        of another module that imports it (`python_modules`), else one the module edits into fields (`.replace`)."""
         filler, call = None, self.resolve.format_calls.get(name.lower()) or self.resolve.render_calls.get(name.lower())
         if call is None and self.path is not None:
             filler = fill_elsewhere(self.path, name)
@@ -282,7 +282,7 @@ class _Finder:
         method = call.func.attr if call is not None and isinstance(call.func, ast.Attribute) else None
         if kind is not None and isinstance(value, ast.Call) and method in FILL_METHODS[kind]:
             return self.resolve.formatted(value.args[0], kind, fill_arguments(call), 0, filler)  # type: ignore[arg-type]
-        if kind is None and method == "format" and (is_text_literal(value) or escaped_fields(value)):
+        if kind is None and formatted_later(value, call, method, self.resolve.statements, name):
             return self.resolve.formatted(value, "format", call, 0, filler)
         return None
 

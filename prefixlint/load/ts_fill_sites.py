@@ -197,10 +197,9 @@ class FillSites:
             index = node.child_by_field_name("index")
             return inner + [index.text.decode().strip("'\"`")], True
         if node.type == "call_expression":
-            callee = node.child_by_field_name("function")
-            if callee is not None and callee.type == "member_expression" and \
-                    callee.child_by_field_name("property").text.decode() in VALUE_METHODS:
-                return self.segments(callee.child_by_field_name("object"))  # `oldFiles.map(f).join("\n")`
+            receiver = _reshaped(node)
+            if receiver is not None:  # `oldFiles.map(f).join("\n")`: the old files
+                return self.segments(receiver)
             arguments = node.child_by_field_name("arguments")
             if arguments is not None and arguments.named_children:
                 return self.segments(arguments.named_children[0])
@@ -225,6 +224,26 @@ def config_read(node) -> bool:
             return node.type == "member_expression" and node.child_by_field_name("property").text == b"env"
         node = inner
     return node.type == "identifier" and node.text.decode() in TS_CONFIG_ROOTS and node.text != b"process"
+
+
+def _reshaped(call):
+    """The variable a chain of array or string methods reshapes (`oldFiles` of
+    `oldFiles.map(f).join(s)`, `this.notes` of `this.notes.join(s)`); None for anything else (a
+    field deep in an object, `designSystem.colors.text.join(s)`, says less than its name)."""
+    node = call
+    while node is not None and node.type == "call_expression":
+        callee = node.child_by_field_name("function")
+        if callee is None or callee.type != "member_expression" or \
+                callee.child_by_field_name("property").text.decode() not in VALUE_METHODS:
+            return None if node is call else node
+        node = callee.child_by_field_name("object")
+    if node is None or node is call:
+        return None
+    if node.type == "identifier" or node.type == "member_expression" and \
+            node.child_by_field_name("object").type in ("this", "identifier") and \
+            node.child_by_field_name("object").text in (b"this", b"props"):
+        return node
+    return None
 
 
 def _as_identifier(shorthand, sites):

@@ -120,3 +120,11 @@ def test_doubled_braces_without_a_fill_call_stay_text(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'reviewer'\n")
     (tmp_path / "prompts.py").write_text(FSTRING)
     assert [f for f in findings(tmp_path / "prompts.py") if f["variable"] == "time"] == []
+
+
+def test_doubled_braces_the_module_rewrites_into_fields_are_fields(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'reviewer'\n")
+    text = FSTRING + 'SYSTEM_PROMPT = SYSTEM_PROMPT.replace("{{time}}", "{time}")\n'
+    (tmp_path / "prompts.py").write_text(text)
+    (time,) = [f for f in findings(tmp_path / "prompts.py") if f["variable"] == "time"]
+    assert (time["code"], time["line"], time["column"], time["severity"]) == ("PFX001", 17, 14, "warning")
