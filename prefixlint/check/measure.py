@@ -30,7 +30,7 @@ from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.conversation import split_json, split_roles
 from prefixlint.render.framing import ApproximateFraming
 from prefixlint.render.history import History, history_value
-from prefixlint.render.spans import CompiledTemplate, Placeholder, RenderedMessage
+from prefixlint.render.spans import CompiledTemplate, Placeholder, RenderedMessage, last_user_turn
 from prefixlint.render.values import call_function, stable_function, variable_value
 from prefixlint.rules.measured import Measurement, VolatileMeasurement
 
@@ -189,16 +189,16 @@ class Measurer:
             history_tokens, stable_after = 0, self._stable_tokens_after(base, span_end, history_start)
         else:
             stable_after = self._stable_tokens_after(base, span_end)
+        last_user = last_user_turn(base.messages, message, self.template)
+        block_after = self._stable_tokens_after(base, span_end, longest=True) if last_user else stable_after
         measured = self.compare(base, varied, moved if stable_after >= self.min_stable_tokens else set())
         merged_text, merged_token, unmerged = "", "", measured.shared_prefix_tokens
         if span is not None:
             merged_text, merged_token = self._merge_at(base, varied, message, measured.shared_prefix_tokens)
             if merged_text:
                 unmerged = len(self.encode(base.text[: base.starts[message] + span.start]))
-        return VolatileMeasurement(volatility, placeholder, frozenset(moved), measured, stable_after,
-                                   merged_text, merged_token, unmerged, history_tokens,
-                                   base.messages[message].role == "system", len(base.messages) > 1 and base.messages[message].role
-                                   == "user" and all(m.role != "user" for m in base.messages[message + 1:]))
+        return VolatileMeasurement(volatility, placeholder, frozenset(moved), measured, stable_after, merged_text, merged_token,
+                                   unmerged, history_tokens, base.messages[message].role == "system", last_user, block_after)
 
     def history_tokens(self) -> int:
         """Tokens of the conversation history in the base render (0: none)."""
@@ -254,8 +254,8 @@ class Measurer:
         after = [s for s in spans if s.start >= local]
         return message, (after[0] if after else (spans[-1] if spans else None))
 
-    def _stable_tokens_after(self, base: Request, end: int, stop: int | None = None) -> int:
-        """Tokens of the text after `end` (up to `stop`) that no volatile value changes."""
+    def _stable_tokens_after(self, base: Request, end: int, stop: int | None = None, longest: bool = False) -> int:
+        """Tokens of the text after `end` (up to `stop`) no volatile value changes; `longest`: its longest run."""
         everything = self.render(frozenset(v.name for v in self.volatiles))
         volatile = variants.changed_placeholders(base.messages, everything.messages)
         pieces: list[str] = []
@@ -270,8 +270,9 @@ class Measurer:
                     pieces.append(message.text[cursor : max(span.start, cursor)])
                     cursor = max(cursor, span.end)
             pieces.append(message.text[cursor:limit])
-        text = "".join(pieces)
-        return len(self.encode(text)) if text.strip() else 0
+        text = "".join(pieces)  # `longest`: in the user's last turn the labels between values move with them
+        return max((len(self.encode(p)) for p in pieces if p.strip()), default=0) if longest else \
+            len(self.encode(text)) if text.strip() else 0
 
     def measure_all(self, moved: set[int] | None = None, fixed_vary: frozenset[str] | None = None) -> Measurement:
         """All volatile values differ at once (two unrelated requests); the fix moves `moved`

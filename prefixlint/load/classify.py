@@ -225,6 +225,8 @@ def classify_variable(catalog: Catalog, name: str, kind: str | None, samples: It
         found = _by_words(catalog, tuple(name_words(name)), calls=False)
     if found is not None and found.frequency == "per_deployment" and kind is None:
         return Volatility(name, False, None, "per_deployment", found.id)
+    if found is not None and found.frequency == "per_deployment" and kind in KIND_DEFAULT_CLASS:
+        found = None  # named like a constant, filled with a changing value: the fill decides
     if found is None:
         texts = [str(v).strip() for v in samples if isinstance(v, (str, int, float))]
         found = next((s for s in catalog.signals if any(p.search(t) for p in s.samples for t in texts)), None)

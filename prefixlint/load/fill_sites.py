@@ -15,6 +15,8 @@ import ast
 from prefixlint.load.source_prompts import filled_by
 from prefixlint.load.template import Variable
 
+#: The conversation's own state: LangGraph's `state`, a web or Streamlit session, a thread.
+STATE_ROOTS = frozenset({"state", "session", "session_state", "conversation", "thread"})
 #: First names of values a deployment sets once: the environment, settings, CLI options.
 CONFIG_ROOTS = frozenset({"os", "environ", "getenv", "settings", "config", "conf", "cfg", "args", "options", "opts",
                           "env", "CONFIG", "SETTINGS"})
@@ -64,6 +66,45 @@ def from_callers(resolver, name: ast.Name, line: int) -> Variable | None:
         found.append(variable)
     volatile = [v for v in found if v.kind != "stable"]
     return (volatile or found)[0] if found else None
+
+
+def state_fill(resolver, node: ast.expr, name: str) -> Variable | None:
+    """A value read from the conversation's own state (`state.project.path`, `session["plan"]`),
+    directly or through a local variable its function assigns from it: the same on every turn of
+    a conversation, another in the next one (per conversation). Only for a placeholder `name`
+    that says nothing of its own (`{question}` read from the state stays request content)."""
+    from prefixlint.load.classify import builtin_catalog, classify_variable
+
+    read = _state_read(node)
+    if read is None and isinstance(node, ast.Name):
+        read = next(filter(None, map(_state_read, _assigned(resolver, node.id, node.lineno))), None)
+    if read is None or classify_variable(builtin_catalog(), name, None).cls is not None:
+        return None
+    shown = " ".join(resolver.source[slice(*resolver.span(read))].split())
+    return Variable("value", "per_user", (), getattr(read, "lineno", None), f"filled by {shown[:60]}, the conversation's state")
+
+
+def _state_read(node: ast.AST) -> ast.AST | None:
+    """`node` when it reads a field of the state (`state.x`, `state["x"]`, `state.get("x")`)."""
+    inner, depth = node, 0
+    while isinstance(inner, (ast.Attribute, ast.Subscript, ast.Call)):
+        inner = inner.func if isinstance(inner, ast.Call) else inner.value
+        depth += 1
+    if isinstance(inner, ast.Attribute) and inner.attr in STATE_ROOTS and isinstance(inner.value, ast.Name) \
+            and inner.value.id == "self":
+        return node if depth else None  # `self.state.x`
+    return node if depth and isinstance(inner, ast.Name) and inner.id in STATE_ROOTS else None
+
+
+def _assigned(resolver, name: str, line: int) -> list[ast.expr]:
+    """The values assigned to `name` in the innermost function around `line`."""
+    functions, _ = _index(resolver)
+    around = [f for f in functions if f.lineno <= line <= (f.end_lineno or 0)]
+    if not around:
+        return []
+    function = max(around, key=lambda f: f.lineno)
+    return [n.value for n in ast.walk(function) if isinstance(n, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
 
 
 def _config_read(node: ast.AST) -> bool:

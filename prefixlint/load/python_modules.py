@@ -24,6 +24,7 @@ from typing import Any
 
 MAX_MODULES = 2000
 MAX_BYTES = 1024 * 1024
+MAX_PACKAGE = 200  # modules of one package searched for another name of a prompt
 FILL_METHODS = frozenset({"format", "render", "substitute", "safe_substitute"})
 _HINT = re.compile(r"\.(?:format|render|substitute|safe_substitute|kickoff)\(")
 _SKIP = frozenset({"node_modules", "site-packages", "venv", "env", "__pycache__", "build", "dist"})
@@ -49,7 +50,59 @@ def fill_elsewhere(path: str, name: str) -> Fill | None:
     for other, call in _calls(root).get(name, ()):
         if other != module and _imports(other, module, name, call):
             return Fill(other.relative_to(root).as_posix(), _resolver(other), call)
+    for alias, where in _aliases(root, module, name):  # `system_prompt: str = prompts.SYSTEM_PROMPT`
+        for other, call in _calls(root).get(alias, ()):
+            if other.parent == where.parent and other != module:  # `config.system_prompt.format(...)` beside it
+                return Fill(other.relative_to(root).as_posix(), _resolver(other), call)
     return None
+
+
+def beside(path: str, name: str) -> list[ast.Module]:
+    """The trees of the other modules of the package of `path` that mention `name`."""
+    place = _place(path)
+    if place is None:
+        return []
+    module, root = place
+    found = [m for m in _modules(root) if m.parent == module.parent and m != module][:MAX_PACKAGE]
+    return [t for t in (_parsed(m) for m in found if name in (_source(m) or "")) if t is not None]
+
+
+@lru_cache(maxsize=512)
+def _aliases(root: Path, module: Path, name: str) -> tuple[tuple[str, Path], ...]:
+    """Other names `name` of `module` is bound to in the modules of its package that import it:
+    a field or a variable (`system_prompt: str = prompts.SYSTEM_PROMPT`) or a keyword argument
+    (`Config(system_prompt=SYSTEM_PROMPT)`), with the module that binds it."""
+    found: list[tuple[str, Path]] = []
+    for other in [m for m in _modules(root) if m.parent == module.parent][:MAX_PACKAGE]:
+        text = _source(other) if other != module else None
+        tree = _parsed(other) if text is not None and name in text else None
+        if tree is None or not _imports_name(tree, module.stem, name):
+            continue
+        for node in ast.walk(tree):
+            pairs = [(k.arg, k.value) for k in node.keywords if k.arg] if isinstance(node, ast.Call) else \
+                [(_target(node), node.value)] if isinstance(node, (ast.Assign, ast.AnnAssign)) else []
+            for alias, value in pairs:
+                read = value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else None
+                if alias and read == name and alias != name:
+                    found.append((alias, other))
+    return tuple(found)
+
+
+def _target(node: ast.Assign | ast.AnnAssign) -> str | None:
+    target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else getattr(node, "target", None)
+    return target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
+
+
+def _imports_name(tree: ast.Module, stem: str, name: str) -> bool:
+    """Whether a module imports `name` from the module `stem`, or that module itself."""
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            source = (node.module or "").split(".")
+            if any(source[-1:] == [stem] and a.name == name or a.name == stem for a in node.names):
+                return True
+        elif isinstance(node, ast.Import) and any(a.name.split(".")[-1] == stem for a in node.names):
+            return True
+    return False
 
 
 _PLACES: dict[str, tuple[Path, Path]] = {}
@@ -79,28 +132,33 @@ def _root(folder: Path) -> Path:
 
 
 @lru_cache(maxsize=8)
-def _calls(root: Path) -> dict[str, list[tuple[Path, ast.Call]]]:
-    """Fill calls `X.format(...)` (and render/substitute) of the repository, by X's last name."""
-    found: dict[str, list[tuple[Path, ast.Call]]] = {}
-    count = 0
+def _modules(root: Path) -> tuple[Path, ...]:
+    """The repository's Python modules (at most MAX_MODULES), in a stable order."""
+    found: list[Path] = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP)
         for file in sorted(files):
-            if not file.endswith(".py"):
-                continue
-            count += 1
-            if count > MAX_MODULES:
-                return found
-            path = Path(folder) / file
-            tree = _tree(path)
-            for node in ast.walk(tree) if tree is not None else ():
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "kickoff":
-                    found.setdefault("(kickoff)", []).append((path, node))  # CrewAI runs (`kickoff_literals`)
-                elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                        and node.func.attr in FILL_METHODS and isinstance(node.func.value, (ast.Name, ast.Attribute))):
-                    receiver = node.func.value
-                    last = receiver.id if isinstance(receiver, ast.Name) else receiver.attr
-                    found.setdefault(last, []).append((path, node))
+            if file.endswith(".py"):
+                if len(found) == MAX_MODULES:
+                    return tuple(found)
+                found.append(Path(folder) / file)
+    return tuple(found)
+
+
+@lru_cache(maxsize=8)
+def _calls(root: Path) -> dict[str, list[tuple[Path, ast.Call]]]:
+    """Fill calls `X.format(...)` (and render/substitute) of the repository, by X's last name."""
+    found: dict[str, list[tuple[Path, ast.Call]]] = {}
+    for path in _modules(root):
+        tree = _tree(path)
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "kickoff":
+                found.setdefault("(kickoff)", []).append((path, node))  # CrewAI runs (`kickoff_literals`)
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in FILL_METHODS and isinstance(node.func.value, (ast.Name, ast.Attribute))):
+                receiver = node.func.value
+                last = receiver.id if isinstance(receiver, ast.Name) else receiver.attr
+                found.setdefault(last, []).append((path, node))
     return found
 
 
@@ -116,8 +174,15 @@ def _source(path: Path) -> str | None:
 
 @lru_cache(maxsize=256)
 def _tree(path: Path) -> ast.Module | None:
+    """The module's tree when it holds a fill call (else None: not parsed)."""
     text = _source(path)
-    if text is None or not _HINT.search(text):
+    return _parsed(path) if text is not None and _HINT.search(text) else None
+
+
+@lru_cache(maxsize=256)
+def _parsed(path: Path) -> ast.Module | None:
+    text = _source(path)
+    if text is None:
         return None
     try:
         with warnings.catch_warnings():

@@ -58,3 +58,33 @@ def fill_style(node: ast.AST, dollar: bool = False) -> str:
     if dollar and any(re.search(r"\$\{[A-Za-z_]\w*\}", text) for text in texts):
         return "dollar"
     return "plain"
+
+
+def escaped_fields(node: ast.AST) -> bool:
+    """An f-string whose doubled braces hold a name (`f"{intro}\\nTime: {{time}}"`): its text has a
+    `{time}` field, for the `.format(...)` call that fills it later."""
+    return isinstance(node, ast.JoinedStr) and any(
+        isinstance(part, ast.Constant) and isinstance(part.value, str) and re.search(r"\{[A-Za-z_]\w*\}", part.value)
+        for part in node.values)
+
+
+
+def replaced_into_fields(statements, name: str) -> bool:
+    """Whether the module rewrites the text `name` into str.format fields for a later fill
+    (`SYSTEM_PROMPT = SYSTEM_PROMPT.replace("{{time}}", "{time}")`)."""
+    for node in statements:
+        value = node.value if isinstance(node, ast.Assign) else None
+        for call in (n for n in ast.walk(value) if isinstance(n, ast.Call)) if value is not None else ():
+            if isinstance(call.func, ast.Attribute) and call.func.attr == "replace" and dotted(call.func.value) == name \
+                    and len(call.args) == 2 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str) \
+                    and re.fullmatch(r"\{[A-Za-z_]\w*\}", call.args[1].value):
+                return True
+    return False
+
+
+def formatted_later(value: ast.AST, call, method: str | None, statements, name: str) -> bool:
+    """Whether the text `value` bound to `name` is a str.format template: a `.format()` call fills
+    it (`call`), or the module rewrites it into fields, and it is a literal or an f-string whose
+    doubled braces hold names."""
+    return (method == "format" or call is None and replaced_into_fields(statements, name)) and (
+        is_text_literal(value) or escaped_fields(value))

@@ -1,15 +1,13 @@
 """Prompts in Python source (`.py`), read with the standard `ast` module.
 
 A string is a prompt when it is
-- assigned to a prompt-like name (`SYSTEM_PROMPT`, `agent_prompt`, `SYSTEM_MESSAGE`,
-  `INSTRUCTIONS`, `qa_template`; any case): one prompt, a system message when the name starts
-  with `system`;
-- passed where a prompt goes: LangChain `PromptTemplate(template=...)`, `X.from_template(...)`,
-  `ChatPromptTemplate.from_messages([("system", ...), ("human", ...), MessagesPlaceholder(...)])`
-  (one chat, roles from the tuples, the placeholder as the conversation slot),
-  `SystemMessage(content=...)`; OpenAI and Anthropic SDK calls (`messages=[{"role": "system",
-  "content": ...}]`, `system=`, `instructions=`, with `prompt=`/`input=` as the user's turn):
-  one chat per call.
+- assigned to a prompt-like name (`SYSTEM_PROMPT`, `agent_prompt`, `SYSTEM_MESSAGE`, `INSTRUCTIONS`,
+  `qa_template`; any case): one prompt, a system message when the name starts with `system`;
+- passed where a prompt goes: LangChain `PromptTemplate(template=...)`, `X.from_template(...)` (the user's
+  turn), `ChatPromptTemplate.from_messages([("system", ...), ("human", ...), MessagesPlaceholder(...)])` (roles
+  from the tuples, the placeholder as the conversation slot), `SystemMessage(content=...)`; OpenAI and Anthropic
+  SDK calls (`messages=[{"role": "system", "content": ...}]`, `system=`, `instructions=`, `prompt=`/`input=` as
+  the user's turn): one chat per call; CrewAI's `Agent(...)` and `Task(...)` (`python_crewai`).
 Texts are followed through names, `.format()`, `%`, `+`, `join`, `dedent` (see `python_values`);
 a message the code fills from a variable (`{"role": "user", "content": question}`) is one
 placeholder. A module without a prompt is not a template (a directory walk skips it).
@@ -21,9 +19,11 @@ import ast
 import re
 
 from prefixlint.load.base import Loader
+from prefixlint.load.python_crewai import crewai_prompt
 from prefixlint.load.python_modules import fill_elsewhere
-from prefixlint.load.python_shapes import concatenated, fill_style, is_text_expression, is_text_literal, returned
+from prefixlint.load.python_shapes import concatenated, fill_style, formatted_later, is_text_expression, returned
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_kind
+from prefixlint.load.python_turns import sent_as
 from prefixlint.load.python_values import Resolver, dotted
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content, to_template, words
@@ -32,7 +32,7 @@ from prefixlint.load.template import Template
 FORMAT = "python"
 HINT = ("prefixlint reads strings assigned to prompt-like names (*PROMPT*, SYSTEM*, *instructions*, *template*)"
         " and strings passed to LangChain prompt classes or to OpenAI/Anthropic message calls")
-_SNIFF = re.compile(r"prompt|system|instruction|template|messages", re.IGNORECASE)
+_SNIFF = re.compile(r"prompt|system|instruction|template|messages|backstory", re.IGNORECASE)
 ROLES = {"system": "system", "developer": "system", "human": "user", "user": "user", "ai": "assistant",
          "assistant": "assistant"}
 MESSAGE_CLASSES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant",
@@ -215,6 +215,8 @@ class _Finder:
 
     # -- single prompts ---------------------------------------------------------------------
     def single_call(self, call: ast.Call) -> None:
+        if (agent := crewai_prompt(self.resolve, call)) is not None:
+            return self.add(call, agent)  # CrewAI's `Agent(role=...)`, `Task(description=...)`
         name = dotted(call.func)
         parts = name.split(".")
         if parts[-1] not in ("PromptTemplate", "from_template") and parts[-1] not in MESSAGE_CLASSES:
@@ -225,7 +227,7 @@ class _Finder:
         fmt = keywords.get("template_format")
         syntax = LANGCHAIN_SYNTAX.get(str(fmt.value) if isinstance(fmt, ast.Constant) else "f-string", "format")
         style = "plain" if cls in ("SystemMessage", "HumanMessage", "AIMessage") or syntax != "format" else "format"
-        message = self.message(MESSAGE_CLASSES.get(cls), content, style)
+        message = self.message(MESSAGE_CLASSES.get(cls, "user"), content, style)
         if message is not None:
             self.add(call, SourcePrompt(name, [message], is_chat=message.role is not None, syntax=syntax))
 
@@ -267,13 +269,12 @@ class _Finder:
             return  # not a text, or one already read as part of another prompt
         first = (words(name) or [""])[0]  # `system_prompt`, `SystemPrompt`, not `SYSTEMATIC_REVIEW`
         role = "system" if first == "system" or first.startswith(("systemprompt", "systemmessage")) \
-            or SYSTEM_NAME.search(name) else None
+            or SYSTEM_NAME.search(name) else sent_as(self.path, self.tree, name) if isinstance(node, ast.FunctionDef) else None
         self.add(value, SourcePrompt(name, [PromptMessage(role, pieces, self.start(value))], is_chat=role is not None))
 
-
     def filled(self, name: str, value: ast.expr, kind: str | None) -> list | None:
-        """The pieces of a text filled by a call of this module (`NAME.format(date=...)`,
-        `NAME.render(...)`), else of another module that imports it (`python_modules`)."""
+        """The pieces of a text filled by a call of this module (`NAME.format(date=...)`, `NAME.render(...)`), else
+        of another module that imports it (`python_modules`), else one the module edits into fields (`.replace`)."""
         filler, call = None, self.resolve.format_calls.get(name.lower()) or self.resolve.render_calls.get(name.lower())
         if call is None and self.path is not None:
             filler = fill_elsewhere(self.path, name)
@@ -281,7 +282,7 @@ class _Finder:
         method = call.func.attr if call is not None and isinstance(call.func, ast.Attribute) else None
         if kind is not None and isinstance(value, ast.Call) and method in FILL_METHODS[kind]:
             return self.resolve.formatted(value.args[0], kind, fill_arguments(call), 0, filler)  # type: ignore[arg-type]
-        if kind is None and method == "format" and is_text_literal(value):
+        if kind is None and formatted_later(value, call, method, self.resolve.statements, name):
             return self.resolve.formatted(value, "format", call, 0, filler)
         return None
 
@@ -296,5 +297,4 @@ def _slot_name(node: ast.AST) -> str:
     return "history"
 
 
-LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, many=load_all, program_source=True,
-                declared=False)
+LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, many=load_all, program_source=True, declared=False)

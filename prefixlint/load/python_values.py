@@ -15,7 +15,7 @@ from bisect import bisect_right
 from functools import lru_cache
 from typing import Any
 
-from prefixlint.load.fill_sites import from_callers, function_lines, stable_fill
+from prefixlint.load.fill_sites import from_callers, function_lines, stable_fill, state_fill
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_imports, template_kind
 from prefixlint.load.python_walk import calls, dotted, statements
 from prefixlint.load.source_literals import RawField, scan
@@ -163,11 +163,11 @@ class Resolver:
             positional = [arguments]
         if filler is not None:
             return template_fields(pieces, style, self.source,
-                                   named=lambda name: _elsewhere(filler, named[name]) if name in named else None)
+                                   named=lambda name: _elsewhere(filler, named[name], name) if name in named else None)
         return template_fields(
             pieces, style, self.source,
             positional=lambda i: self.field(positional[i]) if i < len(positional) else None,
-            named=lambda name: self.declared(named[name]) if name in named else None)
+            named=lambda name: self.declared(named[name], name) if name in named else None)
 
     # -- values -----------------------------------------------------------------------------
     def raw_field(self, raw: RawField, depth: int) -> list:
@@ -202,13 +202,17 @@ class Resolver:
         found = from_callers(self, node, line) if isinstance(node, ast.Name) else None
         return Field(offset, written, variable_name(segments, keyed), found)
 
-    def declared(self, node: ast.expr):
-        """The variable a `.format()` argument declares: clock or random values, stable texts."""
+    def declared(self, node: ast.expr, name: str = "value"):
+        """The variable a `.format()` argument declares for the field `name`: clock or random
+        values, the conversation's state, stable texts."""
         clock = self.clock(node)
         if clock is None and isinstance(node, ast.Name) and (bound := self.bound(node)) is not None:
             clock = self.clock(bound)
         if clock is not None:
             return clock
+        state = state_fill(self, node, name)
+        if state is not None:
+            return state
         pieces = self.text(node, "plain") if isinstance(node, (ast.Constant, ast.Name, ast.Attribute)) else None
         if pieces and all(isinstance(p, Text) for p in pieces):
             return stable_variable("value", "".join(p.chars for p in pieces))
@@ -268,9 +272,9 @@ class Resolver:
         return (names[:1] or ["value"]), False
 
 
-def _elsewhere(filler, node: ast.AST) -> Variable | None:
+def _elsewhere(filler, node: ast.AST, name: str = "value") -> Variable | None:
     """A `.format()` argument of another module, read there; its evidence names that file."""
-    variable = filler.resolver.declared(node)
+    variable = filler.resolver.declared(node, name)
     if variable is None or not variable.evidence or not variable.line:
         return variable
     return Variable(variable.name, variable.kind, variable.samples, None,

@@ -25,7 +25,8 @@ def dotted(node: ast.AST) -> str:
 #: Lines that may hold a call where a prompt goes, or a `.format(...)` of one: only statements
 #: spanning such a line have their expressions walked (a module is mostly other code).
 _CALL_HINT = re.compile(r"from_messages|PromptTemplate|from_template|Message|\.format\(|substitute|\.render\(|Template\("
-                        r"|\b(?:system|instructions|system_prompt|system_message|messages|prompt|input|content)\s*=|[\"']role[\"']")
+                        r"|\b(?:system|instructions|system_prompt|system_message|messages|prompt|input|content)\s*=|[\"']role[\"']"
+                        r"|\b(?:backstory|expected_output)\s*=")  # CrewAI's Agent and Task objects
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 

@@ -52,6 +52,8 @@ def template_fields(pieces: list, style: str, source: str, positional: Callable[
                 continue
             path = match.groupdict().get("braced") or match.group("name") or ""
             start, end = piece.offsets[match.start()], piece.offsets[match.end() - 1] + 1
+            if source[start : start + 2] == "{{" and source[end - 1 : end + 1] == "}}":
+                end += 1  # an f-string's `{{time}}`, the `{time}` field of a later `.format()`
             if not path or path.isdigit():
                 index = int(path) if path else count
                 count += 1

@@ -30,6 +30,11 @@ YEAR_METHODS = {"getFullYear", "getUTCFullYear", "getMonth", "getYear"}
 #: First names of a TS/JS value the deployment sets: Python's roots less those that are per call
 #: in TS/JS code (`args` and `options` of a tool handler or a function), with Node's `process.env`.
 TS_CONFIG_ROOTS = (CONFIG_ROOTS - {"args", "options", "opts", "os", "environ", "getenv"}) | {"process", "Deno"}
+#: Methods of an array or a string that give the same value reshaped: the value is named by
+#: its receiver (`oldFiles.map(f).join("\n")` is the old files), not by the call's arguments.
+VALUE_METHODS = frozenset({"map", "join", "filter", "slice", "flat", "flatMap", "concat", "reverse", "sort", "trim",
+                           "trimStart", "trimEnd", "toString", "toUpperCase", "toLowerCase", "substring", "at",
+                           "padStart", "padEnd", "replace", "replaceAll", "split", "toFixed"})
 _LITERALS = frozenset({"string", "number", "true", "false"})
 _DEPTH = 4
 
@@ -192,6 +197,9 @@ class FillSites:
             index = node.child_by_field_name("index")
             return inner + [index.text.decode().strip("'\"`")], True
         if node.type == "call_expression":
+            receiver = _reshaped(node)
+            if receiver is not None:  # `oldFiles.map(f).join("\n")`: the old files
+                return self.segments(receiver)
             arguments = node.child_by_field_name("arguments")
             if arguments is not None and arguments.named_children:
                 return self.segments(arguments.named_children[0])
@@ -216,6 +224,26 @@ def config_read(node) -> bool:
             return node.type == "member_expression" and node.child_by_field_name("property").text == b"env"
         node = inner
     return node.type == "identifier" and node.text.decode() in TS_CONFIG_ROOTS and node.text != b"process"
+
+
+def _reshaped(call):
+    """The variable a chain of array or string methods reshapes (`oldFiles` of
+    `oldFiles.map(f).join(s)`, `this.notes` of `this.notes.join(s)`); None for anything else (a
+    field deep in an object, `designSystem.colors.text.join(s)`, says less than its name)."""
+    node = call
+    while node is not None and node.type == "call_expression":
+        callee = node.child_by_field_name("function")
+        if callee is None or callee.type != "member_expression" or \
+                callee.child_by_field_name("property").text.decode() not in VALUE_METHODS:
+            return None if node is call else node
+        node = callee.child_by_field_name("object")
+    if node is None or node is call:
+        return None
+    if node.type == "identifier" or node.type == "member_expression" and \
+            node.child_by_field_name("object").type in ("this", "identifier") and \
+            node.child_by_field_name("object").text in (b"this", b"props"):
+        return node
+    return None
 
 
 def _as_identifier(shorthand, sites):

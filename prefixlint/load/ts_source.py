@@ -34,7 +34,7 @@ from prefixlint.load.source_prompts import (
 )
 from prefixlint.load.source_text import template_fields
 from prefixlint.load.template import Template
-from prefixlint.load.ts_assembly import returned_expression
+from prefixlint.load.ts_assembly import FUNCTIONS, returned_expression
 from prefixlint.load.ts_grammar import parse, parser, source_kind
 from prefixlint.load.ts_langchain import is_prompt_object, prompt_object
 from prefixlint.load.ts_values import Values, node_key
@@ -101,7 +101,8 @@ class _Source(Values):
             if node.type == "variable_declarator":
                 self.declarators.setdefault(name.text.decode(), []).append(node)
             if PROMPT_NAME.search(name.text.decode()) or SYSTEM_MESSAGE_NAME.search(name.text.decode()) and \
-                    value.type in ("string", "template_string"):  # a text constant named as a system message
+                    value.type in ("string", "template_string", *FUNCTIONS):  # a text, or a function returning it,
+                # named as a system message (`CHATGPT_SYSTEM_MESSAGE`, `generateSystemMessage = (...) => ...`)
                 self.candidates[node_key(node)] = node
         self.patterns = list(captures.get("destructure", ()))
         for node in captures.get("call", ()):

@@ -10,7 +10,7 @@ template text, so each character maps back to the file.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 
 @dataclass(frozen=True)
@@ -51,3 +51,16 @@ class CompiledTemplate(Protocol):
 
     def render(self, values: Mapping[str, Any], functions: Mapping[str, Callable]) -> tuple[RenderedMessage, ...]:
         ...
+
+
+def last_user_turn(messages: Sequence[RenderedMessage], index: int, template: Any = None) -> bool:
+    """Whether `messages[index]` is the last user message: a user message no user message follows,
+    in a conversation, or the only message of a chat program source sends (the user's turn:
+    LangChain's `from_template`, `messages: [{role: 'user', content}]`)."""
+    if messages[index].role != "user" or any(m.role == "user" for m in messages[index + 1:]):
+        return False
+    if len(messages) > 1:
+        return True
+    from prefixlint.load.registry import loader_for
+
+    return template is not None and template.is_chat and loader_for(template.format).program_source

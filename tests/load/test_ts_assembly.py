@@ -95,7 +95,8 @@ def test_history_spread_after_the_system_message(tmp_path):
 
 def test_replace_fills_a_placeholder_with_its_value(tmp_path):
     module = write(tmp_path, "fill.ts", (
-        f"const TEMPLATE = `Date: {{date}}\\n{_RULES}\\nQuestion: {{question}}`;\n"
+        # the only user message: the date needs a long block after it (min-tail-tokens), two rules
+        f"const TEMPLATE = `Date: {{date}}\\n{_RULES} {_RULES}\\nQuestion: {{question}}`;\n"
         "export async function ask(client: any, question: string) {\n"
         "  const content = TEMPLATE.replace('{date}', new Date().toISOString()).replace(/\\{question\\}/g, question);\n"
         "  return client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content }] });\n}\n"))
@@ -227,12 +228,15 @@ def test_function_returning_a_system_message_object_grown_by_plus_equals(tmp_pat
     assert (found[0]["code"], found[0]["line"], found[0]["column"]) == ("PFX001", *where(module, "${stamp}"))
 
 
-def test_text_constant_named_as_a_system_message_is_read_and_a_function_so_named_is_not(tmp_path):
+def test_text_constant_and_function_named_as_a_system_message_are_system_prompts(tmp_path):
     module = write(tmp_path, "consts.ts", (
         f"export const BOT_SYSTEM_MESSAGE = `{_RULES}`;\n"
-        "export const makeSystemMessage = (who: string) => `You are ${who}.`;\n"))
-    (template,) = load_templates(str(module))
-    assert template.prompt_name == "BOT_SYSTEM_MESSAGE" and template.messages[0].role == "system"
+        "export const makeSystemMessage = (who: string) => `You are ${who}.`;\n"
+        "export const systemMessageCount = (items: string[]) => items.length;\n"))  # no text: no prompt
+    templates = load_templates(str(module))
+    assert [(t.prompt_name, t.messages[0].role) for t in templates] == [
+        ("BOT_SYSTEM_MESSAGE", "system"), ("makeSystemMessage", "system")]
+    assert templates[1].messages[0].content == "You are {who}."
 
 
 def test_a_loop_variable_is_named_by_its_list(tmp_path):
