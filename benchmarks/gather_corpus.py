@@ -8,7 +8,8 @@ Each (repo, commit) has its own folder, so the two halves of a before/after pair
 text. An entry's `also:` paths (files it reads, such as a promptfoo config's prompt file or a
 Prompty sample) are copied beside it at the same commit. An entry marked `source: read_file`
 comes from a repository too large to fetch: save its text, read with the read_file tool at
-that commit, under `--saved` (<repo>/<commit>/<path>) and it is copied from there. `--repos-out` writes each repository
+that commit, under `--saved` (<repo>/<commit>/<path>) and it is copied from there (so is a file
+whose commit the fetched snapshot no longer holds, after a force-push). `--repos-out` writes each repository
 of tests/corpus/real_repos.yaml at its pinned commit under <dir>/<owner>+<name> (`git archive`).
 
 `--mirrors` holds one git directory per repository, as the `fetch` tool leaves them
@@ -97,6 +98,12 @@ def main(argv: list[str] | None = None) -> int:
             ref = f"{entry['commit']}:{path}"
             shown = subprocess.run(["git", "--git-dir", str(gdir), "show", ref],
                                    capture_output=True)
+            kept = args.saved / entry["repo"] / entry["commit"] / path
+            if shown.returncode != 0 and kept.is_file():  # a commit the snapshot no longer has
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(kept, target)
+                written += index == 0
+                continue
             if shown.returncode != 0:
                 missing.append(f"{entry['repo']}@{ref}  ({shown.stderr.decode().strip()[:80]})")
                 continue

@@ -124,7 +124,8 @@ class Measurer:
             target = None
             if self.template.is_chat:
                 own = tuple(messages)
-                messages = serve(own, self.history, has_history=self._writes_history)
+                history = History(()) if loader_for(self.template.format).whole_request else self.history
+                messages = serve(own, history, has_history=self._writes_history)
                 target = own_target(own, messages)
             framed = self.framing.frame(messages, self.encode)
             request = self._renders[vary] = Request(framed.messages, framed.text, framed.starts, framed.ids, target)

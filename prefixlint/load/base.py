@@ -35,6 +35,8 @@ class Format(Protocol):
     def chat_template(self) -> bool: ...
     @property
     def declared(self) -> bool: ...
+    @property
+    def whole_request(self) -> bool: ...
 
     def sniff(self, text: str) -> bool:
         """Does this text look like this format?"""
@@ -77,6 +79,10 @@ class Loader:
     #: cannot read is an error. Without one (plain text, program source), such a file is skipped
     #: with its reason: a walk never fails on what is not a prompt.
     declared: bool = True
+    #: The file's messages are the whole request (Prompty: the runtime sends what the template
+    #: renders, its history only through a loop of its own): no conversation is appended after
+    #: a lone system section, so a value closing it is the request's own content.
+    whole_request: bool = False
 
     def sniff_walked(self, text: str) -> bool:
         return (self.walked or self.sniff)(text)

@@ -9,7 +9,8 @@ above it up to the repository root (where a Jinja `FileSystemLoader` root usuall
 outside the repository, past `MAX_DEPTH` levels of nesting or past `MAX_FILES` files, or a name
 that is not a string literal, is left as written (Jinja then reports it, or the walk skips the
 file). `{% import %}` / `{% from ... import %}` stay as written: their macros are called, not
-inlined.
+inlined. A base template checked itself is measured as a child beside it renders it
+(`through_child`): its own lines are where a finding on its text points.
 """
 
 from __future__ import annotations
@@ -97,6 +98,65 @@ def _extended(path, text, base, tag, root, depth, budget) -> tuple[list[str], li
     chars += whole[at:]
     offsets += [tag] * (len(whole) - at)
     return chars, offsets
+
+
+def through_child(path: str, text: str) -> tuple[str, tuple[int, ...]] | None:
+    """A base template (`{% block %}`s and no `{% extends %}`) as the first template of its
+    folder that extends it renders it: nobody renders a base alone, and its empty `{% block
+    body %}` stands for the child's content. The child's blocks point at the base's block tag,
+    so a finding on the base's own text names the base's line; None when nothing extends it."""
+    from prefixlint.confine import directory_root
+
+    if "block" not in text or _EXTENDS.search(text) is not None or _BLOCK.search(text) is None:
+        return None
+    path = os.path.abspath(path)
+    root = directory_root(os.path.dirname(path))
+    budget = [MAX_FILES]
+    child = _child(path, root, budget)
+    if child is None:
+        return None
+    blocks = {m.group(1): m for m in _BLOCK.finditer(child[1])}
+    chars, offsets = _composed(path, text, root, 0, budget)
+    whole = "".join(chars)
+    out: list[str] = []
+    out_offsets: list[int] = []
+    at = 0
+    for match in _BLOCK.finditer(whole):
+        out += whole[at:match.start()]
+        out_offsets += offsets[at:match.start()]
+        at = match.end()
+        own = blocks.get(match.group(1))
+        if own is None:  # the base's default content
+            out += match.group(2)
+            out_offsets += offsets[match.start(2):match.end(2)]
+            continue
+        inner, _ = _composed(child[0], own.group(2), root, 1, budget)
+        out += inner
+        out_offsets += [offsets[match.start()]] * len(inner)
+    out += whole[at:]
+    out_offsets += offsets[at:]
+    return "".join(out), tuple(out_offsets)
+
+
+def _child(path: str, root: str, budget: list[int]) -> tuple[str, str] | None:
+    """(path, text) of the first file beside `path` (in name order) that extends it."""
+    name = os.path.basename(path)
+    try:
+        entries = sorted(os.listdir(os.path.dirname(path)))
+    except OSError:
+        return None
+    for entry in entries:
+        if budget[0] <= 0:
+            return None
+        if entry == name:
+            continue
+        found = _read(path, entry, root, budget)
+        if found is None:
+            continue
+        extends = _EXTENDS.search(found[1])
+        if extends is not None and os.path.basename(extends.group(2)) == name:
+            return found
+    return None
 
 
 def _tags(text: str):

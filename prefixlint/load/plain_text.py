@@ -13,7 +13,8 @@ The placeholder syntax is decided from the text, in this order:
    `{{` and `}}` are literal braces (LangChain f-string templates write JSON that way).
 5. Otherwise Jinja2 (a file without placeholders renders to itself either way).
 Plain files declare no variables: every free name in a placeholder is a variable, classified
-from its name by the catalog. A file with role lines (`# system:`, `# user:`, `# assistant:`
+by what the code that reads the file fills it with (`prefixlint.load.file_fills`), else from
+its name by the catalog. A file with role lines (`# system:`, `# user:`, `# assistant:`
 on a line of their own, as Prompt flow writes them) is a conversation: it is rendered as one
 text and split into messages at those lines. A conversation name the template loops over
 (`{{#each history}}<message role="{{role}}">`, `{% for m in history %}`; see
@@ -64,20 +65,25 @@ def placeholder_syntax(path: str, text: str) -> str:
 
 
 def load(path: str, text: str) -> Template:
-    from prefixlint.load.compose import compose, composes
+    from prefixlint.load.compose import compose, composes, through_child
+    from prefixlint.load.file_fills import file_variables
 
     message = identity_message(None, text, 0)
     if composes(text):  # `{% include %}`, `{% extends %}`, `{{> partial}}`: the prompt as sent
         composed, offsets = compose(path, text)
         message = Message(None, composed, offsets, 0)
+    elif (extended := through_child(path, text)) is not None:  # a base template, as a child renders it
+        message = Message(None, extended[0], extended[1], 0)
     has_roles = ROLE_LINE.search(message.content) is not None
     syntax = placeholder_syntax(path, message.content)
     # `{{#each history}}<message role="{{role}}">`, `{% for m in history %}`: the earlier turns,
     # neither dropped nor taken as per-request text
     slots = {name: Variable(name, "conversation") for name in sorted(loop_slots(message.content))}
+    # what the code that reads this file fills its placeholders with (`file_fills`)
+    filled = file_variables(path) if _JINJA.search(text) or _DOLLAR.search(text) or _FORMAT_FIELD.search(text) else {}
     return Template(
         path=path, format=FORMAT, source=text, messages=(message,),
-        syntax=syntax, is_chat=has_roles, role_markers=has_roles, variables=slots,
+        syntax=syntax, is_chat=has_roles, role_markers=has_roles, variables={**filled, **slots},
     )
 
 

@@ -18,8 +18,10 @@ NOT_PROMPT_TREES = frozenset({
 #: Files that make their directory a documentation site (MkDocs, Jekyll, Docusaurus, Sphinx, Hugo ...).
 SITE_MARKERS = ("mkdocs.yml", "mkdocs.yaml", "_config.yml", "docusaurus.config.js", "docusaurus.config.ts",
                 "conf.py", "hugo.toml", "book.toml", "astro.config.mjs", "vitepress.config.ts", "_quarto.yml")
-#: Walked files that are prompts only on evidence (see `prompt_evidence`).
-EVIDENCE_SUFFIXES = (".md", ".txt", ".markdown", ".mdx")
+#: Walked files that are prompts only on evidence (see `prompt_evidence`): Markdown, text, and
+#: text templates (`.tpl`, `.hbs` ...), which web frameworks use for pages as often as teams for prompts.
+EVIDENCE_SUFFIXES = (".md", ".txt", ".markdown", ".mdx", ".tpl", ".tmpl", ".ptmpl", ".template", ".hbs",
+                     ".handlebars", ".mustache")
 #: Extensions that say a file is a prompt template: Markdown and text beside one are prompts too
 #: (a folder of prompts), as `samples/` keeps its `.md` beside its `.prompty` and `.j2` files.
 TEMPLATE_SUFFIXES = (".prompty", ".prompt", ".j2", ".jinja", ".jinja2")
@@ -64,3 +66,55 @@ def prompt_evidence(relative: Path, path: Path, references: set[str], configured
         if end > 0 and _PROMPT_FRONT_MATTER.search(head[3:end]):
             return "a prompt format's front matter"
     return None
+
+
+#: Markdown code: fenced blocks (```lang ... ```, ~~~) and inline code spans (`...`).
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
+_INLINE_CODE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+#: A placeholder of any syntax a prompt file uses: `{{x}}`, `{% tag %}`, `${x}`, `{x}`.
+_PLACEHOLDER = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\$\{[A-Za-z_][\w.]*\}|(?<![{$])\{[A-Za-z_]\w*\}(?!\})")
+#: A placeholder that only names a value (`{{ diff }}`, `{code}`, `${text}`): a fence of such is a slot.
+_SLOT = re.compile(r"\{\{\s*[A-Za-z_][\w.]*\s*\}\}|\$\{[A-Za-z_][\w.]*\}|\{[A-Za-z_]\w*\}")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
+
+
+def documentation_page(path: str, text: str) -> str | None:
+    """Why a Markdown file named on the command line is documentation, not a template, or None.
+
+    A page that shows template syntax only inside code (a fenced example, an inline code span
+    such as `{{ user_name }}`) documents templates; nothing fills those placeholders. A fence
+    holding only placeholders (```` ```\\n{diff}\\n``` ````) is a slot for content, not an
+    example, and a file with a prompt's folder, name or front matter is a prompt whatever its
+    code shows."""
+    if not path.lower().endswith(MARKDOWN_SUFFIXES):
+        return None
+    found = list(_PLACEHOLDER.finditer(text))
+    if not found:
+        return None
+    code: list[tuple[int, int]] = []
+    for fence in _FENCE.finditer(text):
+        if _SLOT.sub("", fence.group(2)).strip():  # an example, not a slot
+            code.append(fence.span())
+    for span in _INLINE_CODE.finditer(text):
+        if not any(start <= span.start() < end for start, end in code):
+            code.append(span.span())
+    if any(not any(start <= m.start() < end for start, end in code) for m in found):
+        return None
+    if _named_like_prompt(Path(path)):
+        return None
+    return ("Markdown whose placeholders are all inside code examples: documentation, not a template "
+            "(the `prompts` setting takes it)")
+
+
+def _named_like_prompt(path: Path) -> bool:
+    """A prompt's folder or name, prompt template files beside it, or a prompt format's front matter."""
+    try:
+        where = path.resolve()
+        siblings = [entry.name.lower() for entry in where.parent.iterdir()]
+    except OSError:
+        return False
+    if any(PROMPT_PATH.search(part) for part in (*where.parent.parts[-2:], where.stem)):
+        return True
+    if any(name.endswith(TEMPLATE_SUFFIXES) for name in siblings):
+        return True
+    return prompt_evidence(Path(where.name), where, set(), False) == "a prompt format's front matter"

@@ -103,4 +103,4 @@ def load(path: str, text: str) -> Template:
                     role_line=ROLE_LINE.pattern if is_chat else None)
 
 
-LOADER = Loader(FORMAT, sniff, load, hint=HINT)
+LOADER = Loader(FORMAT, sniff, load, hint=HINT, whole_request=True)

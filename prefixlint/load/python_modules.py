@@ -162,6 +162,43 @@ def _calls(root: Path) -> dict[str, list[tuple[Path, ast.Call]]]:
     return found
 
 
+#: A quoted file name in a module (`"system.md"`, `'prompts/agent.j2'`): the name after the last `/`.
+_FILE_NAME = re.compile(r"[\"']([^\"'\s]{0,200}?)([\w.-]+\.[A-Za-z]\w{0,9})[\"']")
+
+
+def naming_modules(target: Path) -> list[tuple[Path, Path]]:
+    """(module, root) for each module of `target`'s repository that has a fill call and names
+    the file `target` in a string (`file_fills`: the code that reads and fills a prompt file)."""
+    root = _root(target.parent)
+    return [(module, root) for module in _named_files(root).get(target.name, ())]
+
+
+@lru_cache(maxsize=8)
+def _named_files(root: Path) -> dict[str, list[Path]]:
+    """File name -> the modules with a fill call that name it in a string, for the repository."""
+    found: dict[str, list[Path]] = {}
+    for module in _modules(root):
+        text = _source(module)
+        if text is None or not _HINT.search(text):
+            continue
+        for name in dict.fromkeys(match.group(2) for match in _FILE_NAME.finditer(text)):
+            found.setdefault(name, []).append(module)
+    return found
+
+
+def _modules(root: Path) -> list[Path]:
+    """The repository's Python modules (at most MAX_MODULES), in a stable order."""
+    out: list[Path] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP)
+        for file in sorted(files):
+            if file.endswith(".py"):
+                out.append(Path(folder) / file)
+                if len(out) >= MAX_MODULES:
+                    return out
+    return out
+
+
 @lru_cache(maxsize=256)
 def _source(path: Path) -> str | None:
     try:

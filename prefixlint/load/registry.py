@@ -53,6 +53,9 @@ LOADERS: dict[str, tuple[str, ...]] = {
     ".json": ("langchain", "chat_template", "promptfoo", "semantic_kernel_json", "prompt_strings"),
     ".md": ("plain_text",),
     ".txt": ("plain_text",),
+    # extensions that name a text template (walked only on evidence, as Markdown and text are)
+    ".tpl": ("plain_text",), ".tmpl": ("plain_text",), ".ptmpl": ("plain_text",), ".template": ("plain_text",),
+    ".hbs": ("plain_text",), ".handlebars": ("plain_text",), ".mustache": ("plain_text",),
     ".j2": ("chat_template", "plain_text"),
     ".jinja": ("chat_template", "plain_text"),
     ".jinja2": ("chat_template", "plain_text"),
@@ -136,9 +139,14 @@ def _load(path: str, text: str | None, many: bool) -> list[Template]:
         loader = adapter(name)
         if loader.sniff(text):
             return loader.load_all(path, text) if many else [loader.load(path, text)]
-    loaders = [adapter(name) for name in candidates]
+    raise unrecognised(path)
+
+
+def unrecognised(path: str) -> NotATemplate:
+    """The error for a file that no loader of its extension reads, with every loader's hint."""
+    loaders = [adapter(name) for name in LOADERS.get(PurePath(path).suffix.lower(), ())]
     names = " or ".join(loader.name for loader in loaders)
     hints = [loader.hint for loader in loaders]
-    raise NotATemplate(f"not a recognised template ({names})", path=path, line=1,
-                          hint="; ".join(h for h in hints if h)
-                          or "a native prefixlint YAML file has a top-level `messages` or `prompt`")
+    return NotATemplate(f"not a recognised template ({names})", path=path, line=1,
+                        hint="; ".join(h for h in hints if h)
+                        or "a native prefixlint YAML file has a top-level `messages` or `prompt`")

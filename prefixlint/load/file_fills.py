@@ -1,0 +1,101 @@
+"""What fills a prompt file's placeholders, read in the code that reads the file (issue 19 item 5).
+
+A Markdown, text or Jinja prompt file is filled by the program that opens it:
+`open(os.path.join(here, "system.md")).read().format(date=...)`, `Template(path.read_text())
+.render(user=...)`, `env.get_template("agent.j2").render(...)`. The Python modules of the
+repository that name the file in a string (`python_modules`' bounded index of modules with a
+fill call) are read; in the function that names it (else at module level), the fill call's
+keyword arguments are classified as the Python loader classifies a `.format()` argument
+(`Resolver.declared`): clock, UUID and random calls with their frequency, settings, the
+environment and literals stable. A fill that runs only at import (at module level, or in a
+function whose only calls are at module level: `SYSTEM_PROMPT = load_system_prompt()`) runs
+once per process: its clock values are the same on every request (info at most). A placeholder
+no fill site names keeps the name classifier.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from pathlib import Path
+
+from prefixlint.load.template import Variable
+
+FILL_METHODS = frozenset({"format", "render", "substitute", "safe_substitute"})
+
+
+def file_variables(path: str) -> dict[str, Variable]:
+    """name -> Variable for the placeholders the code that reads `path` fills, with evidence."""
+    from prefixlint.load.python_modules import naming_modules
+
+    try:
+        target = Path(path).resolve()
+    except (OSError, RuntimeError):
+        return {}
+    for module, root in naming_modules(target):
+        found = _fills_in(module, root, target.name)
+        if found:
+            return found
+    return {}
+
+
+def _fills_in(module: Path, root: Path, name: str) -> dict[str, Variable]:
+    from prefixlint.load.python_modules import _resolver
+
+    resolver = _resolver(module)
+    tree = resolver.tree
+    for constant in ast.walk(tree):
+        if not (isinstance(constant, ast.Constant) and isinstance(constant.value, str)
+                and constant.value.replace("\\", "/").rsplit("/", 1)[-1] == name):
+            continue
+        scope = _scope(tree, constant.lineno)
+        call = _fill_call(scope, constant.lineno)
+        if call is None:
+            continue
+        once = scope is tree or (isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                 and _only_at_import(resolver, tree, scope.name))
+        where = module.relative_to(root).as_posix()
+        out = {}
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                continue
+            variable = resolver.declared(keyword.value)
+            if variable is None:
+                continue
+            out[keyword.arg] = _placed(variable, where, once)
+        return out
+    return {}
+
+
+def _placed(variable: Variable, where: str, once: bool) -> Variable:
+    evidence = f"{variable.evidence} ({where}:{variable.line})" if variable.evidence and variable.line \
+        else variable.evidence or f"filled in {where}"
+    if once and variable.kind not in (None, "stable"):
+        return Variable(variable.name, "stable", variable.samples[:1], None,
+                        f"{evidence.split(' (')[0]} once per process, at import ({where})")
+    return replace(variable, line=None, evidence=evidence)
+
+
+def _scope(tree: ast.Module, line: int) -> ast.AST:
+    """The innermost function holding `line`, else the module."""
+    best: ast.AST = tree
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                node.lineno <= line <= (node.end_lineno or node.lineno):
+            if best is tree or node.lineno >= best.lineno:  # type: ignore[attr-defined]
+                best = node
+    return best
+
+
+def _fill_call(scope: ast.AST, line: int) -> ast.Call | None:
+    """The first fill call (`.format(...)`, `.render(...)`) with keywords at or after `line` in `scope`."""
+    calls = [node for node in ast.walk(scope) if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+             and node.func.attr in FILL_METHODS and node.keywords and (node.end_lineno or node.lineno) >= line]
+    return min(calls, key=lambda c: (c.lineno, c.col_offset), default=None)
+
+
+def _only_at_import(resolver, tree: ast.Module, function: str) -> bool:
+    """Whether every call of `function` in its module is at module level (at import)."""
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Name) and node.func.id == function]
+    return bool(calls) and not any(resolver.in_function(call.lineno) for call in calls)

@@ -1,0 +1,135 @@
+"""Prompt files judged by evidence (issue 19): the file's own path, the code that reads it, the
+template that extends it, the format's own request. Fixtures written for these tests."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from prefixlint.cli import cli
+from prefixlint.load.registry import load_templates
+
+VOLATILE = {"PFX001", "PFX002", "PFX003", "PFX004", "PFX005"}
+RULES = "".join(f"Rule {i}: answer in full sentences, cite the source document and keep it short.\n"
+                for i in range(12))
+
+
+def check(path, *args, cwd=None, monkeypatch=None):
+    if monkeypatch is not None and cwd is not None:
+        monkeypatch.chdir(cwd)
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--format", "json", *args, str(path)])
+    return result, json.loads(result.stdout) if result.stdout.strip().startswith("{") else None
+
+
+def findings(report):
+    return [(f["code"], f.get("variable"), f["line"]) for entry in report["files"] for f in entry.get("findings", [])
+            if f["code"] in VOLATILE]
+
+
+def test_yaml_prompts_evidence_is_the_files_own_folder_wherever_the_command_runs(tmp_path, monkeypatch):
+    folder = tmp_path / "app" / "prompts"
+    folder.mkdir(parents=True)
+    (folder / "bot.yaml").write_text("id: bot\nsystem: |\n  You are the support bot of the shop.\n"
+                                     + "".join(f"  {line}\n" for line in RULES.splitlines())
+                                     + "userTemplate: |\n  User message: {{message}}\n")
+    monkeypatch.chdir(folder)  # named as `bot.yaml`: its folder still says prompts/
+    templates = load_templates("bot.yaml")
+    assert [t.messages[0].content.split("\n")[0] for t in templates] == ["User message: {{message}}"]
+    assert templates[0].format == "prompt-strings"
+
+
+def test_a_yaml_file_of_constant_prompts_is_measured_and_clean(tmp_path):
+    agents = tmp_path / "config" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "researcher.yaml").write_text("name: researcher\nrole: |\n  Research specialist. Search, summarize.\n"
+                                            "model:\n  provider: openai\n  temperature: 0.7\n")
+    (template,) = load_templates(str(agents / "researcher.yaml"))
+    assert template.messages[0].content == "Research specialist. Search, summarize.\n"  # a prompt key: 4 words
+    result, report = check(agents / "researcher.yaml")
+    assert result.exit_code == 0 and report["files"][0]["findings"] == []
+    (tmp_path / "settings.yaml").write_text("greeting: hello there, welcome to the application and enjoy it\n")
+    named, _ = check(tmp_path / "settings.yaml")  # nothing says its strings are prompts
+    assert named.exit_code == 2 and "not a recognised template (promptfoo or" in named.output + named.stderr
+
+
+def test_text_template_extensions_read_when_named_not_walked(tmp_path):
+    (tmp_path / "views").mkdir()
+    (tmp_path / "views" / "page.hbs").write_text("<h1>{{title}}</h1>\n<p>Posted {{date}}</p>\n" + RULES)
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "greet.tpl").write_text("Today is {{ today }}.\n" + RULES)
+    _, report = check(tmp_path)
+    assert findings(report) == []  # a web page is no prompt: a walk leaves these extensions out
+    _, report = check(prompts / "greet.tpl")  # named: read as a template
+    assert findings(report) == [("PFX001", "today", 1)]
+    (template,) = load_templates(str(tmp_path / "views" / "page.hbs"))
+    assert template.syntax == "jinja" and template.messages[0].content.startswith("<h1>{{title}}")
+
+
+def test_a_named_documentation_page_with_template_syntax_only_in_code_is_skipped(tmp_path):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    page = docs / "design.md"
+    page.write_text("# Design\n\nThe agent's file takes `{{ user_name }}` and a time:\n\n```yaml\nsystem: |\n"
+                    "  Current time: {{ current_time }}\n  Be brief.\n```\n\n" + RULES)
+    result, report = check(page)
+    assert result.exit_code == 0 and report["files"] == []
+    assert [s["path"] for s in report["skipped"]] == [str(page)] and "documentation" in report["skipped"][0]["reason"]
+    # a fence that only holds a placeholder is a slot, and its value is measured
+    slot = tmp_path / "review.md"
+    slot.write_text("Review the change below.\n\n```\n{{ diff }}\n```\n\nToday is {{ today }}.\n" + RULES)
+    _, report = check(slot)
+    assert findings(report) == [("PFX001", "today", 7)]
+
+
+def test_a_base_template_is_measured_as_a_child_renders_it(tmp_path):
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "base.txt").write_text("You are a robot.\n\nThe current date is {{ date }}\n\n{% block body %}\n{% endblock %}\n")
+    (folder / "chat.txt").write_text('{% extends "base.txt" %}\n{% block body %}\n' + RULES + "{% endblock %}\n")
+    _, report = check(folder / "base.txt")
+    assert findings(report) == [("PFX001", "date", 3)]  # at the base's own line, the child's rules after it
+    (tmp_path / "alone.txt").write_text("The current date is {{ date }}\n\n{% block body %}\n{% endblock %}\n")
+    _, report = check(tmp_path / "alone.txt")
+    assert findings(report) == []  # nothing extends it: nothing follows the date
+
+
+def test_a_prompty_file_is_the_whole_request(tmp_path):
+    head = "---\nname: evaluator\nmodel:\n  api: chat\ninputs:\n  question:\n    type: string\n---\nsystem:\n"
+    (tmp_path / "eval.prompty").write_text(head + RULES + "\nuser:{{question}}\noutput:\n")
+    _, report = check(tmp_path / "eval.prompty")
+    assert findings(report) == []  # the input closes the request: no conversation is appended after it
+    (tmp_path / "ahead.prompty").write_text(head + "The question: {{question}}\n" + RULES)
+    _, report = check(tmp_path / "ahead.prompty")
+    assert [(code, name) for code, name, _ in findings(report)] == [("PFX005", "question")]
+
+
+def test_a_prompt_file_is_classified_by_the_code_that_fills_it(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'app'\n")
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "system.md").write_text("You are {agent_name}.\n" + RULES + "\nNow: {current_time}\n")
+    loader = ("import os\nfrom datetime import datetime\nfrom config import settings\n\n"
+              "def load_system_prompt():\n"
+              "    with open(os.path.join(os.path.dirname(__file__), 'system.md')) as f:\n"
+              "        return f.read().format(agent_name=settings.NAME,\n"
+              "                               current_time=datetime.now().strftime('%H:%M:%S'))\n\n")
+    (prompts / "__init__.py").write_text(loader + "SYSTEM_PROMPT = load_system_prompt()\n")
+    (template,) = load_templates(str(prompts / "system.md"))
+    assert template.variables["current_time"].kind == "stable"  # once per process, at import
+    assert "once per process, at import (prompts/__init__.py)" in template.variables["current_time"].evidence
+    _, report = check(prompts / "system.md")
+    assert findings(report) == []
+    # the same fill in a request handler (another repository: modules are indexed once per process)
+    other = tmp_path / "other"
+    (other / "prompts").mkdir(parents=True)
+    (other / "pyproject.toml").write_text("[project]\nname = 'other'\n")
+    prompts = other / "prompts"
+    (prompts / "system.md").write_text("You are {agent_name}.\n" + RULES + "\nNow: {current_time}\n")
+    (prompts / "__init__.py").write_text(loader + "def handle(request):\n    return load_system_prompt()\n")
+    (template,) = load_templates(str(prompts / "system.md"))
+    assert template.variables["current_time"].kind != "stable"
+    assert template.variables["current_time"].evidence.startswith("filled by datetime.now()")
+    _, report = check(prompts / "system.md")
+    assert [(code, name, line) for code, name, line in findings(report)] == [("PFX001", "current_time", 15)]
