@@ -12,7 +12,8 @@ A block is regenerated when the line before its opening fence is a marker commen
 Each `$ ` line of the block is a command (a trailing `\\` continues it on the next line, a
 `# ` comment ends it; `$ echo $?` shows the exit status of the command before it), run from
 `cwd` (relative to the repository root, default the root) with `prefixlint` and `python`
-meaning this interpreter's, stdout and stderr merged as a terminal shows them, NO_COLOR set,
+meaning this interpreter's (a command with a pipe, a redirection or a leading `NAME=value`
+runs through bash, where both are functions calling this interpreter), stdout and stderr merged as a terminal shows them, NO_COLOR set,
 no result cache and no network. Its output replaces the lines up to the next `$ ` line or the
 closing fence. A block that shows a line `...` (or `…`) keeps as many first and last lines of
 the real output as it shows around it (an excerpt stays an excerpt, and stays true).
@@ -41,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MARKER = re.compile(r"^<!-- output:(?P<options>.*?)-->\s*$")
 FENCE = re.compile(r"^```")
 ELLIPSES = ("...", "…")
+ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 TIMEOUT = 300
 
 
@@ -55,8 +57,21 @@ class Command:
     text: list[str]                              # the command's lines as shown, `$ ` included
     shown: list[str] = field(default_factory=list)
 
+    def joined(self) -> str:
+        return " ".join(line.removeprefix("$ ").rstrip().removesuffix("\\") for line in self.text)
+
+    def shell(self) -> bool:
+        """True when the command needs a shell: a pipe, a redirection, `&&`, or an assignment first."""
+        lexer = shlex.shlex(self.joined(), posix=True, punctuation_chars=True)
+        lexer.commenters = "#"
+        words = list(lexer)
+        return bool(words) and (any(set(word) <= set("|&;<>") for word in words) or ENV.match(words[0]) is not None)
+
     def argv(self) -> list[str]:
-        joined = " ".join(line.removeprefix("$ ").rstrip().removesuffix("\\") for line in self.text)
+        joined = self.joined()
+        if self.shell():
+            prelude = 'prefixlint() { "$REGEN_PYTHON" -m prefixlint "$@"; }; python() { "$REGEN_PYTHON" "$@"; }; '
+            return ["bash", "-c", prelude + "python3() { python \"$@\"; }; " + joined]
         argv = shlex.split(joined, comments=True)
         if argv and argv[0] == "prefixlint":
             return [sys.executable, "-m", "prefixlint", *argv[1:]]
@@ -151,7 +166,7 @@ def run_status(command: Command, cwd: Path) -> tuple[list[str], int]:
     """The command's output lines (as `run`) and its exit status."""
     env = {**os.environ, "NO_COLOR": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "PYTHONUNBUFFERED": "1", "COLUMNS": "100", "TERM": "dumb",
-           "PREFIXLINT_NO_CACHE": "1"}                 # no .prefixlint_cache/ left in the pages' folders
+           "PREFIXLINT_NO_CACHE": "1", "REGEN_PYTHON": sys.executable}                 # no .prefixlint_cache/ left in the pages' folders
     env.pop("GITHUB_ACTIONS", None)
     env.pop("FORCE_COLOR", None)
     done = subprocess.run(command.argv(), cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
