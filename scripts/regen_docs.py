@@ -13,7 +13,8 @@ Each `$ ` line of the block is a command (a trailing `\\` continues it on the ne
 `# ` comment ends it; `$ echo $?` shows the exit status of the command before it), run from
 `cwd` (relative to the repository root, default the root) with `prefixlint` and `python`
 meaning this interpreter's (a command with a pipe, a redirection or a leading `NAME=value`
-runs through bash, where both are functions calling this interpreter), stdout and stderr merged as a terminal shows them, NO_COLOR set,
+runs through bash, where both are functions calling this interpreter), stdout and stderr
+merged as a terminal shows them, NO_COLOR set,
 no result cache and no network. Its output replaces the lines up to the next `$ ` line or the
 closing fence. A block that shows a line `...` (or `…`) keeps as many first and last lines of
 the real output as it shows around it (an excerpt stays an excerpt, and stays true).
