@@ -12,7 +12,9 @@ A block is regenerated when the line before its opening fence is a marker commen
 Each `$ ` line of the block is a command (a trailing `\\` continues it on the next line, a
 `# ` comment ends it; `$ echo $?` shows the exit status of the command before it), run from
 `cwd` (relative to the repository root, default the root) with `prefixlint` and `python`
-meaning this interpreter's, stdout and stderr merged as a terminal shows them, NO_COLOR set,
+meaning this interpreter's (a command with a pipe, a redirection or a leading `NAME=value`
+runs through bash, where both are functions calling this interpreter), stdout and stderr
+merged as a terminal shows them, NO_COLOR set,
 no result cache and no network. Its output replaces the lines up to the next `$ ` line or the
 closing fence. A block that shows a line `...` (or `…`) keeps as many first and last lines of
 the real output as it shows around it (an excerpt stays an excerpt, and stays true).
@@ -27,10 +29,13 @@ does not ship, timings, hand-cut excerpts).
 from __future__ import annotations
 
 import argparse
+import atexit
 import difflib
 import importlib.util
+import json
 import os
 import re
+import select
 import shlex
 import subprocess
 import sys
@@ -41,6 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MARKER = re.compile(r"^<!-- output:(?P<options>.*?)-->\s*$")
 FENCE = re.compile(r"^```")
 ELLIPSES = ("...", "…")
+ENV = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 TIMEOUT = 300
 
 
@@ -55,8 +61,21 @@ class Command:
     text: list[str]                              # the command's lines as shown, `$ ` included
     shown: list[str] = field(default_factory=list)
 
+    def joined(self) -> str:
+        return " ".join(line.removeprefix("$ ").rstrip().removesuffix("\\") for line in self.text)
+
+    def shell(self) -> bool:
+        """True when the command needs a shell: a pipe, a redirection, `&&`, or an assignment first."""
+        lexer = shlex.shlex(self.joined(), posix=True, punctuation_chars=True)
+        lexer.commenters = "#"
+        words = list(lexer)
+        return bool(words) and (any(set(word) <= set("|&;<>") for word in words) or ENV.match(words[0]) is not None)
+
     def argv(self) -> list[str]:
-        joined = " ".join(line.removeprefix("$ ").rstrip().removesuffix("\\") for line in self.text)
+        joined = self.joined()
+        if self.shell():
+            prelude = 'prefixlint() { "$REGEN_PYTHON" -m prefixlint "$@"; }; python() { "$REGEN_PYTHON" "$@"; }; '
+            return ["bash", "-c", prelude + "python3() { python \"$@\"; }; " + joined]
         argv = shlex.split(joined, comments=True)
         if argv and argv[0] == "prefixlint":
             return [sys.executable, "-m", "prefixlint", *argv[1:]]
@@ -147,16 +166,61 @@ def run(command: Command, cwd: Path) -> list[str]:
     return run_status(command, cwd)[0]
 
 
-def run_status(command: Command, cwd: Path) -> tuple[list[str], int]:
-    """The command's output lines (as `run`) and its exit status."""
+def environment() -> dict[str, str]:
+    """The environment every command runs in: no colour, no network, no result cache (no
+    .prefixlint_cache/ left in the pages' folders)."""
     env = {**os.environ, "NO_COLOR": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "PYTHONUNBUFFERED": "1", "COLUMNS": "100", "TERM": "dumb",
-           "PREFIXLINT_NO_CACHE": "1"}                 # no .prefixlint_cache/ left in the pages' folders
+           "PREFIXLINT_NO_CACHE": "1", "REGEN_PYTHON": sys.executable}
     env.pop("GITHUB_ACTIONS", None)
     env.pop("FORCE_COLOR", None)
-    done = subprocess.run(command.argv(), cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    return env
+
+
+def run_status(command: Command, cwd: Path) -> tuple[list[str], int]:
+    """The command's output lines (as `run`) and its exit status.
+
+    A `prefixlint` command is forked from one prepared process (scripts/regen_zygote.py: the
+    same fresh start, without an interpreter start and the imports per command) where fork
+    exists, unless REGEN_DOCS_FRESH=1 asks for a new interpreter per command, as any other
+    command gets."""
+    argv = command.argv()
+    if argv[:3] == [sys.executable, "-m", "prefixlint"] and hasattr(os, "fork") and not os.environ.get("REGEN_DOCS_FRESH"):
+        return _ZYGOTE.run(argv[3:], cwd)
+    done = subprocess.run(argv, cwd=cwd, env=environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, timeout=TIMEOUT, check=False)
     return done.stdout.splitlines(), done.returncode
+
+
+class Zygote:
+    """The one process `prefixlint` commands are forked from, started on the first one."""
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen[str] | None = None
+
+    def run(self, args: list[str], cwd: Path) -> tuple[list[str], int]:
+        if self.process is None or self.process.poll() is not None:
+            self.process = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "regen_zygote.py")],
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment(),
+                                            text=True, encoding="utf-8")
+            atexit.register(self.stop)
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.write(json.dumps({"args": args, "cwd": str(cwd)}) + "\n")
+        self.process.stdin.flush()
+        ready, _, _ = select.select([self.process.stdout], [], [], TIMEOUT)
+        if not ready:
+            self.stop()
+            raise subprocess.TimeoutExpired(["prefixlint", *args], TIMEOUT)
+        reply = json.loads(self.process.stdout.readline())
+        return reply["output"].splitlines(), reply["status"]
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+
+_ZYGOTE = Zygote()
 
 
 def _fit(shown: list[str], real: list[str]) -> list[str]:

@@ -32,7 +32,20 @@ def test_every_output_the_readme_shows_is_regenerated():
     shown = [n + 1 for n, line in enumerate(lines) if line == "```console"]
     marked = {block.line for block in BLOCKS if block.path.name == "README.md"}
     assert len(shown) >= 3 and set(shown) == marked
-    assert {"check.md", "formats.md", "replay.md"} <= {block.path.name for block in BLOCKS}
+    assert {"check.md", "configuration.md", "core.md", "formats.md", "reliability.md", "replay.md",
+            "transcript.md", "workflow.md"} <= {block.path.name for block in BLOCKS}
+
+
+def test_the_examples_run_on_files_the_repository_ships():
+    """A marked block's working directory is in the repository, and every model folder it names
+    is shipped with its tokenizer (docs/examples/check/models, scripts/example_tokenizer.py)."""
+    for block in BLOCKS:
+        assert block.cwd.is_dir() and block.cwd.resolve().is_relative_to(ROOT), block.name
+        for command in block.commands:
+            words = command.joined().split()
+            for flag, value in zip(words, words[1:]):
+                if flag == "--tokenizer" and "/" in value and not value.startswith(("Qwen/", "meta-llama/")):
+                    assert (block.cwd / value / "tokenizer.json").is_file(), (block.name, value)
 
 
 def _page(tmp_path: Path, body: str) -> Path:
@@ -92,6 +105,16 @@ def test_stderr_is_shown_where_it_was_written_and_a_heavy_block_is_named(tmp_pat
     assert block.needs == ("no_such_module_xyz", "json") and block.missing() == ["no_such_module_xyz"]
     assert regen.run(block.commands[0], tmp_path) == ["out1", "err", "out2"]
     assert regen.rewrite(page) == 0  # not run without its dependency
+
+
+def test_a_pipe_or_an_assignment_runs_through_bash_with_this_interpreter(tmp_path):
+    piped = regen.Command(['$ python -c "print(3); print(4)" | tail -1'])
+    assert piped.shell() and regen.run(piped, tmp_path) == ["4"]
+    assigned = regen.Command(["$ GREETING=hi python -c \"import os, sys; print(os.environ['GREETING'], sys.executable)\""])
+    assert assigned.shell() and regen.run(assigned, tmp_path) == [f"hi {sys.executable}"]
+    assert regen.run_status(regen.Command(['$ python -c "raise SystemExit(3)" | cat']), tmp_path)[1] == 0
+    plain = regen.Command(['$ python -c "print(1)"  # a | comment'])
+    assert not plain.shell() and plain.argv() == [sys.executable, "-c", "print(1)"]
 
 
 def test_a_marker_without_a_block_is_an_error_naming_the_line(tmp_path):

@@ -33,7 +33,16 @@ def compiled_template(source: str):
     except PrefixlintError:
         raise
     except Exception as exc:  # TemplateSyntaxError and friends
-        raise template_error(exc, "the chat template does not compile") from None
+        error = template_error(exc, "the chat template does not compile")
+        if getattr(exc, "lineno", None) is not None and type(exc).__name__ == "TemplateSyntaxError":
+            # where the fix goes, as for any template: an unclosed block at the tag that opens it
+            from prefixlint.render.jinja_syntax import syntax_location
+
+            line, _, hint = syntax_location(source, exc)
+            if hint and line:
+                error = TemplateRenderError(f"the chat template does not compile (template line {line}): "
+                                            f"{type(exc).__name__}: {exc}", template_line=line, hint=hint)
+        raise error from None
 
 
 def template_line(exc: BaseException) -> int | None:

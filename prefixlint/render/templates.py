@@ -109,7 +109,9 @@ def load_chat_template(path: str) -> ChatTemplate:
         file, line = template.file_location(exc.template_line)
         message = exc.message if line != exc.template_line else exc.message.replace(
             f" (template line {line})", "")
-        raise PrefixlintError(message, path=file, line=line) from None
+        # the hint names template lines: the file's own only in a .jinja file, not in a tokenizer_config.json
+        hint = exc.hint if line == exc.template_line else None
+        raise PrefixlintError(message, path=file, line=line, hint=hint) from None
     return template
 
 

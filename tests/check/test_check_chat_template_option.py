@@ -157,3 +157,17 @@ def test_pyproject_key_is_resolved_against_the_pyproject_directory(tmp_path, mon
     monkeypatch.chdir(tmp_path)
     clear_cache()
     assert load_config(tmp_path / "prompts" / "a.yaml").chat_template == "serve/t.jinja"
+
+
+def test_an_unclosed_block_is_reported_at_the_tag_that_opens_it_with_a_hint(tmp_path, llama):
+    """issue 25: a chat template's unclosed block at the line that opens it, not where Jinja stops."""
+    tokenizer, _ = llama
+    broken = tmp_path / "unclosed.jinja"
+    broken.write_text("<|header|>\n{%- for message in messages %}\n{{ message.content }}\n\n\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--offline", "--tokenizer", str(tokenizer),
+                                      "--chat-template", str(broken), str(write_chat(tmp_path))])
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    (at,) = [n for n, line in enumerate(lines) if line.startswith("prefixlint: error:")]
+    assert lines[at].startswith(f"prefixlint: error: {broken}:2: the chat template does not compile")
+    assert lines[at + 1] == "  hint: the `{% for %}` opened on line 2 is never closed: add `{% endfor %}`"
