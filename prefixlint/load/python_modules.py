@@ -186,19 +186,6 @@ def _named_files(root: Path) -> dict[str, list[Path]]:
     return found
 
 
-def _modules(root: Path) -> list[Path]:
-    """The repository's Python modules (at most MAX_MODULES), in a stable order."""
-    out: list[Path] = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP)
-        for file in sorted(files):
-            if file.endswith(".py"):
-                out.append(Path(folder) / file)
-                if len(out) >= MAX_MODULES:
-                    return out
-    return out
-
-
 @lru_cache(maxsize=256)
 def _source(path: Path) -> str | None:
     try:
