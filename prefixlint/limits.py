@@ -188,50 +188,6 @@ def _long_digits(text: str) -> bool:
     return _LONG_RUN in text.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZERO)
 
 
-#: A run of this many digits may be an integer past 64 bits, which orjson reads as a float.
-_I64_RUN = b"0" * 19
-#: A line with no more brackets than this is nested less deeply than `json` can read (orjson
-#: reads 1,024 levels, `json` about 1,000: the lines between are left to `loads_json`).
-_SHALLOW = 900
-#: Digits made 0 and `{` made `[`: one translated copy answers both questions.
-_ZERO_AND_BRACKET = bytes.maketrans(b"123456789{", b"000000000[")
-
-
-def fast_json_line(raw: bytes) -> Any:
-    """A JSON line parsed by orjson (the `fast` extra), or None when the careful path must
-    decide: orjson missing, a run of 19 digits or more (orjson reads an integer past 64 bits
-    as a float, `json` as an int within MAX_INT_DIGITS), more than _SHALLOW brackets, or
-    anything orjson refuses (not JSON,
-    invalid UTF-8, a BOM, a lone surrogate, NaN, nesting past 1,024 levels, 1e400), whose
-    diagnostic is `loads_json`'s. Where it answers, it answers what `loads_json` does, within
-    the same bounds, about three times faster."""
-    parser = _orjson if _orjson is not None else _load_orjson()
-    if parser is False:
-        return None
-    marked = raw.translate(_ZERO_AND_BRACKET)  # one pass for both bounds
-    if _I64_RUN in marked or marked.count(b"[") > _SHALLOW:
-        return None
-    try:
-        return parser.loads(raw)
-    except parser.JSONDecodeError:
-        return None
-
-
-_orjson: Any = None
-
-
-def _load_orjson() -> Any:
-    """orjson, imported at the first line read (not at start-up); False when not installed."""
-    global _orjson
-    try:
-        import orjson
-    except ImportError:  # the `fast` extra is not installed: `loads_json` reads every line
-        _orjson = False
-    else:
-        _orjson = orjson
-    return _orjson
-
-
 def _json_constant(name: str) -> float:
     raise PrefixlintError(f"{name} is not a JSON number")
 
