@@ -62,6 +62,9 @@ WORKERS = _setting("WORKERS", 1) if os.environ.get("PREFIXLINT_WORKERS", "").str
 MAX_VALUES = _setting("MAX_VALUES", 100)
 #: Tokens of one render of a template (a prompt of a million tokens is past every context window).
 MAX_RENDER_TOKENS = _setting("MAX_RENDER_TOKENS", 1_000_000)
+#: Characters of one word (a run without a space or line break) of a text to tokenize: the merge
+#: of one enormous word costs more than its length (9,000,000 letters took half a minute).
+MAX_WORD_CHARS = _setting("MAX_WORD_CHARS", 100_000)
 #: Tokens all the renders of one file may come to (about two renders per volatile value, and
 #: the fixed variants): the work of a file is at most a fixed multiple of its size.
 MAX_FILE_TOKENS = _setting("MAX_FILE_TOKENS", 10_000_000)
