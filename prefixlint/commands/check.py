@@ -170,9 +170,7 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     if diff:
         from prefixlint.commands.check_fix import show_diffs
 
-        for result in results:
-            if result.error is not None:
-                click.echo(f"prefixlint: error: {result.error}", err=True)
+        _print_errors(results)
         files_changed, _ = show_diffs(results, unsafe_fixes)
         ctx.exit(EXIT_ERROR if any(r.error for r in results) else EXIT_FINDINGS if files_changed else 0)
     fixed = 0
@@ -182,9 +180,7 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
         results, fixed = apply_fixes(results, unsafe_fixes, lambda written: check_files(written, settings_for),
                                      stdin=texts)
     if output_format == "text":  # diagnostics on stderr, as the other commands print them
-        for result in results:
-            if result.error is not None:
-                click.echo(f"prefixlint: error: {result.error}", err=True)
+        _print_errors(results)
     color = False if output_file else ctx.color
     body = format_results(results, output_format, color=color, statistics=statistics, quiet=quiet,
                           unsafe_fixes=unsafe_fixes)
@@ -208,3 +204,13 @@ def _nothing():
     import contextlib
 
     return contextlib.nullcontext()
+
+
+def _print_errors(results) -> None:
+    """Each diagnostic once on stderr: a configuration error governs every file under it, and is
+    said once, not once per file (the summary still counts the files it stopped)."""
+    seen: set[str] = set()
+    for result in results:
+        if result.error is not None and str(result.error) not in seen:
+            seen.add(str(result.error))
+            click.echo(f"prefixlint: error: {result.error}", err=True)

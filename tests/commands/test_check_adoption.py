@@ -86,6 +86,15 @@ def test_an_engine_or_tokenizer_typo_is_reported_at_the_configuration_line(repo,
     assert "prompts/a.md:" not in result.stderr
 
 
+def test_a_configuration_error_is_said_once_for_all_the_files_it_governs(repo):
+    (repo / "prompts" / "b.md").write_text((repo / "prompts" / "a.md").read_text())
+    (repo / "pyproject.toml").write_text('[tool.prefixlint]\nengine = "vlm"\n')
+    result = CliRunner().invoke(cli, ["check", "--no-cache", "prompts"])
+    assert result.exit_code == 2
+    assert result.stderr.count("pyproject.toml:2: engine: unknown engine 'vlm'") == 1
+    assert "in 2 files, 2 files with errors" in result.stdout  # both files still counted as stopped
+
+
 def test_the_approximation_note_is_printed_once_and_not_under_quiet(repo):
     chat = Path(__file__).resolve().parents[2] / "samples" / "support_bot.yaml"  # a chat: ChatML approximation
     (repo / "prompts" / "b.yaml").write_text(chat.read_text())
