@@ -62,6 +62,9 @@ WORKERS = _setting("WORKERS", 1) if os.environ.get("PREFIXLINT_WORKERS", "").str
 MAX_VALUES = _setting("MAX_VALUES", 100)
 #: Tokens of one render of a template (a prompt of a million tokens is past every context window).
 MAX_RENDER_TOKENS = _setting("MAX_RENDER_TOKENS", 1_000_000)
+#: Characters of one word (a run without a space or line break) of a text to tokenize: the merge
+#: of one enormous word costs more than its length (9,000,000 letters took half a minute).
+MAX_WORD_CHARS = _setting("MAX_WORD_CHARS", 100_000)
 #: Tokens all the renders of one file may come to (about two renders per volatile value, and
 #: the fixed variants): the work of a file is at most a fixed multiple of its size.
 MAX_FILE_TOKENS = _setting("MAX_FILE_TOKENS", 10_000_000)
@@ -186,50 +189,6 @@ def _long_digits(text: str) -> bool:
     ASCII digits); only such a text has its integers parsed one by one (a long run inside a
     string is text, and allowed). Three passes in C, about 15 times faster than a regex."""
     return _LONG_RUN in text.encode("utf-8", "surrogatepass").translate(_DIGITS_AS_ZERO)
-
-
-#: A run of this many digits may be an integer past 64 bits, which orjson reads as a float.
-_I64_RUN = b"0" * 19
-#: A line with no more brackets than this is nested less deeply than `json` can read (orjson
-#: reads 1,024 levels, `json` about 1,000: the lines between are left to `loads_json`).
-_SHALLOW = 900
-#: Digits made 0 and `{` made `[`: one translated copy answers both questions.
-_ZERO_AND_BRACKET = bytes.maketrans(b"123456789{", b"000000000[")
-
-
-def fast_json_line(raw: bytes) -> Any:
-    """A JSON line parsed by orjson (the `fast` extra), or None when the careful path must
-    decide: orjson missing, a run of 19 digits or more (orjson reads an integer past 64 bits
-    as a float, `json` as an int within MAX_INT_DIGITS), more than _SHALLOW brackets, or
-    anything orjson refuses (not JSON,
-    invalid UTF-8, a BOM, a lone surrogate, NaN, nesting past 1,024 levels, 1e400), whose
-    diagnostic is `loads_json`'s. Where it answers, it answers what `loads_json` does, within
-    the same bounds, about three times faster."""
-    parser = _orjson if _orjson is not None else _load_orjson()
-    if parser is False:
-        return None
-    marked = raw.translate(_ZERO_AND_BRACKET)  # one pass for both bounds
-    if _I64_RUN in marked or marked.count(b"[") > _SHALLOW:
-        return None
-    try:
-        return parser.loads(raw)
-    except parser.JSONDecodeError:
-        return None
-
-
-_orjson: Any = None
-
-
-def _load_orjson() -> Any:
-    """orjson, imported at the first line read (not at start-up); False when not installed."""
-    global _orjson
-    try:
-        import orjson
-    except ImportError:  # the `fast` extra is not installed: `loads_json` reads every line
-        _orjson = False
-    else:
-        _orjson = orjson
-    return _orjson
 
 
 def _json_constant(name: str) -> float:

@@ -23,6 +23,7 @@ SMOKE = {
     "bench_sources.py": (["--runs", "1"], "load_templates"),
     "bench_server.py": (["1"], "re-check of a 100-line template"),
     "bench_prompts_module.py": (["--runs", "1", "--prompts", "3", "--scale", "1,2"], "for 2.0x the prompts"),
+    "bench_hostile.py": (["sum_lists.j2"], "sum_lists.j2                2"),
 }
 
 

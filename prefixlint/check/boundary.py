@@ -12,6 +12,7 @@ its budget in a worker process (`prefixlint.sandbox.workers.Overrun`) is reporte
 from __future__ import annotations
 
 import os
+import re
 import signal
 from typing import Any, Callable
 
@@ -51,6 +52,10 @@ def diagnostic(exc: BaseException, path: str) -> PrefixlintError:
         return PrefixlintError(f"the text holds a lone surrogate (U+{ord(exc.object[exc.start]):04X}), which is"
                                " not Unicode text and cannot be tokenized", path=path,
                                hint="an escape such as \\ud800 alone makes one")
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc):  # a literal Jinja reads with int()
+        digits = re.search(r"has (\d+) digits", str(exc))
+        return PrefixlintError(f"a number of {int(digits.group(1)) if digits else 4300:,} digits is too large"
+                               " (Python converts at most 4,300)", path=path, hint="a prompt does not need numbers this long")
     if not isinstance(exc, Exception):  # pyo3's PanicException: a native library gave up
         return PrefixlintError(f"a native library failed on this file ({type(exc).__name__}: {_short(exc)})",
                                path=path, hint="the file is most likely too large or too deep for it")

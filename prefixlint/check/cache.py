@@ -87,9 +87,20 @@ def tokenizer_identity(spec: str | None) -> str:
 
 
 def _sha256(path: str) -> str | None:
+    content = _content(path)
+    return None if content is None else hashlib.sha256(content).hexdigest()
+
+
+def _content(path: str) -> bytes | None:
+    """The bytes of a regular file within the file limit, else None (nothing cached for it): a
+    FIFO would block the run here and /dev/zero be read until memory runs out, before the file is
+    even checked (where it gets its diagnostic)."""
+    from prefixlint.errors import PrefixlintError
+    from prefixlint.limits import read_bytes
+
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
+        return read_bytes(path)
+    except PrefixlintError:
         return None
 
 
@@ -100,9 +111,8 @@ class ResultCache:
         self.hits = self.misses = 0
 
     def key(self, path: str, config_repr: str, tokenizer: str | None) -> str | None:
-        try:
-            content = Path(path).read_bytes()
-        except OSError:
+        content = _content(path)
+        if content is None:
             return None
         digest = hashlib.sha256()
         limits = repr(sorted((k, v) for k, v in os.environ.items() if k.startswith("PREFIXLINT_")))

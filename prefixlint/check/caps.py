@@ -8,6 +8,8 @@ tokenized thousands of times (and every render kept) before anything is reported
 
 from __future__ import annotations
 
+import re
+
 from prefixlint import limits
 from prefixlint.errors import PrefixlintError
 
@@ -53,3 +55,22 @@ def refuse_too_much_work(measurer) -> None:
             f"measuring it would tokenize about {total:,} tokens ({values:,} volatile values, two renders of"
             f" {tokens:,} tokens each); the limit is {limits.MAX_FILE_TOKENS:,} per file",
             hint="set PREFIXLINT_MAX_FILE_TOKENS to allow more")
+
+
+def refuse_long_words(text: str) -> str:
+    """Before a text is tokenized: no run of more than MAX_WORD_CHARS characters without a space
+    or line break. A tokenizer splits text into words first and merges within each, and the merge
+    of one enormous word grows faster than the word (9,000,000 letters: half a minute); no
+    prompt holds a word of 100,000 characters. A text within the limit costs nothing to check."""
+    limit = limits.MAX_WORD_CHARS
+    if len(text) <= limit:
+        return text
+    # anchored at a word's start, so the search is linear (never retried inside a long run)
+    found = re.search(rf"(?<!\S)\S{{{limit + 1}}}", text)
+    if found is not None:
+        length = len(text) - found.start() if (end := re.compile(r"\s").search(text, found.end())) is None \
+            else end.start() - found.start()
+        raise PrefixlintError(
+            f"a word of {length:,} characters without a space or line break (the limit is {limit:,}):"
+            " not text a tokenizer reads in bounded time", hint="set PREFIXLINT_MAX_WORD_CHARS to allow more")
+    return text

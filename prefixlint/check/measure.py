@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from prefixlint.check.caps import refuse_too_many_values
+from prefixlint.check.caps import refuse_long_words, refuse_too_many_values
 from prefixlint.check.served import history_region, serve, tokens_before
 from prefixlint.engines.profiles import EngineProfile
 from prefixlint.engines.serve import reuse_after
@@ -93,10 +93,10 @@ class Measurer:
 
     def encode(self, text: str) -> list[int]:
         ids = self._encoded.get(text)
-        if ids is None:
+        if ids is None:  # (a run of 100,000 letters without a space is refused: no word is that long)
             # tiktoken encodings reuse the ids of lines already tokenized (exact: see
             # `prefixlint.tokenize.tiktoken_family.LINE_START`); other tokenizers take the text whole.
-            ids = self.tokenizer.encode_lines(text, self._lines)
+            ids = self.tokenizer.encode_lines(refuse_long_words(text), self._lines)
             self._encoded[text] = ids
         return ids
 

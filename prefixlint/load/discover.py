@@ -24,6 +24,7 @@ Every file a walk leaves out for what it is (not for .gitignore or `exclude`) is
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import re
@@ -202,7 +203,8 @@ class _Walk:
                 outer, self.in_tree = self.in_tree, self.in_tree or tree
                 skipped += self._walk(shown / name, absolute / name, specs, found)
                 self.in_tree = outer
-            elif not _is_file(entry):  # a symlink loop or a dangling link is no file to check
+            elif (why := _not_a_file(entry)) is not None:  # a link loop, a FIFO, a socket, a device
+                self.reasons.update({str(shown / name): why} if self._is_sniffed(name) or self._is_template_name(name) else {})
                 continue
             elif entry.is_symlink() and not inside_root(absolute / name, self.root):
                 skipped += 1  # a link out of the repository (/etc/passwd): --allow-outside-paths
@@ -281,11 +283,11 @@ class _Walk:
         return False
 
 
-def _is_file(entry: os.DirEntry) -> bool:
-    try:
-        return entry.is_file()
-    except OSError:  # ELOOP
-        return False
+def _not_a_file(entry: os.DirEntry) -> str | None:
+    try:  # None for a regular file; os.stat raises for a link loop or a dangling link; else a FIFO, socket, device
+        return None if entry.is_file() else "not a regular file (a device, FIFO or socket)" if os.stat(entry.path) else None
+    except OSError as exc:
+        return "a symlink loop" if exc.errno == errno.ELOOP else f"cannot read: {exc.strerror}"
 
 
 @lru_cache(maxsize=None)

@@ -1,4 +1,5 @@
-"""The raw side of reading a log: lines of bounded length, lone surrogates, clocks.
+"""The raw side of reading a log: lines of bounded length, lines parsed fast within the bounds,
+lone surrogates, clocks.
 
 A line longer than MAX_LINE_BYTES is skipped without being read whole (one 200 MB line
 cannot fill memory); a timestamp is ISO 8601 text or epoch seconds; a request's duration
@@ -59,3 +60,46 @@ def bounded_lines(stream: IO[bytes]) -> Iterator[bytes | None]:
             yield None
             continue
         yield raw
+
+
+#: A run of this many digits may be an integer past 64 bits, which orjson reads as a float.
+_I64_RUN = b"0" * 19
+#: A line with no more brackets than this is nested less deeply than `json` can read (orjson
+#: reads 1,024 levels, `json` about 1,000: the lines between are left to `loads_json`).
+_SHALLOW = 900
+#: Digits made 0 and `{` made `[`: one translated copy answers both questions.
+_ZERO_AND_BRACKET = bytes.maketrans(b"123456789{", b"000000000[")
+
+
+def fast_json_line(raw: bytes) -> Any:
+    """A JSON line parsed by orjson (the `fast` extra), or None when the careful path
+    (`limits.loads_json`) must decide: orjson missing, a run of 19 digits or more (orjson reads
+    an integer past 64 bits as a float, `json` as an int within MAX_INT_DIGITS), more than
+    _SHALLOW brackets, or anything orjson refuses (not JSON, invalid UTF-8, a BOM, a lone
+    surrogate, NaN, 1e400), whose diagnostic is `loads_json`'s. Where it answers, it answers
+    what `loads_json` does, within the same bounds, about three times faster."""
+    parser = _orjson if _orjson is not None else _load_orjson()
+    if parser is False:
+        return None
+    marked = raw.translate(_ZERO_AND_BRACKET)  # one pass for both bounds
+    if _I64_RUN in marked or marked.count(b"[") > _SHALLOW:
+        return None
+    try:
+        return parser.loads(raw)
+    except parser.JSONDecodeError:
+        return None
+
+
+_orjson: Any = None
+
+
+def _load_orjson() -> Any:
+    """orjson, imported at the first line read (not at start-up); False when not installed."""
+    global _orjson
+    try:
+        import orjson
+    except ImportError:  # the `fast` extra is not installed: `loads_json` reads every line
+        _orjson = False
+    else:
+        _orjson = orjson
+    return _orjson

@@ -18,11 +18,17 @@ from typing import IO, Any, Callable, Hashable, Iterator, TypeGuard
 
 from prefixlint.engines.request import Request
 from prefixlint.errors import PrefixlintError
-from prefixlint.limits import fast_json_line
 from prefixlint.load.json_source import load_json
 from prefixlint.replay import logtext
 from prefixlint.replay.linecheck import LogError, check_messages, check_prompt
-from prefixlint.replay.logtext import SURROGATE, bounded_lines, duration_of, has_lone_surrogate, parse_timestamp
+from prefixlint.replay.logtext import (
+    SURROGATE,
+    bounded_lines,
+    duration_of,
+    fast_json_line,
+    has_lone_surrogate,
+    parse_timestamp,
+)
 from prefixlint.replay.trace import TRACE_KEY, TraceError, parse_trace
 
 #: Keys of `metadata` that name the template a request was built from, first found wins.

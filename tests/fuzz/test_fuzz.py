@@ -9,7 +9,7 @@ import json
 
 import pytest
 import yaml
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests.fuzz import strategies as s
@@ -23,6 +23,7 @@ def _limits(monkeypatch):
 
 @fuzz_settings(60)
 @given(s.mutated_files())
+@example(("summaries.txt", b"Ticket received at {{" + b"9" * 5000 + b"}} for {{ ticket }}\n"))  # int() of 5,000 digits
 def test_mutated_samples(file):
     name, content = file
     check_files({name: content})

@@ -195,7 +195,7 @@ def test_limits_come_from_the_environment_and_the_docs_name_them_all(tmp_path):
                                                          "reliability.md").read_text())
     assert sorted(set(documented)) == ["FILE_MEMORY_BYTES", "FILE_RENDER_SECONDS", "FILE_SECONDS", "MAX_FILE_BYTES",
                                        "MAX_FILE_TOKENS", "MAX_LINE_BYTES", "MAX_OUTPUT_CHARS", "MAX_RENDER_TOKENS",
-                                       "MAX_VALUES", "REGEX_SECONDS", "RENDER_SECONDS", "WORKERS"]
+                                       "MAX_VALUES", "MAX_WORD_CHARS", "REGEX_SECONDS", "RENDER_SECONDS", "WORKERS"]
     assert all(hasattr(limits, name) for name in documented)
     prompt = write(tmp_path, "p.md", GOOD)  # 209 bytes
     done = subprocess.run([sys.executable, "-m", "prefixlint", "check", "--isolated", str(prompt)],

@@ -1,4 +1,4 @@
-"""`limits.fast_json_line` (orjson, the `fast` extra) answers exactly what `loads_json` answers,
+"""`replay.logtext.fast_json_line` (orjson, the `fast` extra) answers exactly what `loads_json` answers,
 or leaves the line to it: the bounds on integers, nesting, NaN and surrogates stay `json`'s."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.limits import fast_json_line, loads_json
+from prefixlint.limits import loads_json
+from prefixlint.replay.logtext import fast_json_line
 
 pytest.importorskip("orjson")
 
