@@ -1,13 +1,12 @@
 """Measure what each volatile value of a template costs, with the real tokenizer.
 
-For each volatile variable or call: render the template twice with everything equal except
-that value, tokenize both, and measure the exact shared prefix, the tokens the engine reuses
-after its rounding, the stable tokens after the value, and the same numbers for the fixed
-variant (the value's lines moved after the stable content). A system prompt on its own is
-served followed by the conversation history (`prefixlint.check.served`): a value there that
-changes per request or per day costs the history on every turn, a per-user value only the
-stable text up to the history. Messages become the request through their framing
-(`prefixlint.render.framing`). Each distinct text is rendered and tokenized once.
+For each volatile variable or call: render the template twice with everything equal except that value,
+tokenize both, and measure the exact shared prefix, the tokens the engine reuses after its rounding, the
+stable tokens after the value, and the same numbers for the fixed variant (the value's lines moved after
+the stable content). A system prompt on its own is served followed by the conversation history
+(`prefixlint.check.served`): a value there that changes per request or per day costs the history on every
+turn, a per-user value only the stable text up to the history. Messages become the request through their
+framing (`prefixlint.render.framing`). Each distinct text is rendered and tokenized once.
 """
 
 from __future__ import annotations

@@ -30,18 +30,12 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
         return check_path(path, settings, skip_non_templates=skip_non_templates, chat_templates=runs,
                           text=text) + runs.results()
 
-    from prefixlint.check.skips import skipped, walked_result
+    from prefixlint.check.skips import documentation_skip, skipped, walked_result
     from prefixlint.load.files import EmptyFile
 
-    if not skip_non_templates:  # named: a documentation page is still no template
-        from prefixlint.load.prompt_evidence import documentation_page
-
-        try:
-            page = documentation_page(path, text if text is not None else _read(path))
-        except PrefixlintError:
-            page = None  # unreadable: the loader says why
-        if page is not None:
-            return [FileResult(path, skipped=page)]
+    page = None if skip_non_templates else documentation_skip(path, text)  # named: a docs page is no template
+    if page is not None:
+        return [page]
     try:
         templates = load_templates(path, text)
     except EmptyFile:  # an empty template (a `.j2` placeholder file) has nothing to measure
@@ -61,12 +55,6 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
     # Measured through this config: `check_files` measures such a file once, this way.
     return [replace(result, config=path) if result.error is None and result.skipped is None else result
             for result in results]
-
-
-def _read(path: str) -> str:
-    from prefixlint.load.files import read_text
-
-    return read_text(path)
 
 
 def merge_by_path(results: list[FileResult]) -> list[FileResult]:

@@ -43,3 +43,17 @@ def walked_result(result: FileResult, path: str, text: str | None, template, wal
     if loader is not None and loader.declared:
         return result
     return skipped(path, result.error)
+
+
+def documentation_skip(path: str, text: str | None) -> FileResult | None:
+    """A named Markdown page whose placeholders all sit in code samples is documentation, not a
+    template (`load.prompt_evidence.documentation_page`): skipped with its reason. Unreadable:
+    None, and the loader says why."""
+    from prefixlint.load.files import read_text
+    from prefixlint.load.prompt_evidence import documentation_page
+
+    try:
+        page = documentation_page(path, text if text is not None else read_text(path))
+    except PrefixlintError:
+        return None
+    return None if page is None else FileResult(path, skipped=page)

@@ -72,7 +72,7 @@ _ZERO_AND_BRACKET = bytes.maketrans(b"123456789{", b"000000000[")
 
 
 def fast_json_line(raw: bytes) -> Any:
-    """A JSON line parsed by orjson (the `fast` extra), or None when the careful path
+    """A JSON line parsed by orjson (a core dependency), or None when the careful path
     (`limits.loads_json`) must decide: orjson missing, a run of 19 digits or more (orjson reads
     an integer past 64 bits as a float, `json` as an int within MAX_INT_DIGITS), more than
     _SHALLOW brackets, or anything orjson refuses (not JSON, invalid UTF-8, a BOM, a lone
@@ -98,7 +98,7 @@ def _load_orjson() -> Any:
     global _orjson
     try:
         import orjson
-    except ImportError:  # the `fast` extra is not installed: `loads_json` reads every line
+    except ImportError:  # no orjson for this platform: `loads_json` reads every line
         _orjson = False
     else:
         _orjson = orjson
