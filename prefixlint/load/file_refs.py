@@ -15,12 +15,13 @@ since the sample only fills in values and the template itself is all there.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.limits import loads_json
+from prefixlint.load.yaml_source import load_yaml
 
 REFERENCE = re.compile(r"^\$\{file:(?P<name>[^}]+)\}$")
 
@@ -56,13 +57,13 @@ def resolve(value: Any, path: str, line: int | None) -> Any:
     except PrefixlintError as exc:
         raise PrefixlintError(f"cannot read {value}: {exc.message}", path=path, line=line) from None
     suffix = target.suffix.lower()
-    try:
+    try:  # the file's limits (depth, aliases, long integers) as for any file prefixlint reads
         if suffix == ".json":
-            return json.loads(text)
+            return loads_json(text, str(target))
         if suffix in (".yaml", ".yml"):
-            import yaml
-
-            return yaml.safe_load(text)
-    except (ValueError, Exception) as exc:  # json.JSONDecodeError, yaml.YAMLError
+            return load_yaml(text, str(target))
+    except PrefixlintError as exc:
+        raise PrefixlintError(f"cannot read {value}: {exc.message}", path=path, line=line) from None
+    except ValueError as exc:  # json.JSONDecodeError
         raise PrefixlintError(f"cannot read {value}: {exc}", path=path, line=line) from None
     return text

@@ -7,7 +7,6 @@ or a LangChain `template_format`, which LangChain's `load_prompt` reads as `prom
 
 from __future__ import annotations
 
-import json
 import re
 
 from prefixlint.load.json_source import looks_like_json
@@ -25,12 +24,13 @@ def sniff(text: str) -> bool:
 
 def _untyped_prompt(text: str) -> bool:
     """A serialized PromptTemplate without `_type`: LangChain's loader takes it as `prompt`."""
-    import yaml
+    from prefixlint.errors import PrefixlintError
+    from prefixlint.limits import loads_json
+    from prefixlint.load.yaml_source import load_yaml
 
     try:
-        data = json.loads(text) if looks_like_json(text) else yaml.load(text, Loader=getattr(yaml, "CSafeLoader",
-                                                                                              yaml.SafeLoader))
-    except (ValueError, yaml.YAMLError):
+        data = loads_json(text) if looks_like_json(text) else load_yaml(text, "")
+    except (ValueError, PrefixlintError):  # not this format: the file's own loader says why
         return False
     if not isinstance(data, dict) or "_type" in data:
         return False

@@ -24,6 +24,10 @@ MAX_NODES = 100_000
 MAX_ALIASES = 1_000
 #: YAML files larger than this are refused (prompt templates are a few kilobytes).
 MAX_YAML_CHARS = 2 * 1024 * 1024
+#: Collections may nest this deep. libyaml 0.2.6 stops at 1,000 levels itself, but 0.2.5 (the one
+#: PyYAML 6.0.3's wheels carry) has no limit, and PyYAML's C composer recurses once a level:
+#: `[` * 50,000 overflows the C stack (SIGSEGV). `_check_depth` refuses it from the events first.
+MAX_DEPTH = 1_000
 
 
 def safe_loader():
@@ -86,6 +90,7 @@ def compose(text: str, path: str, what: str = "malformed YAML", kind: str = "YAM
     aliases = text.count("*")
     loader = safe_loader()(text)
     try:
+        _check_depth(yaml, text, path)
         if aliases > MAX_ALIASES and _count_alias_events(yaml, text) > MAX_ALIASES:
             raise PrefixlintError(f"YAML file uses more than {MAX_ALIASES:,} aliases; refused", path=path, line=1)
         node = loader.get_single_node()
@@ -105,6 +110,30 @@ def yaml_error(exc, path: str, what: str = "malformed YAML") -> PrefixlintError:
         return PrefixlintError(f"{what}: {exc}", path=path)
     problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or what
     return PrefixlintError(f"{what}: {problem}", path=path, line=mark.line + 1, column=mark.column + 1)
+
+
+def _check_depth(yaml, text: str, path: str) -> None:
+    """Refuse collections nested deeper than MAX_DEPTH before anything recursive sees them.
+
+    Each level needs an opener: `[` or `{` (flow), or `- `/`? ` (a block entry, which may share
+    its line with the next one); any other block level needs more indentation than the one it is
+    in, and MAX_YAML_CHARS leaves room for about 2,000 of those, which compose without trouble.
+    So only a text with more openers than MAX_DEPTH is walked, as events (libyaml's parser keeps
+    its own stack: it does not recurse)."""
+    openers = text.count("[") + text.count("{") + text.count("- ") + text.count("? ") + text.count("-\t")
+    if openers <= MAX_DEPTH:
+        return
+    depth = 0
+    starts, ends = (yaml.SequenceStartEvent, yaml.MappingStartEvent), (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    for event in yaml.parse(text, Loader=safe_loader()):
+        if isinstance(event, starts):
+            depth += 1
+            if depth > MAX_DEPTH:
+                from prefixlint.limits import too_deep
+
+                raise too_deep(path, line=event.start_mark.line + 1)
+        elif isinstance(event, ends):
+            depth -= 1
 
 
 def _count_alias_events(yaml, text: str) -> int:

@@ -89,3 +89,24 @@ def test_deep_nesting_in_every_format_is_one_bounded_diagnostic(tmp_path):
     for name, message in errors.items():
         assert "budget" not in message, (name, message)
         assert any(word in message for word in ("nest", "nesting", "too many nested")), (name, message)
+
+
+@pytest.mark.parametrize("text", ["prompt: " + "[" * DEEP + "x" + "]" * DEEP + "\n", "- " * DEEP + "x\n",
+                                  "? " * DEEP + "x\n", "a: " + "{b: " * DEEP + "c" + "}" * DEEP + "\n"])
+def test_deep_yaml_is_refused_before_the_composer_recurses(text):
+    # libyaml 0.2.5 (PyYAML 6.0.3's wheels) has no depth limit of its own and PyYAML's C composer
+    # recurses once a level: these overflowed the C stack (SIGSEGV) instead of being one diagnostic
+    from prefixlint.load.yaml_source import compose
+
+    with pytest.raises(PrefixlintError) as info:
+        compose(text, "deep.yaml")
+    assert (info.value.path, info.value.line) == ("deep.yaml", 1)
+    assert "nest" in info.value.message
+
+
+def test_a_long_yaml_list_is_not_deep():
+    # 3,000 entries are 3,000 openers but one level: read (the events are walked, nothing refused)
+    from prefixlint.load.yaml_source import load_yaml
+
+    text = "".join(f"- item {i} [{i}]\n" for i in range(3000))
+    assert load_yaml(text, "list.yaml")[2999] == "item 2999 [2999]"
