@@ -71,7 +71,9 @@ CASES: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
                         "providers: [openai:gpt-4o-mini]\n"}, ()),
     "tokenizer_outside": ({"sub/.prefixlint.yaml": "tokenizer: /usr/share/tokenizer.json\n",
                            "sub/prompt.md": GOOD}, ("sub/prompt.md",)),
-    "toml_range": ({"pyproject.toml": "[tool.prefixlint]\nexclude = [\"[z-a]\"]\n"}, ()),
+    # a broken configuration is an error of every file it governs (sub/prompt.md), not of good.md
+    "toml_range": ({"sub/pyproject.toml": "[tool.prefixlint]\nexclude = [\"[z-a]\"]\n", "sub/prompt.md": GOOD},
+                   ("sub/prompt.md",)),
     "lc_mustache.json": ({"lc_mustache.json": _lc_mustache()}, ()),
     "surrogate.ts": ({"surrogate.ts": 'export const SYSTEM_PROMPT = `You are a helpful assistant \\ud800 for '
                                       '${userName}.`;\n'}, ()),
