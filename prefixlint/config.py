@@ -286,5 +286,6 @@ def _extended(path: Path, values: dict, lines: dict, chain: tuple[Path, ...]) ->
     if isinstance(result, PrefixlintError):
         raise result
     if result is None:
-        raise PrefixlintError(f"extend: {values['extend']!r} has no [tool.prefixlint] table", path=file, line=line)
+        raise PrefixlintError(f"extend: {values['extend']!r} has no [tool.prefixlint] table", path=file, line=line,
+                              hint="a TOML base holds its keys under [tool.prefixlint], as pyproject.toml does")
     return result

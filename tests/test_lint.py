@@ -25,7 +25,8 @@ def _run(tool: str, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_ruff_check_is_clean():
-    done = _run("ruff", "check", "--no-cache", "--output-format", "concise", "prefixlint", "tests", "benchmarks")
+    done = _run("ruff", "check", "--no-cache", "--output-format", "concise",
+                "prefixlint", "tests", "benchmarks", "scripts")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "warning" not in done.stderr  # an invalid noqa comment is only a warning, and still a fault
 

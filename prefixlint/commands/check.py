@@ -136,22 +136,13 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
         from prefixlint.load.hook_files import walk_takes
 
         inputs.files = {p: v for p, v in inputs.files.items() if p not in inputs.named or p in texts or walk_takes(p)}
-    if show_files:  # only what check would check: the walk's files that some loader reads
-        for path in inputs.files:
-            if path not in walked or check_inputs.is_template(path, texts.get(path)):
-                click.echo(path)
-        for path, reason in inputs.skipped.items():  # what the walk left out, and why
-            click.echo(f"skipped: {path} ({reason})", err=True)
-        for problem in inputs.problems:
-            click.echo(f"prefixlint: error: {problem}", err=True)
-        ctx.exit(EXIT_ERROR if inputs.problems else 0)
     bar = check_inputs.progress(len(inputs.files))
     with bar if bar is not None else _nothing():
         tick = (lambda: bar.update(1)) if bar is not None else None
         from prefixlint.check import cache
 
         if no_cache or not cache.enabled() or fix or diff or texts or output_format == "html":
-            wanted = (unsafe_fixes,) if fix or diff else ()  # the fixes, written out where each file is checked
+            wanted = (unsafe_fixes,) if (fix or diff) and not show_files else ()  # the fixes, made where each file is checked
             results = check_files(list(inputs.files), settings_for, walked, texts=texts, progress=tick, fixes=wanted)
         else:  # the result cache (.prefixlint_cache), keyed by content, configuration and version
             from prefixlint.check.cache import ResultCache, check_cached
@@ -159,6 +150,9 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
             results = check_cached(list(inputs.files), settings_for, walked, ResultCache(), progress=tick)
     results += [FileResult(path, skipped=reason) for path, reason in inputs.skipped.items()]
     problems = inputs.problems
+    if show_files:  # exactly what check checks: a walked file may be no prompt, known once read
+        check_inputs.show_files(results, problems)
+        ctx.exit(EXIT_ERROR if problems else 0)
     checked = {r.path for r in results if r.skipped is None} | {r.config for r in results if r.skipped is None}
     for directory, found in inputs.walks.items():  # a walk never fails on what is not a prompt
         if found and not checked.intersection(found) and output_format == "text":

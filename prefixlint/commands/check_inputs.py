@@ -94,15 +94,21 @@ def progress(total: int):
 PROGRESS_FILES = 20
 
 
-def is_template(path: str, text: str | None = None) -> bool:
-    """Whether some loader reads `path` (what `check` skips on a walk is not): a file that
-    fails to load for another reason is still one check would report."""
-    from prefixlint.load.registry import NotATemplate, load_templates
+def show_files(results, problems) -> None:
+    """`check --show-files`: on standard output the files the run checked (each file a result
+    or an error is reported for, and the configuration a promptfoo prompt is measured through),
+    as ruff lists only what it checks; on stderr each file it skipped with the reason, and the
+    problems with the paths."""
+    import click
 
-    try:
-        load_templates(path, text)
-    except NotATemplate:
-        return False
-    except Exception:
-        return True
-    return True
+    checked: dict[str, None] = {}
+    for result in results:
+        if result.skipped is None:
+            checked.update(dict.fromkeys(p for p in (result.config, result.path) if p))
+    for path in checked:
+        click.echo(path)
+    for result in results:
+        if result.skipped is not None and result.path not in checked:
+            click.echo(f"skipped: {result.path} ({result.skipped})", err=True)
+    for problem in problems:
+        click.echo(f"prefixlint: error: {problem}", err=True)

@@ -75,29 +75,17 @@ def _composed(path: str, text: str, root: str, depth: int, budget: list[int]) ->
 
 def _extended(path, text, base, tag, root, depth, budget) -> tuple[list[str], list[int]]:
     """The base template with the child's blocks in place of its own (the child's text outside
-    blocks is not rendered by Jinja, so it is dropped)."""
+    blocks is not rendered by Jinja, so it is dropped). The base's text points at the child's
+    `{% extends %}` tag, each block of the child at its own text."""
     base_path, base_text = base
-    blocks = {m.group(1): m for m in _BLOCK.finditer(text)}
     composed, _ = _composed(base_path, base_text, root, depth + 1, budget)
     whole = "".join(composed)
-    chars: list[str] = []
-    offsets: list[int] = []
-    at = 0
-    for match in _BLOCK.finditer(whole):
-        chars += whole[at:match.start()]
-        offsets += [tag] * (match.start() - at)
-        at = match.end()
-        own = blocks.get(match.group(1))
-        if own is None:  # the base's default content
-            chars += match.group(2)
-            offsets += [tag] * len(match.group(2))
-            continue
+
+    def own_text(own, _match):
         inner, inner_offsets = _composed(path, own.group(2), root, depth + 1, budget)
-        chars += inner
-        offsets += [own.start(2) + o for o in inner_offsets]
-    chars += whole[at:]
-    offsets += [tag] * (len(whole) - at)
-    return chars, offsets
+        return inner, [own.start(2) + o for o in inner_offsets]
+
+    return _filled(whole, [tag] * len(whole), _blocks(text), own_text)
 
 
 def through_child(path: str, text: str) -> tuple[str, tuple[int, ...]] | None:
@@ -115,27 +103,43 @@ def through_child(path: str, text: str) -> tuple[str, tuple[int, ...]] | None:
     child = _child(path, root, budget)
     if child is None:
         return None
-    blocks = {m.group(1): m for m in _BLOCK.finditer(child[1])}
+    blocks = _blocks(child[1])
     chars, offsets = _composed(path, text, root, 0, budget)
-    whole = "".join(chars)
-    out: list[str] = []
+
+    def child_text(own, match):
+        inner, _ = _composed(child[0], own.group(2), root, 1, budget)
+        return inner, [offsets[match.start()]] * len(inner)
+
+    out, out_offsets = _filled("".join(chars), offsets, blocks, child_text)
+    return "".join(out), tuple(out_offsets)
+
+
+def _blocks(text: str) -> dict[str, re.Match[str]]:
+    return {m.group(1): m for m in _BLOCK.finditer(text)}
+
+
+def _filled(whole: str, offsets, blocks: dict[str, re.Match[str]], fill) -> tuple[list[str], list[int]]:
+    """`whole` (a composed base template, `offsets` its characters' offsets) with each block the
+    child defines (`blocks`) replaced by `fill(child's block, base's block)`: (characters, their
+    offsets); a block the child leaves out keeps the base's default content."""
+    chars: list[str] = []
     out_offsets: list[int] = []
     at = 0
     for match in _BLOCK.finditer(whole):
-        out += whole[at:match.start()]
+        chars += whole[at:match.start()]
         out_offsets += offsets[at:match.start()]
         at = match.end()
         own = blocks.get(match.group(1))
         if own is None:  # the base's default content
-            out += match.group(2)
+            chars += match.group(2)
             out_offsets += offsets[match.start(2):match.end(2)]
             continue
-        inner, _ = _composed(child[0], own.group(2), root, 1, budget)
-        out += inner
-        out_offsets += [offsets[match.start()]] * len(inner)
-    out += whole[at:]
+        inner, inner_offsets = fill(own, match)
+        chars += inner
+        out_offsets += inner_offsets
+    chars += whole[at:]
     out_offsets += offsets[at:]
-    return "".join(out), tuple(out_offsets)
+    return chars, out_offsets
 
 
 def _child(path: str, root: str, budget: list[int]) -> tuple[str, str] | None:

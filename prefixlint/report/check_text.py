@@ -26,7 +26,8 @@ def fixable(finding, unsafe_fixes: bool = False) -> bool:
 
 def format_text(results: Sequence[FileResult], *, color: bool | None = None, statistics: bool = False,
                 quiet: bool = False, unsafe_fixes: bool = False) -> str:
-    """`quiet`: the findings and the summary only; a clean run then prints `All checks passed!`."""
+    """`quiet`: the findings and the summary only. A clean run closes with `All checks passed!`
+    alone (no `0 findings in N files.` before it)."""
     lines: list[str] = []
     for result in results:
         if result.error is not None:  # the command prints errors on stderr
@@ -50,7 +51,7 @@ def format_text(results: Sequence[FileResult], *, color: bool | None = None, sta
         for (code, name), count in sorted(Counter((f.code, f.name) for f in findings).items()):
             lines.append(f"{count:>5}  {code}  {name}")
     clean = not findings and not any(r.error for r in results)
-    if not (quiet and clean):
+    if not clean:  # a clean run closes with one line, as ruff's: the file lines above count the files
         lines.append(summary_line(results, len(findings)) + ".")
     lines += _fix_summary(findings, unsafe_fixes)
     if clean:

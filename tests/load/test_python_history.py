@@ -64,7 +64,7 @@ def test_messages_after_the_users_message_are_this_requests_steps_not_the_histor
     path = tmp_path / "agent.py"
     path.write_text(text, encoding="utf-8")
     result = CliRunner().invoke(cli, ["check", "--isolated", str(path)])
-    assert result.exit_code == 0 and "0 findings" in result.output
+    assert result.exit_code == 0 and result.stdout.splitlines()[-1] == "All checks passed!"
     # the same question with a stable block after it is a finding
     path.write_text(text.replace('MessagesPlaceholder(variable_name="steps")', f'("human", "{rules}")'), encoding="utf-8")
     assert CliRunner().invoke(cli, ["check", "--isolated", str(path)]).exit_code == 1
