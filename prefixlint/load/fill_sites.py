@@ -146,3 +146,43 @@ def function_lines(tree: ast.Module) -> list[tuple[int, int]]:
     """(first, last) line of every function and lambda: code outside them runs once, at import."""
     return sorted((n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree)
                   if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+
+#: Calls whose result is text the resolver reads (a literal list joined, a dedented literal).
+_TEXT_CALLS = frozenset({"dedent", "strip", "lstrip", "rstrip", "format", "Field"})
+
+
+def computed_here(resolver, name: str, line: int) -> bool:
+    """Whether the innermost function around `line` assigns `name` a value it computes (a call,
+    a join over a parameter, a subscript), not only text literals: the name is then a value of
+    each call (`chunk_text = "\\n".join(...)` or, when there are none, `"No chunks."`), not the
+    words of one of its branches."""
+    functions, _ = _index(resolver)
+    around = [f for f in functions if f.lineno <= line <= (f.end_lineno or 0)]
+    if not around:
+        return False
+    function = max(around, key=lambda f: f.lineno)
+    computed = getattr(resolver, "_computed", None)
+    if computed is None:
+        computed = resolver._computed = {}
+    if id(function) not in computed:
+        computed[id(function)] = {t.id for n in ast.walk(function) if isinstance(n, ast.Assign) and not _text_like(n.value)
+                                  for t in n.targets if isinstance(t, ast.Name)}
+    return name in computed[id(function)]
+
+
+def assigned_before(resolver, name: str, line: int) -> list[ast.expr]:
+    """The values the innermost function around `line` assigns to `name` on earlier lines."""
+    return [value for value in _assigned(resolver, name, line) if value.lineno <= line]
+
+
+def _text_like(value: ast.expr) -> bool:
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, str)
+    if isinstance(value, (ast.JoinedStr, ast.BinOp)):
+        return True
+    if isinstance(value, ast.Call) and isinstance(value.func, (ast.Attribute, ast.Name)):
+        method = _called_name(value.func)
+        first = value.args[0] if value.args else None
+        return method in _TEXT_CALLS or method == "join" and isinstance(first, (ast.List, ast.Tuple))
+    return False

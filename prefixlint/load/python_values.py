@@ -15,7 +15,7 @@ from bisect import bisect_right
 from functools import lru_cache
 from typing import Any
 
-from prefixlint.load.fill_sites import from_callers, function_lines, stable_fill, state_fill
+from prefixlint.load.fill_sites import assigned_before, computed_here, from_callers, function_lines, stable_fill, state_fill
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_imports, template_kind
 from prefixlint.load.python_walk import calls, dotted, statements
 from prefixlint.load.source_literals import RawField, scan
@@ -177,7 +177,8 @@ class Resolver:
             node = _field_expression(raw.expression.strip())
         except SyntaxError:
             return [Field(raw.start, written, variable_name([raw.expression]))]
-        if isinstance(node, (ast.Name, ast.Attribute)) and self.bound(node) is not None:
+        computed = isinstance(node, ast.Name) and computed_here(self, node.id, bisect_right(self._line_starts, raw.start))
+        if isinstance(node, (ast.Name, ast.Attribute)) and self.bound(node) is not None and not computed:
             inlined = self.text(node, "plain", depth + 1)  # another text of the module: its words
             if inlined is not None:
                 return inlined
@@ -218,8 +219,10 @@ class Resolver:
             return stable_variable("value", "".join(p.chars for p in pieces))
         return stable_fill(self, node)  # settings, the environment, CLI options, literals
 
-    def clock(self, node: ast.AST, spec: str = "", where: tuple[int, str] | None = None):
-        """The variable of an expression that calls the clock, a UUID or a random source."""
+    def clock(self, node: ast.AST, spec: str = "", where: tuple[int, str] | None = None, outer: tuple = ()):
+        """The variable of an expression that calls the clock, a UUID or a random source, directly
+        or through the local names it reads (`day = now.strftime(...)` after `now = datetime.now()`;
+        `outer`: the expressions on the way, whose `.strftime()` / `.date()` / `.year` apply)."""
         for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
             path = dotted(call.func)
             found = CLOCK_CALLS.get(path) or CLOCK_CALLS.get(".".join(path.split(".")[-2:])) \
@@ -228,15 +231,15 @@ class Resolver:
                 continue
             name, frequency, generate = found
             strftime = spec if "%" in spec else None
-            for outer in ast.walk(node):
-                method = outer.func.attr if isinstance(outer, ast.Call) and isinstance(outer.func, ast.Attribute) else None
+            for around in (n for tree in (*outer, node) for n in ast.walk(tree)):
+                method = around.func.attr if isinstance(around, ast.Call) and isinstance(around.func, ast.Attribute) else None
                 if method == "strftime":
-                    fmt = outer.args[0] if isinstance(outer, ast.Call) and outer.args else None
+                    fmt = around.args[0] if isinstance(around, ast.Call) and around.args else None
                     if isinstance(fmt, ast.Constant) and isinstance(fmt.value, str):
                         strftime = fmt.value
                 elif method == "date" and frequency == "per_request":
                     frequency, generate = "per_day", "iso_date"
-                elif isinstance(outer, ast.Attribute) and outer.attr in ("year", "month"):
+                elif isinstance(around, ast.Attribute) and around.attr in ("year", "month"):
                     frequency = "per_deployment"
             if strftime:
                 from prefixlint.load.classify import strftime_frequency
@@ -245,6 +248,12 @@ class Resolver:
             line, written = where or (call.lineno, self.source[slice(*self.span(call))])
             return filled_by(clock_variable(name, frequency, generate, strftime), written.strip("{}"), line,
                              not self.in_function(line))
+        line = where[0] if where else getattr(node, "lineno", 0)
+        for name_node in (n for n in ast.walk(node) if isinstance(n, ast.Name) and len(outer) < 3):
+            for value in assigned_before(self, name_node.id, line):
+                found = self.clock(value, spec, None, (*outer, node))
+                if found is not None:
+                    return found
         return None
 
     def in_function(self, line: int) -> bool:
