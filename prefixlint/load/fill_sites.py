@@ -186,3 +186,25 @@ def _text_like(value: ast.expr) -> bool:
         first = value.args[0] if value.args else None
         return method in _TEXT_CALLS or method == "join" and isinstance(first, (ast.List, ast.Tuple))
     return False
+
+
+#: Keywords of a call that sends a request to a model (`messages=`, `system=`, `prompt=` ...).
+_REQUEST_KEYWORDS = frozenset({"messages", "system", "prompt", "contents", "instructions"})
+
+
+def sends_at_top_level(tree: ast.Module) -> bool:
+    """Whether the module's own top level (outside functions, classes and loops: a script) calls
+    a model (`client.chat.completions.create(messages=...)`): it then runs once per request, and
+    so do its module-level values; a loop at top level serves many requests from one process."""
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.AsyncFor, ast.While)):
+            continue
+        if isinstance(node, (ast.If, ast.With, ast.AsyncWith, ast.Try)):
+            stack += [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", []),
+                      *(s for h in getattr(node, "handlers", []) for s in h.body)]
+            continue
+        if any(isinstance(n, ast.Call) and any(k.arg in _REQUEST_KEYWORDS for k in n.keywords) for n in ast.walk(node)):
+            return True
+    return False

@@ -15,7 +15,8 @@ from bisect import bisect_right
 from functools import lru_cache
 from typing import Any
 
-from prefixlint.load.fill_sites import assigned_before, computed_here, from_callers, function_lines, stable_fill, state_fill
+from prefixlint.load.fill_sites import (assigned_before, computed_here, from_callers, function_lines, sends_at_top_level,
+                                        stable_fill, state_fill)
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_imports, template_kind
 from prefixlint.load.python_walk import calls, dotted, statements
 from prefixlint.load.source_literals import RawField, scan
@@ -37,6 +38,7 @@ class Resolver:
         self.format_calls: dict[str, ast.Call] = {}
         self.statements = list(statements(tree))
         self.function_lines = function_lines(tree)  # an expression outside them runs once, at import
+        self.script = sends_at_top_level(tree)  # ... unless the module's top level sends the request
         self.calls = calls(text, tree)
         self.template_imports = template_imports(tree)
         #: `X.render(...)` / `X.substitute(...)` calls of template objects, by X's lower-case last name
@@ -257,7 +259,7 @@ class Resolver:
         return None
 
     def in_function(self, line: int) -> bool:
-        return any(first <= line <= last for first, last in self.function_lines)
+        return self.script or any(first <= line <= last for first, last in self.function_lines)
 
     def segments(self, node: ast.AST) -> tuple[list[str], bool]:
         """The names a value is reached by (`self.user.name`, `state['date']`, `state.get('date')`)."""

@@ -76,3 +76,33 @@ def test_a_name_set_to_literals_only_stays_text(tmp_path):
     text = BRANCHES.replace('"\\n".join(c["text"] for c in chunks)', '"Chunks follow."')
     (tmp_path / "prompt.py").write_text(text)
     assert findings(tmp_path / "prompt.py") == []
+
+
+SCRIPT = f'''from datetime import date
+
+from openai import OpenAI
+
+TODAY = date.today()
+SYSTEM = f"""Today: {{TODAY}}
+{RULES}"""
+
+client = OpenAI()
+{{body}}
+'''
+
+
+def test_a_script_that_sends_its_request_at_top_level_runs_its_module_values_per_request(tmp_path):
+    body = 'reply = client.chat.completions.create(model="m", messages=[{"role": "system", "content": SYSTEM}])'
+    (tmp_path / "main.py").write_text(SCRIPT.replace("{body}", body))
+    (today,) = [f for f in findings(tmp_path / "main.py") if f["variable"] == "today"]
+    # `{TODAY}` on line 6, column 21 (after `SYSTEM = f"""Today: `): each run of the script is one
+    # request, and a new day
+    assert (today["code"], today["line"], today["column"], today["frequency"]) == ("PFX001", 6, 21, "per_day")
+    assert today["severity"] == "warning" and today["evidence"] == "filled by date.today() (main.py:5)"
+
+
+def test_a_module_that_sends_in_a_loop_keeps_its_module_values_per_process(tmp_path):
+    body = ('while True:\n    question = input()\n    client.chat.completions.create(model="m", messages=['
+            '{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}])')
+    (tmp_path / "main.py").write_text(SCRIPT.replace("{body}", body))
+    assert [f["severity"] for f in findings(tmp_path / "main.py") if f["variable"] == "today"] in ([], ["info"])
