@@ -188,8 +188,12 @@ def _text_like(value: ast.expr) -> bool:
     return False
 
 
-#: Keywords of a call that sends a request to a model (`messages=`, `system=`, `prompt=` ...).
+#: A call that sends a request to a model: a request method (`client.chat.completions.create`,
+#: `model.generate_content`, litellm's `completion`) given the prompt by keyword (`messages=` ...);
+#: an object built with `messages=[]` (a group chat, an agent) sends nothing.
 _REQUEST_KEYWORDS = frozenset({"messages", "system", "prompt", "contents", "instructions"})
+_REQUEST_METHODS = frozenset({"create", "generate_content", "generate", "invoke", "chat", "complete", "completion",
+                              "stream", "send_message", "predict"})
 
 
 def sends_at_top_level(tree: ast.Module) -> bool:
@@ -205,6 +209,7 @@ def sends_at_top_level(tree: ast.Module) -> bool:
             stack += [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", []),
                       *(s for h in getattr(node, "handlers", []) for s in h.body)]
             continue
-        if any(isinstance(n, ast.Call) and any(k.arg in _REQUEST_KEYWORDS for k in n.keywords) for n in ast.walk(node)):
+        if any(isinstance(n, ast.Call) and _called_name(n.func) in _REQUEST_METHODS
+               and any(k.arg in _REQUEST_KEYWORDS for k in n.keywords) for n in ast.walk(node)):
             return True
     return False

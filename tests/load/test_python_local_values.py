@@ -106,3 +106,9 @@ def test_a_module_that_sends_in_a_loop_keeps_its_module_values_per_process(tmp_p
             '{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}])')
     (tmp_path / "main.py").write_text(SCRIPT.replace("{body}", body))
     assert [f["severity"] for f in findings(tmp_path / "main.py") if f["variable"] == "today"] in ([], ["info"])
+
+
+def test_an_object_built_with_messages_at_top_level_is_no_request(tmp_path):
+    body = 'chat = GroupChat(agents=[], messages=[], system_message=SYSTEM)'
+    (tmp_path / "main.py").write_text(SCRIPT.replace("{body}", body))
+    assert [f["severity"] for f in findings(tmp_path / "main.py") if f["variable"] == "today"] in ([], ["info"])
