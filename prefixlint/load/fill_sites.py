@@ -146,3 +146,70 @@ def function_lines(tree: ast.Module) -> list[tuple[int, int]]:
     """(first, last) line of every function and lambda: code outside them runs once, at import."""
     return sorted((n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree)
                   if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+
+#: Calls whose result is text the resolver reads (a literal list joined, a dedented literal).
+_TEXT_CALLS = frozenset({"dedent", "strip", "lstrip", "rstrip", "format", "Field"})
+
+
+def computed_here(resolver, name: str, line: int) -> bool:
+    """Whether the innermost function around `line` assigns `name` a value it computes (a call,
+    a join over a parameter, a subscript), not only text literals: the name is then a value of
+    each call (`chunk_text = "\\n".join(...)` or, when there are none, `"No chunks."`), not the
+    words of one of its branches."""
+    functions, _ = _index(resolver)
+    around = [f for f in functions if f.lineno <= line <= (f.end_lineno or 0)]
+    if not around:
+        return False
+    function = max(around, key=lambda f: f.lineno)
+    computed = getattr(resolver, "_computed", None)
+    if computed is None:
+        computed = resolver._computed = {}
+    if id(function) not in computed:
+        computed[id(function)] = {t.id for n in ast.walk(function) if isinstance(n, ast.Assign) and not _text_like(n.value)
+                                  for t in n.targets if isinstance(t, ast.Name)}
+    return name in computed[id(function)]
+
+
+def assigned_before(resolver, name: str, line: int) -> list[ast.expr]:
+    """The values the innermost function around `line` assigns to `name` on earlier lines."""
+    return [value for value in _assigned(resolver, name, line) if value.lineno <= line]
+
+
+def _text_like(value: ast.expr) -> bool:
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, str)
+    if isinstance(value, (ast.JoinedStr, ast.BinOp)):
+        return True
+    if isinstance(value, ast.Call) and isinstance(value.func, (ast.Attribute, ast.Name)):
+        method = _called_name(value.func)
+        first = value.args[0] if value.args else None
+        return method in _TEXT_CALLS or method == "join" and isinstance(first, (ast.List, ast.Tuple))
+    return False
+
+
+#: A call that sends a request to a model: a request method (`client.chat.completions.create`,
+#: `model.generate_content`, litellm's `completion`) given the prompt by keyword (`messages=` ...);
+#: an object built with `messages=[]` (a group chat, an agent) sends nothing.
+_REQUEST_KEYWORDS = frozenset({"messages", "system", "prompt", "contents", "instructions"})
+_REQUEST_METHODS = frozenset({"create", "generate_content", "generate", "invoke", "chat", "complete", "completion",
+                              "stream", "send_message", "predict"})
+
+
+def sends_at_top_level(tree: ast.Module) -> bool:
+    """Whether the module's own top level (outside functions, classes and loops: a script) calls
+    a model (`client.chat.completions.create(messages=...)`): it then runs once per request, and
+    so do its module-level values; a loop at top level serves many requests from one process."""
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.AsyncFor, ast.While)):
+            continue
+        if isinstance(node, (ast.If, ast.With, ast.AsyncWith, ast.Try)):
+            stack += [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", []),
+                      *(s for h in getattr(node, "handlers", []) for s in h.body)]
+            continue
+        if any(isinstance(n, ast.Call) and _called_name(n.func) in _REQUEST_METHODS
+               and any(k.arg in _REQUEST_KEYWORDS for k in n.keywords) for n in ast.walk(node)):
+            return True
+    return False

@@ -15,7 +15,7 @@ from bisect import bisect_right
 from functools import lru_cache
 from typing import Any
 
-from prefixlint.load.fill_sites import from_callers, function_lines, stable_fill, state_fill
+from prefixlint.load import fill_sites as fills
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_imports, template_kind
 from prefixlint.load.python_walk import calls, dotted, statements
 from prefixlint.load.source_literals import RawField, scan
@@ -36,7 +36,8 @@ class Resolver:
         #: `X.format(...)` calls by the lower-case last name of X (`prompts.SYSTEM_PROMPT.format`)
         self.format_calls: dict[str, ast.Call] = {}
         self.statements = list(statements(tree))
-        self.function_lines = function_lines(tree)  # an expression outside them runs once, at import
+        self.function_lines = fills.function_lines(tree)  # an expression outside them runs once, at import
+        self.script = fills.sends_at_top_level(tree)  # ... unless the module's top level sends the request
         self.calls = calls(text, tree)
         self.template_imports = template_imports(tree)
         #: `X.render(...)` / `X.substitute(...)` calls of template objects, by X's lower-case last name
@@ -177,7 +178,8 @@ class Resolver:
             node = _field_expression(raw.expression.strip())
         except SyntaxError:
             return [Field(raw.start, written, variable_name([raw.expression]))]
-        if isinstance(node, (ast.Name, ast.Attribute)) and self.bound(node) is not None:
+        computed = isinstance(node, ast.Name) and fills.computed_here(self, node.id, bisect_right(self._line_starts, raw.start))
+        if isinstance(node, (ast.Name, ast.Attribute)) and self.bound(node) is not None and not computed:
             inlined = self.text(node, "plain", depth + 1)  # another text of the module: its words
             if inlined is not None:
                 return inlined
@@ -199,7 +201,7 @@ class Resolver:
             value = self.source[slice(*self.span(at_import))] if at_import is not None else written or ""
             return Field(offset, written, variable_name(segments, keyed), filled_by(Variable(
                 "value", "per_request", (value,)), value, at_import.lineno if at_import else line, True))
-        found = from_callers(self, node, line) if isinstance(node, ast.Name) else None
+        found = fills.from_callers(self, node, line) if isinstance(node, ast.Name) else None
         return Field(offset, written, variable_name(segments, keyed), found)
 
     def declared(self, node: ast.expr, name: str = "value"):
@@ -210,16 +212,18 @@ class Resolver:
             clock = self.clock(bound)
         if clock is not None:
             return clock
-        state = state_fill(self, node, name)
+        state = fills.state_fill(self, node, name)
         if state is not None:
             return state
         pieces = self.text(node, "plain") if isinstance(node, (ast.Constant, ast.Name, ast.Attribute)) else None
         if pieces and all(isinstance(p, Text) for p in pieces):
             return stable_variable("value", "".join(p.chars for p in pieces))
-        return stable_fill(self, node)  # settings, the environment, CLI options, literals
+        return fills.stable_fill(self, node)  # settings, the environment, CLI options, literals
 
-    def clock(self, node: ast.AST, spec: str = "", where: tuple[int, str] | None = None):
-        """The variable of an expression that calls the clock, a UUID or a random source."""
+    def clock(self, node: ast.AST, spec: str = "", where: tuple[int, str] | None = None, outer: tuple = ()):
+        """The variable of an expression that calls the clock, a UUID or a random source, directly
+        or through the local names it reads (`day = now.strftime(...)` after `now = datetime.now()`;
+        `outer`: the expressions on the way, whose `.strftime()` / `.date()` / `.year` apply)."""
         for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
             path = dotted(call.func)
             found = CLOCK_CALLS.get(path) or CLOCK_CALLS.get(".".join(path.split(".")[-2:])) \
@@ -228,15 +232,15 @@ class Resolver:
                 continue
             name, frequency, generate = found
             strftime = spec if "%" in spec else None
-            for outer in ast.walk(node):
-                method = outer.func.attr if isinstance(outer, ast.Call) and isinstance(outer.func, ast.Attribute) else None
+            for around in (n for tree in (*outer, node) for n in ast.walk(tree)):
+                method = around.func.attr if isinstance(around, ast.Call) and isinstance(around.func, ast.Attribute) else None
                 if method == "strftime":
-                    fmt = outer.args[0] if isinstance(outer, ast.Call) and outer.args else None
+                    fmt = around.args[0] if isinstance(around, ast.Call) and around.args else None
                     if isinstance(fmt, ast.Constant) and isinstance(fmt.value, str):
                         strftime = fmt.value
                 elif method == "date" and frequency == "per_request":
                     frequency, generate = "per_day", "iso_date"
-                elif isinstance(outer, ast.Attribute) and outer.attr in ("year", "month"):
+                elif isinstance(around, ast.Attribute) and around.attr in ("year", "month"):
                     frequency = "per_deployment"
             if strftime:
                 from prefixlint.load.classify import strftime_frequency
@@ -245,10 +249,16 @@ class Resolver:
             line, written = where or (call.lineno, self.source[slice(*self.span(call))])
             return filled_by(clock_variable(name, frequency, generate, strftime), written.strip("{}"), line,
                              not self.in_function(line))
+        line = where[0] if where else getattr(node, "lineno", 0)
+        for name_node in (n for n in ast.walk(node) if isinstance(n, ast.Name) and len(outer) < 3):
+            for value in fills.assigned_before(self, name_node.id, line):
+                found = self.clock(value, spec, None, (*outer, node))
+                if found is not None:
+                    return found
         return None
 
     def in_function(self, line: int) -> bool:
-        return any(first <= line <= last for first, last in self.function_lines)
+        return self.script or any(first <= line <= last for first, last in self.function_lines)
 
     def segments(self, node: ast.AST) -> tuple[list[str], bool]:
         """The names a value is reached by (`self.user.name`, `state['date']`, `state.get('date')`)."""
