@@ -63,6 +63,7 @@ class RadixLRU:
         self._tie = count()
         self._clock = 0.0  # the log's time
         self._serial = 0  # the last touch: two a request (its match, then its insert)
+        self.twins = False  # a curve copies this tree to bounded pools: keep their topology
 
     def _key(self, tokens: Sequence[int], at: int, extra: Hashable, node: _Node) -> Hashable:
         """`get_child_key`: the first token (paged: the first page), with the extra key."""
@@ -106,7 +107,10 @@ class RadixLRU:
             if end is None:
                 return Outcome(0, miss, over_capacity=True)
         self._serial += 1
-        self._checkpoint(seq[:end], len(prompt), salt)
+        if self.capacity is None and not self.twins:  # no eviction: the split changes no count
+            self._insert(seq[:len(seq) - len(seq) % self.page], salt)
+        else:
+            self._checkpoint(seq[:end], len(prompt), salt)
         return Outcome(cached, miss)
 
     def _checkpoint(self, seq: list[int], prompt_len: int, salt: Hashable) -> None:
@@ -121,8 +125,7 @@ class RadixLRU:
             self._insert(seq[:prompt_keep], salt)
         self._match(seq[:keep], salt)
 
-    def _pages(self, tokens: int) -> int:
-        """Slots `tokens` take in the pool: whole pages."""
+    def _pages(self, tokens: int) -> int:  # slots `tokens` take in the pool: whole pages
         return -(-tokens // self.page) * self.page
 
     def _allocate(self, matched: int, prompt_len: int, end: int, locked: set[int]) -> int | None:
