@@ -14,7 +14,13 @@ of torch and `pip install --no-deps vllm==0.33.0` plus the modules it imports), 
 prefixlint importable (PYTHONPATH=. from the checkout):
 
     PYTHONPATH=. python benchmarks/oracle_campaign.py --requests 400 --seeds 11,12
+    PYTHONPATH=. python benchmarks/oracle_campaign.py --sglang-pools   # bounded SGLang (oracle_sglang_pool.py)
     python benchmarks/oracle_campaign.py --no-vllm --requests 40 --seeds 1 --blocks 4   # the curves only
+
+Bounded SGLang (`--sglang-pools`) drives SGLang's own `RadixCache` over its own token allocator
+with its own allocation functions, called where its scheduler calls them (oracle_sglang_pool.py
+cites each line); a pool's size is a share of the working set in tokens, and a request SGLang
+refuses (a prompt too long for the pool) must be refused by prefixlint too.
 
 The test suite runs a small slice without vLLM (tests/engines/test_campaign_slice.py).
 """
@@ -186,6 +192,41 @@ def sglang_rows(args) -> int:
     return differ_total
 
 
+def sglang_pool_rows(args) -> int:
+    """Bounded SGLang: its own tree, allocator and allocation calls (oracle_sglang_pool.py) against
+    prefixlint's `RadixSimulator` at the same pool, per request (None: refused)."""
+    from oracle_sglang_pool import SglangPoolOracle
+
+    from prefixlint.engines.profiles import get_profile
+    from prefixlint.engines.simulators import RadixSimulator
+
+    print(f"{'sglang pool':>12} {'seed':>5} {'page':>5} {'overlap':>7} {'tokens':>8} {'requests':>8} {'refused':>7}"
+          f" {'cached (SGLang)':>15} {'differ':>6}")
+    differ_total = 0
+    for seed in map(int, args.seeds.split(",")):
+        turns = traffic(seed, args.requests)
+        for page in map(int, args.blocks.split(",")):
+            for pool, blocks in zip(args.pools.split(","), pools(turns, page, args.pools)):
+                capacity = (blocks if blocks is not None else 3 * working_set(turns, page) + 4096) * page
+                for overlap in (True, False):
+                    oracle = SglangPoolOracle(page, capacity, overlap)
+                    theirs = [oracle.serve(t) for t in turns]
+                    sim = RadixSimulator(get_profile("sglang", page), capacity, None, overlap)
+                    ours = []
+                    for n, t in enumerate(turns, 1):
+                        outcome = sim.serve(request_of(n, t))
+                        ours.append(None if outcome.over_capacity else outcome.cached_tokens)
+                    differ = sum(a != b for a, b in zip(theirs, ours))
+                    differ_total += differ
+                    print(f"{pool:>12} {seed:>5} {page:>5} {str(overlap):>7} {capacity:>8} {len(turns):>8}"
+                          f" {theirs.count(None):>7} {sum(x or 0 for x in theirs):>15,} {differ:>6}", flush=True)
+                    if differ:
+                        first = next(i for i, (a, b) in enumerate(zip(theirs, ours)) if a != b)
+                        print(f"      first difference at request {first + 1}: SGLang {theirs[first]}, prefixlint {ours[first]}")
+    print(f"sglang pools: {differ_total} requests differ")
+    return differ_total
+
+
 def prefixlint_cached(turns: list[Turn], block: int, capacity: int | None) -> list[int | None]:
     from prefixlint.engines.simulators import VllmSimulator
 
@@ -213,7 +254,11 @@ def main() -> None:
     parser.add_argument("--no-vllm", action="store_true",
                         help="without vLLM installed: only the curves against prefixlint's bounded replays")
     parser.add_argument("--sglang", action="store_true", help="only SGLang's own tree (unbounded), with and without overlap")
+    parser.add_argument("--sglang-pools", action="store_true",
+                        help="only bounded SGLang: its own tree, token allocator and allocation calls at each pool")
     args = parser.parse_args()
+    if args.sglang_pools:
+        sys.exit(1 if sglang_pool_rows(args) else 0)
     if args.no_vllm:
         sys.exit(1 if curves(args, bounded_totals(args)) else 0)
     if args.sglang:

@@ -215,7 +215,7 @@ class VllmPrefixCache:
         hit = _cached_prefix(hashes, max_hit, table)
         miss = self._miss(seq, hashes, hit, max_hit, root)
         if needed > self.capacity_blocks:
-            return Outcome(hit * size, miss, over_capacity=True)
+            return Outcome(0, miss, over_capacity=True)  # refused: never served, nothing cached
         # Every block is always in the free queue (requests are served one at a time and
         # each gives all its blocks back): blocks only move in it, each step below one pass
         # in C over a request's blocks. New blocks come from the head of the queue.

@@ -13,11 +13,9 @@ Read from SGLang's `python/sglang/srt/mem_cache/radix_cache.py` and `mem_cache/c
   and `cache_salt`): `get_child_key` returns `(extra_key, first token)` at every node, so
   identical tokens under another adapter or salt never match.
 - `evict(num_tokens)` heaps the evictable leaves (unlocked: a running request locks its
-  matched path, `inc_lock_ref`) by `last_access_time` and pops until `num_tokens` are freed,
-  a parent that becomes a leaf pushed in turn. `evict_from_tree_cache` calls it with the
-  whole allocation, not the shortfall, when `available_size() < num_tokens`: at prefill
-  (`alloc_token_slots`, the extend tokens; paged: plus one page) and at each decode step
-  (`alloc_for_decode`: one token, paged: one page).
+  matched path) by `last_access_time` and pops until `num_tokens` are freed, a parent that
+  becomes a leaf pushed in turn; 0.5.23 calls it with the shortfall (see `_allocate`). A
+  finished request's leaf is split at the prompt boundary (`_checkpoint`).
 With a time to live, a node untouched (or, without refresh, uncreated) for longer is expired:
 a match stops there, and its tokens are `expired`.
 """
@@ -65,6 +63,7 @@ class RadixLRU:
         self._tie = count()
         self._clock = 0.0  # the log's time
         self._serial = 0  # the last touch: two a request (its match, then its insert)
+        self.twins = False  # a curve copies this tree to bounded pools: keep their topology
 
     def _key(self, tokens: Sequence[int], at: int, extra: Hashable, node: _Node) -> Hashable:
         """`get_child_key`: the first token (paged: the first page), with the extra key."""
@@ -92,52 +91,82 @@ class RadixLRU:
         else:
             stop_short = False
         limit = max(limit, 0)
+        if self.capacity is not None and len(prompt) >= self.capacity - 6:
+            # `max_req_input_len` = min(context_len - 1, pool - 1) - 5 (managers/tp_worker.py:568-572):
+            # a longer prompt is refused before it is queued (scheduler.py:3231), never looked up.
+            return Outcome(0, Miss("new", 0, (salt, hash(())), ()), over_capacity=True)
         path, matched, stop, other = self._match(prompt[:limit - limit % self.page], salt)
         cached = self.profile.reusable_tokens(matched, len(prompt))
         miss = None
         if stop != "end" or stop_short:
             kind = "new" if stop_short or (stop == "diverged" and matched == 0) else stop
             miss = Miss(kind, matched, (salt, hash(tuple(prompt[:matched]))), tuple(other))
-        keep = len(seq) - len(seq) % self.page  # SGLang caches whole pages only
+        end: int | None = len(seq)
         if self.capacity is not None:
-            if self._pages(len(seq)) > self.capacity:
-                return Outcome(cached, miss, over_capacity=True)
-            self._allocate(matched, max(len(prompt), matched), len(seq), {id(node) for node in path})
+            end = self._allocate(matched, max(len(prompt), matched), len(seq), {id(node) for node in path})
+            if end is None:
+                return Outcome(0, miss, over_capacity=True)
         self._serial += 1
-        self._insert(seq[:keep], salt)
+        if self.capacity is None and not self.twins:  # no eviction: the split changes no count
+            self._insert(seq[:len(seq) - len(seq) % self.page], salt)
+        else:
+            self._checkpoint(seq[:end], len(prompt), salt)
         return Outcome(cached, miss)
 
-    def _pages(self, tokens: int) -> int:
-        """Slots `tokens` take in the pool: whole pages."""
+    def _checkpoint(self, seq: list[int], prompt_len: int, salt: Hashable) -> None:
+        """`RadixCache.checkpoint` (radix_cache.py:510-543 in 0.5.23): the computed tokens
+        inserted, the prompt inserted again so the leaf splits at the prompt boundary
+        (`_insert_cache(split_prompt=True)`, :482-496: eviction then drops the reply first),
+        then the whole key matched again (every node on its path touched last)."""
+        keep = len(seq) - len(seq) % self.page
+        self._insert(seq[:keep], salt)
+        prompt_keep = min(prompt_len, keep) - min(prompt_len, keep) % self.page
+        if 0 < prompt_keep < keep:
+            self._insert(seq[:prompt_keep], salt)
+        self._match(seq[:keep], salt)
+
+    def _pages(self, tokens: int) -> int:  # slots `tokens` take in the pool: whole pages
         return -(-tokens // self.page) * self.page
 
-    def _allocate(self, matched: int, prompt_len: int, end: int, locked: set[int]) -> None:
-        """The request's own slots, as SGLang allocates them: the prompt's extend tokens at
-        prefill, then one slot per decode step (paged: a page when a step starts one), evicting
-        the whole allocation's worth whenever the free slots are fewer."""
+    def _allocate(self, matched: int, prompt_len: int, end: int, locked: set[int]) -> int | None:
+        """The request's own slots, as SGLang 0.5.23 allocates them, evicting the shortfall
+        (`evict_to_free_tokens`: the allocation less the free slots, mem_cache/allocator/base.py:
+        155-169): the prompt's extend tokens at prefill (`alloc_token_slots`; paged:
+        `alloc_paged_token_slots_extend`, plus one page, mem_cache/allocation.py:152-201), then
+        each decode step: `check_decode_mem` a page where the computed length is page-aligned
+        (managers/schedule_batch.py:3403-3449), and paged, `alloc_paged_token_slots_decode` a
+        page at every step (allocation.py:572-585). Returns how far the KV got computed (`end`,
+        less where nothing is left to evict: SGLang retracts), None: the prompt did not fit."""
         page, capacity = self.page, self.capacity
         assert capacity is not None
-        need = prompt_len - matched + (page if page > 1 else 0)  # alloc_paged_token_slots_extend
+        need = prompt_len - matched + (page if page > 1 else 0)
         if capacity - self.size < need:
-            self._evict(need, locked)
+            self._evict(need - (capacity - self.size), locked)
         own = self._pages(prompt_len) - matched
+        if capacity - self.size < own:
+            return None  # "Prefill out of memory": never served
         position = prompt_len  # the next token whose KV a decode step computes
         while position < end:
             free = capacity - self.size - own
-            if free < page:  # alloc_for_decode: evict one step's allocation
-                if not self._evict(page, locked):
-                    return  # nothing evictable: SGLang would retract the request
-                continue
-            if page == 1:  # the steps until the pool is full again, at once
-                steps = min(end - position, free)
+            if page == 1:
+                if free < 1:
+                    if not self._evict(1, locked):
+                        return position
+                    continue
+                steps = min(end - position, free)  # the steps until the pool is full again, at once
                 own += steps
                 position += steps
                 continue
+            if free < page:  # no free page: the step evicts a page's worth, needed or not
+                self._evict(page - free, locked)
+                if position % page == 0 and capacity - self.size - own < page:
+                    return position
             if position % page == 0:  # this step starts a page
                 own += page
             position += 1
             if position % page and capacity - self.size - own >= page:
-                position = min(end, position + page - position % page)  # nothing to check until the next page
+                position = min(end, position + page - position % page)  # nothing happens until the next page
+        return end
 
     def _expired(self, node: _Node) -> bool:
         return self.ttl is not None and self._clock - node.seen > self.ttl
@@ -171,11 +200,6 @@ class RadixLRU:
                 return path, depth, "diverged", tail.tokens[:SAMPLE_TOKENS]
             node = child
         return path, depth, "end", []
-
-    def _touch(self, path: list[_Node]) -> list[_Node]:
-        for node in path:
-            self._stamp(node)
-        return path
 
     def _stamp(self, node: _Node) -> None:
         """A touch: the node's time is now; a leaf goes on the heap with it (the old entry is

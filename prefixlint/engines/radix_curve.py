@@ -23,6 +23,7 @@ class RadixCurve:
     def __init__(self, profile: EngineProfile, ttl: float | None = None, overlap: bool | None = None,
                  curve_at: Sequence[int] = ()) -> None:
         self.unlimited = RadixSimulator(profile, None, ttl, overlap)
+        self.unlimited.cache.twins = True
         self.block_size = profile.unit
         self.points: list[list] = []  # [pages, simulator, cached tokens, over capacity]
         self._grid = grid()
@@ -39,8 +40,10 @@ class RadixCurve:
         # extend allocation asks one page more than the prompt's tokens and each page is taken
         # whole (`alloc_paged_token_slots_extend`, and a decode step a page), so a paged pool
         # evicts before it is full.
-        # A twin started early is still exact: it is a copy of a tree that has not evicted.
-        needed = len(request.prompt) + len(request.generated) + 1 + 3 * self.block_size
+        # A pool refuses a prompt of `pool - 6` tokens or more (`max_req_input_len`), so a twin
+        # starts before it too. A twin started early is still exact: it is a copy of a tree
+        # that has not evicted.
+        needed = len(request.prompt) + len(request.generated) + 7 + 3 * self.block_size
         reach = -(-(self.unlimited.cache.size + needed) // self.block_size)
         while self._next_grid < reach:
             self._pending.insert(bisect_left(self._pending, self._next_grid), self._next_grid)

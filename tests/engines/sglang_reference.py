@@ -2,8 +2,9 @@
 prefixlint's: every node carries its `last_access_time` (a clock that ticks at each match, each
 insert and each node created), and `evict` heaps *all* evictable leaves afresh each time, as
 `RadixCache.evict` does (`mem_cache/radix_cache.py`), so no leaf can be forgotten by a stale
-heap. Allocation follows `mem_cache/common.py`: `evict(num_tokens)` with the whole allocation
-whenever fewer slots are free, at prefill and at each decode step. Slow (one Python step per
+heap. Allocation follows SGLang 0.5.23 (`mem_cache/allocation.py`, `allocator/base.py:155-169`):
+`evict` with the shortfall (the allocation less the free slots), at prefill and at each decode
+step; a finished request is cached as `RadixCache.checkpoint` caches it (radix_cache.py:510-543). Slow (one Python step per
 decode token): for small property tests only.
 """
 
@@ -106,27 +107,43 @@ class PlainRadixCache:
         return freed
 
     def serve(self, prompt, seq, extra=None):
-        """Cached tokens of a request: match at most len(prompt) - 1, allocate, insert `seq`."""
-        page = self.page
+        """(cached tokens, refused) of a request: match at most len(prompt) - 1, allocate as
+        0.5.23 does (the shortfall evicted), cache what got computed (`checkpoint`)."""
+        page, capacity = self.page, self.capacity
+        if len(prompt) >= min(capacity - 1, 1 << 20) - 5:  # max_req_input_len: refused unseen
+            return 0, True
         limit = len(prompt) - 1
         matched, path = self.match(prompt[:limit - limit % page], extra)
         pages = lambda n: -(-n // page) * page  # noqa: E731
-        if pages(len(seq)) > self.capacity:
-            return matched, True
         locked = set()
         for node in path:  # inc_lock_ref: the path up to the root
             while node is not None and node is not self.root:
                 locked.add(node.id)
                 node = node.parent
-        need = len(prompt) - matched + (page if page > 1 else 0)
-        if self.capacity - self.size < need:
-            self.evict(need, locked)
+        own = 0
+        free = lambda: capacity - self.size - own  # noqa: E731
+        need = len(prompt) - matched + (page if page > 1 else 0)  # alloc_(paged_)token_slots(_extend)
+        if free() < need:
+            self.evict(need - free(), locked)
         own = pages(len(prompt)) - matched
+        if free() < 0:
+            return 0, True  # prefill out of memory
+        end = len(seq)
         for position in range(len(prompt), len(seq)):
-            while self.capacity - self.size - own < page:
-                if not self.evict(page, locked):
-                    break
+            want = page if position % page == 0 else 0  # check_decode_mem
+            if free() < want:
+                self.evict(want - free(), locked)
+            if free() < want:
+                end = position  # retracted: what it computed so far is cached
+                break
+            if free() < page:  # alloc_paged_token_slots_decode: a page's shortfall at every step
+                self.evict(page - free(), locked)
             if position % page == 0:
                 own += page
-        self.insert(seq[:len(seq) - len(seq) % page], extra)
+        keep = end - end % page  # checkpoint: insert, split at the prompt, match again
+        self.insert(seq[:keep], extra)
+        prompt_keep = min(len(prompt), keep) - min(len(prompt), keep) % page
+        if 0 < prompt_keep < keep:
+            self.insert(seq[:prompt_keep], extra)
+        self.match(seq[:keep], extra)
         return matched, False

@@ -143,7 +143,7 @@ class ReferencePool:
             hits.append(self.table[k][0])
         needed = -(-len(seq) // self.block)
         if needed > len(self.free):  # served one at a time: the whole pool is free
-            return len(hits) * self.block
+            return 0  # refused: never served (vLLM rejects it), so nothing is served from cache
         for h in hits:
             self.free.remove(h)
         blocks = list(hits)

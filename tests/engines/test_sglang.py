@@ -1,5 +1,7 @@
 """SGLang's radix tree against a plain one written from SGLang's algorithm (sglang_reference.py),
-and the touched-leaf regression worked by hand."""
+and the touched-leaf regression worked by hand. The hand-worked cases below were also served to
+SGLang 0.5.23 itself (its RadixCache and token allocator on the CPU, benchmarks/oracle_sglang_pool.py):
+the same cached tokens and pool use at every step."""
 
 from __future__ import annotations
 
@@ -14,31 +16,66 @@ SGLANG = get_profile("sglang")
 
 
 def test_an_exact_repeat_splits_a_one_token_leaf_that_can_still_be_evicted():
-    cache = RadixLRU(SGLANG, capacity_tokens=6)
-    a, b = [1, 2, 3, 4], [5, 6, 7, 8]
+    cache = RadixLRU(SGLANG, capacity_tokens=14)  # prompts of 8 tokens or more refused
+    a, b = [1, 2, 3, 4], [5, 6, 7, 8, 9, 10, 11]
     assert cache.serve(a, a).cached_tokens == 0
     # The repeat matches 3 tokens (input_len - 1): the leaf [1,2,3,4] splits into [1,2,3] -> [4],
     # and the insert touches [4] again. It must stay evictable.
     assert cache.serve(a, a).cached_tokens == 3
-    # b needs 4 slots, 2 are free: evict(4) takes [4] (1 token), then its parent [1,2,3] (3).
+    c = [20, 21, 22, 23, 24]
+    assert cache.serve(c, c).cached_tokens == 0  # 5 slots, 10 free: 9 tokens cached
+    # b needs 7 slots, 5 are free: the shortfall, evict(2), takes [4] (1 token, the oldest
+    # leaf), then its parent [1,2,3] (3), now a leaf and older than c.
     assert cache.serve(b, b).cached_tokens == 0
-    assert (cache.size, cache.evicted_blocks) == (4, 4)
+    assert (cache.size, cache.evicted_blocks) == (12, 4)
+    assert cache.serve(c + [0], c + [0]).cached_tokens == 5  # c survived
     assert cache.serve(a, a).cached_tokens == 0  # a was evicted whole (the old heap kept it: 3)
 
 
-def test_decode_steps_evict_too():
-    cache = RadixLRU(SGLANG, capacity_tokens=10)
-    cache.serve([1, 2, 3], [1, 2, 3])  # 3 tokens cached
-    cache.serve([4, 5, 6], [4, 5, 6])  # 6
-    # A 3-token prompt fits in the 4 free slots (no eviction at prefill); of its 4 decode steps
-    # the first takes the last free slot, the second finds none and evicts one step's worth
-    # (evict(1)): the oldest leaf, [1,2,3], whole. [4,5,6] survives.
-    assert cache.serve([7, 8, 9], [7, 8, 9, 10, 11, 12, 13]).cached_tokens == 0
-    assert cache.size == 10 and cache.evicted_blocks == 3
-    assert cache.serve([4, 5, 6, 0], [4, 5, 6, 0]).cached_tokens == 3
-    # That request (1 new slot, none free) evicted [7..13], the oldest leaf left.
-    assert (cache.size, cache.evicted_blocks) == (4, 10)
+def test_eviction_frees_the_shortfall_and_a_reply_before_its_prompt():
+    """SGLang 0.5.23 evicts `num_tokens - available_size()` (mem_cache/allocator/base.py:166-168),
+    and `RadixCache.checkpoint` splits a finished request's leaf at its prompt
+    (`_insert_cache(split_prompt=True)`, mem_cache/radix_cache.py:482-496), so the reply is a leaf
+    of its own: evicted first, the prompt kept."""
+    cache = RadixLRU(SGLANG, capacity_tokens=16)
+    p, reply, q = [1, 2, 3, 4, 5, 6, 7, 8], [20, 21, 22, 23], [30, 31, 32, 33, 34, 35, 36, 37]
+    cache.serve(p, p + reply)  # the tree: [P] -> [reply], 12 tokens
+    # 8 slots wanted, 4 free: evict(4) takes the reply leaf (4 tokens), not P with it.
+    assert cache.serve(q, q).cached_tokens == 0
+    assert (cache.size, cache.evicted_blocks) == (16, 4)
+    # P is still cached (the whole allocation, evict(8), or one P+reply leaf would have lost it).
+    assert cache.serve(p + [9], p + [9]).cached_tokens == 8
+    # 1 slot wanted, none free: evict(1) takes q's leaf (8 tokens); P is locked by the match.
+    assert (cache.size, cache.evicted_blocks) == (9, 12)
 
+
+def test_a_paged_decode_step_evicts_a_page_whenever_no_page_is_free():
+    """`alloc_paged_token_slots_decode` asks for a page at every decode step
+    (mem_cache/allocation.py:582-585), whether or not the step starts one: with no free page a
+    mid-page step evicts a page's worth."""
+    cache = RadixLRU(SGLANG.with_block_size(4), capacity_tokens=24)
+    cache.serve([1, 2, 3, 4], [1, 2, 3, 4])
+    cache.serve([5, 6, 7, 8], [5, 6, 7, 8])  # 8 of 24 slots held
+    # Prefill: 4 + one page wanted, 16 free. Decode pages start at positions 4, 8, 12; the
+    # last one takes the last free page, so the step at position 13 (mid-page) evicts [1..4].
+    prompt = [9, 10, 11, 12]
+    assert cache.serve(prompt, prompt + list(range(13, 25))).cached_tokens == 0
+    assert (cache.size, cache.evicted_blocks) == (20, 1)  # 4 + 16 tokens, one page evicted
+    assert cache.serve([5, 6, 7, 8, 0], [5, 6, 7, 8, 0]).cached_tokens == 4
+    assert cache.serve([1, 2, 3, 4, 0], [1, 2, 3, 4, 0]).cached_tokens == 0
+
+
+def test_a_prompt_too_long_for_the_pool_is_refused_unseen():
+    """`max_req_input_len = min(context_len - 1, pool - 1) - 5` (managers/tp_worker.py:568-572):
+    a prompt that long is refused before it is queued (managers/scheduler.py:3231), never looked
+    up, so it reports no cached tokens even where its prefix is cached."""
+    cache = RadixLRU(SGLANG, capacity_tokens=16)
+    nine = list(range(1, 10))
+    assert cache.serve(nine, nine).over_capacity is False  # 9 < 16 - 6
+    outcome = cache.serve(nine + [0], nine + [0])  # 10 tokens: refused
+    assert (outcome.cached_tokens, outcome.over_capacity, cache.size) == (0, True, 9)
+    assert cache.serve(nine + [1], nine + [1]).cached_tokens == 0  # refused too: 10 tokens
+    assert cache.serve(nine[:8] + [0], nine[:8] + [0]).cached_tokens == 8
 
 
 tokens = st.lists(st.integers(0, 3), min_size=1, max_size=12)

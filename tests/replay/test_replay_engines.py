@@ -17,30 +17,30 @@ SGLANG = get_profile("sglang")
 
 
 def test_the_least_recently_used_leaf_is_evicted_whole():
-    cache = RadixLRU(SGLANG, capacity_tokens=10)
-    a, b = [1, 2, 3, 4, 5, 6], [7, 8, 9, 10]
+    cache = RadixLRU(SGLANG, capacity_tokens=16)  # prompts of 10 tokens or more refused
+    a, b = [1, 2, 3, 4, 5, 6, 7, 8], [9, 10, 11, 12, 13, 14, 15, 16]
     assert cache.serve(a, a, now=1).cached_tokens == 0
     assert cache.serve(b, b, now=2).cached_tokens == 0
-    assert cache.size == 10
-    # Two more tokens: the oldest leaf (a, six tokens) goes, whole.
-    cache.serve([11, 12], [11, 12], now=3)
-    assert (cache.size, cache.evicted_blocks) == (6, 6)
-    # a again: gone. Its six tokens find 4 free, and SGLang evicts the whole allocation, not
-    # the shortfall (`evict_from_tree_cache`: evict(num_tokens) when available < num_tokens):
-    # b (4 tokens, the oldest), then c (2) -- 6 freed; c is gone too.
+    assert cache.size == 16
+    # Two more tokens: the oldest leaf (a, eight tokens) goes, whole.
+    cache.serve([20, 21], [20, 21], now=3)
+    assert (cache.size, cache.evicted_blocks) == (10, 8)
+    # a again: gone. Its eight tokens find 6 free, and SGLang 0.5.23 evicts the shortfall
+    # (`evict_to_free_tokens`, mem_cache/allocator/base.py:166-168): evict(2) takes b (8 tokens,
+    # the oldest leaf) and stops; c stays.
     assert cache.serve(a, a, now=4).cached_tokens == 0
-    assert (cache.size, cache.evicted_blocks) == (6, 12)
-    assert cache.serve([11, 12], [11, 12], now=5).cached_tokens == 0
+    assert (cache.size, cache.evicted_blocks) == (10, 16)
+    assert cache.serve([20, 21], [20, 21], now=5).cached_tokens == 1
 
 
 def test_a_hit_refreshes_its_path_so_the_other_leaf_goes():
-    cache = RadixLRU(SGLANG, capacity_tokens=10)
-    a, b = [1, 2, 3, 4, 5, 6], [7, 8, 9, 10]
+    cache = RadixLRU(SGLANG, capacity_tokens=17)
+    a, b = [1, 2, 3, 4, 5, 6, 7, 8], [9, 10, 11, 12, 13, 14, 15, 16]
     cache.serve(a, a, now=1)
     cache.serve(b, b, now=2)
-    assert cache.serve(a, a, now=3).cached_tokens == 5  # a touched: now the newest
-    cache.serve([11, 12], [11, 12], now=4)  # b is the oldest leaf
-    assert cache.serve(a, a, now=5).cached_tokens == 5 and cache.serve(b, b, now=6).cached_tokens == 0
+    assert cache.serve(a, a, now=3).cached_tokens == 7  # a touched: now the newest
+    cache.serve([20, 21], [20, 21], now=4)  # 1 slot short: b, the oldest leaf, goes
+    assert cache.serve(a, a, now=5).cached_tokens == 7 and cache.serve(b, b, now=6).cached_tokens == 0
 
 
 def test_a_request_larger_than_the_pool_is_not_cached():
