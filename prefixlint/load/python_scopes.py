@@ -61,7 +61,8 @@ class Scopes:
     # -- reading -----------------------------------------------------------------------------
     def lookup(self, name: str, at: int) -> ast.expr | None:
         """What the name `name`, used at character offset `at`, reads (None: nothing known)."""
-        origin = scope = self._innermost(at)
+        origin = self._innermost(at)
+        scope: _Scope | None = origin
         runtime = False
         while scope is not None:
             runtime = runtime or scope.kind == "function"
@@ -134,7 +135,7 @@ class Scopes:
         if isinstance(node, ast.Lambda):
             inner = self._open(node, "function", scope)
             self._parameters(node.args, inner)
-            return [(n, scope) for n in self._defaults(node.args)] + [(node.body, inner)]
+            return [*((n, scope) for n in self._defaults(node.args)), (node.body, inner)]
         if isinstance(node, _COMPREHENSIONS):
             inner = self._open(node, "comprehension", scope)
             out: list[tuple[ast.AST, _Scope]] = [(node.generators[0].iter, scope)]  # the first iterable: outside
