@@ -61,6 +61,19 @@ class Scopes:
     # -- reading -----------------------------------------------------------------------------
     def lookup(self, name: str, at: int) -> ast.expr | None:
         """What the name `name`, used at character offset `at`, reads (None: nothing known)."""
+        owner, runtime = self._owner(name, at)
+        if owner is self.module:
+            return self._module_value(name, runtime)
+        return _pick(owner.values.get(name, [])) if owner is not None else None
+
+    def assigned(self, name: str, at: int) -> list[ast.expr]:
+        """Every value assigned to `name` in the function whose local the use at `at` reads
+        (none when the name is the module's, or no scope binds it)."""
+        owner, _ = self._owner(name, at)
+        return list(owner.values.get(name, [])) if owner is not None and owner is not self.module else []
+
+    def _owner(self, name: str, at: int) -> tuple[_Scope | None, bool]:
+        """The scope whose binding the use reads, and whether the use runs in a function."""
         origin = self._innermost(at)
         scope: _Scope | None = origin
         runtime = False
@@ -68,15 +81,13 @@ class Scopes:
             runtime = runtime or scope.kind == "function"
             how = scope.declared.get(name)
             if how == "global":
-                return self._module_value(name, True)
+                return self.module, True
             if how is None and name in scope.local and (scope is origin or scope.kind != "class"):
-                if scope is self.module:
-                    return self._module_value(name, runtime)
-                return _pick(scope.values.get(name, []))
+                return scope, runtime
             scope = scope.parent
             while scope is not None and scope.kind == "class":  # no enclosing scope for what is inside
                 scope = scope.parent
-        return None
+        return None, runtime
 
     def attribute(self, name: str) -> ast.expr | None:
         """What `obj.name` reads: an attribute assignment, a class body's or the module's name."""

@@ -140,6 +140,32 @@ def test_a_parameter_shadows_a_module_level_text(tmp_path):
     assert codes == [("PFX005", 7, 27, "context")]  # 4 + len('system = f"Documents: ') + 1
 
 
+def test_a_nested_function_local_is_not_the_value_of_the_function_around_it(tmp_path):
+    path = _module(tmp_path, [
+        "import os",                                               # 1
+        "from datetime import datetime",                           # 2
+        "from openai import OpenAI",                               # 3
+        "client = OpenAI()",                                        # 4
+        f'RULES = "{RULES}"',                                       # 5
+        "",                                                         # 6
+        "def answer(question, release):",                           # 7
+        "    def log():",                                           # 8
+        "        release = datetime.now()",                         # 9
+        "        return release",                                   # 10
+        '    system = f"Release {release}. " + RULES',              # 11
+        '    return client.chat.completions.create(model="gpt-4o", messages=[',
+        '        {"role": "system", "content": system}, {"role": "user", "content": question}])',
+        "",                                                         # 14
+        "def handle(question):",                                    # 15
+        '    return answer(question, os.environ["RELEASE"])',       # 16
+    ])
+    (template,) = load_templates(str(path))
+    release = template.variables["release"]  # the parameter, filled by its one caller
+    assert (release.kind, release.line) == ("stable", 16)
+    assert release.evidence == 'filled by os.environ["RELEASE"]: the same on every request'
+    assert findings(path) == []  # before: PFX001 filled by datetime.now() (bot.py:9)
+
+
 def test_a_global_rebound_by_a_function_changes_at_runtime_but_not_before_import(tmp_path):
     """Decided: a function that declares `global NOW` and assigns it a clock call rebinds the
     module's `NOW` while the process runs, so a function that reads `NOW` at request time reads
