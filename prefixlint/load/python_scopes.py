@@ -66,11 +66,11 @@ class Scopes:
             return self._module_value(name, runtime)
         return _pick(owner.values.get(name, [])) if owner is not None else None
 
-    def assigned(self, name: str, at: int) -> list[ast.expr]:
+    def assigned(self, name: str, at: int, module: bool = False) -> list[ast.expr]:
         """Every value assigned to `name` in the function whose local the use at `at` reads
-        (none when the name is the module's, or no scope binds it)."""
+        (none when no scope binds it, or when it is the module's: its top-level ones if `module`)."""
         owner, _ = self._owner(name, at)
-        return list(owner.values.get(name, [])) if owner is not None and owner is not self.module else []
+        return list(owner.values.get(name, [])) if owner is not None and (module or owner is not self.module) else []
 
     def _owner(self, name: str, at: int) -> tuple[_Scope | None, bool]:
         """The scope whose binding the use reads, and whether the use runs in a function."""

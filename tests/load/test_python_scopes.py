@@ -247,3 +247,26 @@ def test_the_scope_rules_class_nonlocal_comprehension_and_unknown_names():
     assert _read(scopes, source, "top", "found") is None  # a function's local is not the module's
     assert scopes.attribute("x") is not None and ast.unparse(scopes.attribute("x")) == "'module'"
     assert scopes.attribute("found") is None  # a function's local is never an attribute
+
+
+def test_a_kickoff_reads_its_inputs_from_its_own_scope(tmp_path):
+    from prefixlint.load.python_modules import _calls
+
+    _calls.cache_clear()
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "agents.yaml").write_text(
+        'researcher:\n  role: "{topic} researcher"\n  goal: "Find the latest news about {topic}"\n'
+        '  backstory: "You have followed this field for years and know its sources well."\n')
+    (tmp_path / "main.py").write_text("\n".join([
+        "from crew import Crew",                                   # 1
+        "",                                                         # 2
+        "def run(request):",                                        # 3
+        '    inputs = {"topic": request.topic}',                    # 4
+        "    def example():",                                       # 5
+        '        inputs = {"topic": "open-source databases"}',      # 6
+        "        return inputs",                                    # 7
+        "    Crew().kickoff(inputs=inputs)",                        # 8
+    ]) + "\n")
+    (template,) = load_templates(str(tmp_path / "config" / "agents.yaml"))
+    # the request's topic (line 4), not the literal of the nested function's own `inputs` (line 6)
+    assert template.variables["topic"].kind == "per_request"
