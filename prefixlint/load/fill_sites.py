@@ -97,14 +97,11 @@ def _state_read(node: ast.AST) -> ast.AST | None:
 
 
 def _assigned(resolver, name: str, line: int) -> list[ast.expr]:
-    """The values assigned to `name` in the innermost function around `line`."""
-    functions, _ = _index(resolver)
-    around = [f for f in functions if f.lineno <= line <= (f.end_lineno or 0)]
-    if not around:
-        return []
-    function = max(around, key=lambda f: f.lineno)
-    return [n.value for n in ast.walk(function) if isinstance(n, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
+    """The values assigned to `name` by the function whose local `name`, read on `line`, is
+    (`python_scopes`: not a nested function's, not another function's; none for a module name)."""
+    start = resolver._line_starts[line - 1] if 0 < line <= len(resolver._line_starts) else 0
+    text = resolver.source[start : resolver.source.find("\n", start) % (len(resolver.source) + 1)]
+    return resolver.scopes.assigned(name, start + len(text) - len(text.lstrip()))
 
 
 def _config_read(node: ast.AST) -> bool:
@@ -153,22 +150,11 @@ _TEXT_CALLS = frozenset({"dedent", "strip", "lstrip", "rstrip", "format", "Field
 
 
 def computed_here(resolver, name: str, line: int) -> bool:
-    """Whether the innermost function around `line` assigns `name` a value it computes (a call,
-    a join over a parameter, a subscript), not only text literals: the name is then a value of
-    each call (`chunk_text = "\\n".join(...)` or, when there are none, `"No chunks."`), not the
-    words of one of its branches."""
-    functions, _ = _index(resolver)
-    around = [f for f in functions if f.lineno <= line <= (f.end_lineno or 0)]
-    if not around:
-        return False
-    function = max(around, key=lambda f: f.lineno)
-    computed = getattr(resolver, "_computed", None)
-    if computed is None:
-        computed = resolver._computed = {}
-    if id(function) not in computed:
-        computed[id(function)] = {t.id for n in ast.walk(function) if isinstance(n, ast.Assign) and not _text_like(n.value)
-                                  for t in n.targets if isinstance(t, ast.Name)}
-    return name in computed[id(function)]
+    """Whether the function whose local `name` (read on `line`) is assigns it a value it computes
+    (a call, a join over a parameter, a subscript), not only text literals: the name is then a
+    value of each call (`chunk_text = "\\n".join(...)` or, when there are none, `"No chunks."`),
+    not the words of one of its branches."""
+    return any(not _text_like(value) for value in _assigned(resolver, name, line))
 
 
 def assigned_before(resolver, name: str, line: int) -> list[ast.expr]:

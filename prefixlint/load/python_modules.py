@@ -279,12 +279,8 @@ def kickoff_literals(path: str) -> dict[str, tuple[str, str]] | None:
 
 
 def _bound_dict(module: Path, name: str, call: ast.Call) -> ast.AST | None:
-    """The dict literal last bound to `name` before `call` in its module (`inputs = {...}`)."""
-    tree = _tree(module)
-    bound = None
-    for node in ast.walk(tree) if tree is not None else ():
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and node.targets[0].id == name and node.lineno <= call.lineno):
-            if bound is None or node.lineno > bound.lineno:
-                bound = node
-    return bound.value if bound is not None else None
+    """The value last bound to `name` before `call` in the scope the call reads it from
+    (`inputs = {...}` in its function, else at module level; `python_scopes`)."""
+    resolver = _resolver(module)
+    values = resolver.scopes.assigned(name, resolver.offset(call.lineno, call.col_offset), module=True)
+    return next((value for value in reversed(values) if value.lineno <= call.lineno), None)

@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from prefixlint.load import fill_sites as fills
+from prefixlint.load.python_scopes import Scopes
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_imports, template_kind
 from prefixlint.load.python_walk import calls, dotted, statements
 from prefixlint.load.source_literals import RawField, scan
@@ -30,7 +31,6 @@ class Resolver:
     def __init__(self, text: str, tree: ast.Module) -> None:
         self.source, self.tree = text, tree
         self._line_starts = line_starts(text)
-        self.bindings: dict[str, ast.expr] = {}
         self.used: set[int] = set()  # ids of the string nodes already in a prompt
         self.touched: list[int] = []  # ids of the string nodes the last texts read
         #: `X.format(...)` calls by the lower-case last name of X (`prompts.SYSTEM_PROMPT.format`)
@@ -48,16 +48,8 @@ class Resolver:
                     if node.func.attr in ("render", "substitute", "safe_substitute") else None
                 if calls_of is not None:
                     calls_of.setdefault(dotted(node.func.value).rsplit(".", 1)[-1].lower(), node)
-        for node in self.statements:
-            target, value = None, None
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target, value = node.targets[0], node.value
-            elif isinstance(node, ast.AnnAssign) and node.value is not None:
-                target, value = node.target, node.value
-            name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
-            if name is not None and value is not None and not (name in self.bindings and self._is_text(self.bindings[name])):
-                self.bindings[name] = value
-        self._lowered = {name.lower(): value for name, value in self.bindings.items()}
+        self.scopes = Scopes(tree, self.offset)  # what a name reads, by Python's scoping rules
+        self._lowered = {name.lower(): v for name in self.scopes.attributes if (v := self.scopes.attribute(name))}
 
     # -- positions --------------------------------------------------------------------------
     def offset(self, line: int, column: int) -> int:
@@ -73,15 +65,14 @@ class Resolver:
         return self.offset(node.lineno, node.col_offset), self.offset(node.end_lineno or node.lineno, node.end_col_offset or 0)
 
     # -- names ------------------------------------------------------------------------------
-    def bound(self, node: ast.AST) -> ast.expr | None:
-        """What a name (or `obj.attr`, `module.NAME`) is bound to in this module."""
-        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
-        if name is None:
-            return None
-        return self.bindings.get(name) if name in self.bindings else self._lowered.get(name.lower())
-
-    def _is_text(self, node: ast.AST) -> bool:
-        return isinstance(node, ast.JoinedStr) or isinstance(node, ast.Constant) and isinstance(node.value, str)
+    def bound(self, node: ast.AST, at: int | None = None) -> ast.expr | None:
+        """What a name, read where it is (or at the file offset `at`: an f-string field's), or
+        `obj.attr` / `module.NAME` (any case) is bound to in this module (`python_scopes`)."""
+        if isinstance(node, ast.Name):
+            return self.scopes.lookup(node.id, self.offset(node.lineno, node.col_offset) if at is None else at)
+        if isinstance(node, ast.Attribute):
+            return self.scopes.attribute(node.attr) or self._lowered.get(node.attr.lower())
+        return None
 
     # -- texts ------------------------------------------------------------------------------
     def text(self, node: ast.AST | None, style: str = "plain", depth: int = 0) -> list | None:
@@ -179,8 +170,8 @@ class Resolver:
         except SyntaxError:
             return [Field(raw.start, written, variable_name([raw.expression]))]
         computed = isinstance(node, ast.Name) and fills.computed_here(self, node.id, bisect_right(self._line_starts, raw.start))
-        if isinstance(node, (ast.Name, ast.Attribute)) and self.bound(node) is not None and not computed:
-            inlined = self.text(node, "plain", depth + 1)  # another text of the module: its words
+        if isinstance(node, (ast.Name, ast.Attribute)) and (bound := self.bound(node, raw.start)) is not None and not computed:
+            inlined = self.text(bound, "plain", depth + 2)  # another text of the module: its words
             if inlined is not None:
                 return inlined
         return [self.field(node, raw.start, written, raw.spec)]
@@ -190,12 +181,13 @@ class Resolver:
             offset, end = self.span(node)
             written = self.source[offset:end]
         clock = self.clock(node, spec, (bisect_right(self._line_starts, offset), written or ""))  # the field's place
-        if clock is None and isinstance(node, ast.Name) and (bound := self.bound(node)) is not None:
+        bound = self.bound(node, offset) if isinstance(node, ast.Name) else None
+        if clock is None and bound is not None:
             clock = self.clock(bound)
         segments, keyed = self.segments(node)
         if clock is not None:  # named by the code's own name for it (`today`), else by the call
             return Field(offset, written, variable_name(segments) if isinstance(node, ast.Name) else clock.name, clock)
-        line, bound = bisect_right(self._line_starts, offset), self.bound(node) if isinstance(node, ast.Name) else None
+        line = bisect_right(self._line_starts, offset)
         at_import = bound if bound is not None and not self.in_function(bound.lineno) else None
         if at_import is not None or not self.in_function(line):  # evaluated once per process, at import
             value = self.source[slice(*self.span(at_import))] if at_import is not None else written or ""
