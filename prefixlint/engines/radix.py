@@ -63,7 +63,6 @@ class RadixLRU:
         self._tie = count()
         self._clock = 0.0  # the log's time
         self._serial = 0  # the last touch: two a request (its match, then its insert)
-        self.twins = False  # a curve copies this tree to bounded pools: keep their topology
 
     def _key(self, tokens: Sequence[int], at: int, extra: Hashable, node: _Node) -> Hashable:
         """`get_child_key`: the first token (paged: the first page), with the extra key."""
@@ -107,10 +106,7 @@ class RadixLRU:
             if end is None:
                 return Outcome(0, miss, over_capacity=True)
         self._serial += 1
-        if self.capacity is None and not self.twins:  # no eviction: the split changes no count
-            self._insert(seq[:len(seq) - len(seq) % self.page], salt)
-        else:
-            self._checkpoint(seq[:end], len(prompt), salt)
+        self._checkpoint(seq[:end], len(prompt), salt)
         return Outcome(cached, miss)
 
     def _checkpoint(self, seq: list[int], prompt_len: int, salt: Hashable) -> None:

@@ -23,7 +23,6 @@ class RadixCurve:
     def __init__(self, profile: EngineProfile, ttl: float | None = None, overlap: bool | None = None,
                  curve_at: Sequence[int] = ()) -> None:
         self.unlimited = RadixSimulator(profile, None, ttl, overlap)
-        self.unlimited.cache.twins = True
         self.block_size = profile.unit
         self.points: list[list] = []  # [pages, simulator, cached tokens, over capacity]
         self._grid = grid()
