@@ -77,7 +77,8 @@ def state_fill(resolver, node: ast.expr, name: str) -> Variable | None:
 
     read = _state_read(node)
     if read is None and isinstance(node, ast.Name):
-        read = next(filter(None, map(_state_read, _assigned(resolver, node.id, node.lineno))), None)
+        values = resolver.scopes.assigned(node.id, resolver.offset(node.lineno, node.col_offset))
+        read = next(filter(None, map(_state_read, values)), None)
     if read is None or classify_variable(builtin_catalog(), name, None).cls is not None:
         return None
     shown = " ".join(resolver.source[slice(*resolver.span(read))].split())
@@ -94,14 +95,6 @@ def _state_read(node: ast.AST) -> ast.AST | None:
             and inner.value.id == "self":
         return node if depth else None  # `self.state.x`
     return node if depth and isinstance(inner, ast.Name) and inner.id in STATE_ROOTS else None
-
-
-def _assigned(resolver, name: str, line: int) -> list[ast.expr]:
-    """The values assigned to `name` by the function whose local `name`, read on `line`, is
-    (`python_scopes`: not a nested function's, not another function's; none for a module name)."""
-    start = resolver._line_starts[line - 1] if 0 < line <= len(resolver._line_starts) else 0
-    text = resolver.source[start : resolver.source.find("\n", start) % (len(resolver.source) + 1)]
-    return resolver.scopes.assigned(name, start + len(text) - len(text.lstrip()))
 
 
 def _config_read(node: ast.AST) -> bool:
@@ -149,17 +142,18 @@ def function_lines(tree: ast.Module) -> list[tuple[int, int]]:
 _TEXT_CALLS = frozenset({"dedent", "strip", "lstrip", "rstrip", "format", "Field"})
 
 
-def computed_here(resolver, name: str, line: int) -> bool:
-    """Whether the function whose local `name` (read on `line`) is assigns it a value it computes
-    (a call, a join over a parameter, a subscript), not only text literals: the name is then a
-    value of each call (`chunk_text = "\\n".join(...)` or, when there are none, `"No chunks."`),
-    not the words of one of its branches."""
-    return any(not _text_like(value) for value in _assigned(resolver, name, line))
+def computed_here(resolver, name: str, at: int) -> bool:
+    """Whether the function whose local `name` (read at file offset `at`) is assigns it a value it
+    computes (a call, a join over a parameter, a subscript), not only text literals: the name is
+    then a value of each call (`chunk_text = "\\n".join(...)` or, when there are none, `"No
+    chunks."`), not the words of one of its branches (`python_scopes`: none for a module name)."""
+    return any(not _text_like(value) for value in resolver.scopes.assigned(name, at))
 
 
-def assigned_before(resolver, name: str, line: int) -> list[ast.expr]:
-    """The values the innermost function around `line` assigns to `name` on earlier lines."""
-    return [value for value in _assigned(resolver, name, line) if value.lineno <= line]
+def assigned_before(resolver, name: str, at: int) -> list[ast.expr]:
+    """The values the function whose local `name` (read at `at`) is assigns it up to that line."""
+    line = resolver.line(at)
+    return [value for value in resolver.scopes.assigned(name, at) if value.lineno <= line]
 
 
 def _text_like(value: ast.expr) -> bool:

@@ -61,6 +61,10 @@ class Resolver:
             return start + len(encoded.decode("utf-8", errors="ignore"))
         return start + column
 
+    def line(self, offset: int) -> int:
+        """The line (from 1) of a file character offset."""
+        return bisect_right(self._line_starts, offset)
+
     def span(self, node: ast.expr | ast.stmt) -> tuple[int, int]:
         return self.offset(node.lineno, node.col_offset), self.offset(node.end_lineno or node.lineno, node.end_col_offset or 0)
 
@@ -169,7 +173,7 @@ class Resolver:
             node = _field_expression(raw.expression.strip())
         except SyntaxError:
             return [Field(raw.start, written, variable_name([raw.expression]))]
-        computed = isinstance(node, ast.Name) and fills.computed_here(self, node.id, bisect_right(self._line_starts, raw.start))
+        computed = isinstance(node, ast.Name) and fills.computed_here(self, node.id, raw.start)
         if isinstance(node, (ast.Name, ast.Attribute)) and (bound := self.bound(node, raw.start)) is not None and not computed:
             inlined = self.text(bound, "plain", depth + 2)  # another text of the module: its words
             if inlined is not None:
@@ -180,14 +184,14 @@ class Resolver:
         if offset is None:
             offset, end = self.span(node)
             written = self.source[offset:end]
-        clock = self.clock(node, spec, (bisect_right(self._line_starts, offset), written or ""))  # the field's place
+        clock = self.clock(node, spec, (offset, written or ""))  # the field's place
         bound = self.bound(node, offset) if isinstance(node, ast.Name) else None
         if clock is None and bound is not None:
             clock = self.clock(bound)
         segments, keyed = self.segments(node)
         if clock is not None:  # named by the code's own name for it (`today`), else by the call
             return Field(offset, written, variable_name(segments) if isinstance(node, ast.Name) else clock.name, clock)
-        line = bisect_right(self._line_starts, offset)
+        line = self.line(offset)
         at_import = bound if bound is not None and not self.in_function(bound.lineno) else None
         if at_import is not None or not self.in_function(line):  # evaluated once per process, at import
             value = self.source[slice(*self.span(at_import))] if at_import is not None else written or ""
@@ -215,7 +219,8 @@ class Resolver:
     def clock(self, node: ast.AST, spec: str = "", where: tuple[int, str] | None = None, outer: tuple = ()):
         """The variable of an expression that calls the clock, a UUID or a random source, directly
         or through the local names it reads (`day = now.strftime(...)` after `now = datetime.now()`;
-        `outer`: the expressions on the way, whose `.strftime()` / `.date()` / `.year` apply)."""
+        `outer`: the expressions on the way, whose `.strftime()` / `.date()` / `.year` apply).
+        `where`: (file offset, text) of an f-string field, whose parsed `node` has no file position."""
         for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
             path = dotted(call.func)
             found = CLOCK_CALLS.get(path) or CLOCK_CALLS.get(".".join(path.split(".")[-2:])) \
@@ -238,12 +243,12 @@ class Resolver:
                 from prefixlint.load.classify import strftime_frequency
 
                 frequency = strftime_frequency(strftime)
-            line, written = where or (call.lineno, self.source[slice(*self.span(call))])
+            line, written = (self.line(where[0]), where[1]) if where else (call.lineno, self.source[slice(*self.span(call))])
             return filled_by(clock_variable(name, frequency, generate, strftime), written.strip("{}"), line,
                              not self.in_function(line))
-        line = where[0] if where else getattr(node, "lineno", 0)
         for name_node in (n for n in ast.walk(node) if isinstance(n, ast.Name) and len(outer) < 3):
-            for value in fills.assigned_before(self, name_node.id, line):
+            at = where[0] if where else self.offset(name_node.lineno, name_node.col_offset)
+            for value in fills.assigned_before(self, name_node.id, at):
                 found = self.clock(value, spec, None, (*outer, node))
                 if found is not None:
                     return found
