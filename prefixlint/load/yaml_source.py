@@ -26,7 +26,7 @@ MAX_ALIASES = 1_000
 MAX_YAML_CHARS = 2 * 1024 * 1024
 #: Collections may nest this deep. libyaml 0.2.6 stops at 1,000 levels itself, but 0.2.5 (the one
 #: PyYAML 6.0.3's wheels carry) has no limit, and PyYAML's C composer recurses once a level:
-#: `[` * 50,000 overflows the C stack (SIGSEGV). `_check_depth` refuses it from the events first.
+#: `[` * 50,000 overflows the C stack (SIGSEGV). `_check_events` refuses it from the events first.
 MAX_DEPTH = 1_000
 
 
@@ -87,12 +87,9 @@ def compose(text: str, path: str, what: str = "malformed YAML", kind: str = "YAM
     if "\x00" in text:  # PyYAML refuses it with a reader error of no line
         raise PrefixlintError(f"a NUL byte is not allowed in a {kind}", path=path,
                               line=text[: text.index("\x00")].count("\n") + 1)
-    aliases = text.count("*")
     loader = safe_loader()(text)
     try:
-        _check_depth(yaml, text, path)
-        if aliases > MAX_ALIASES and _count_alias_events(yaml, text) > MAX_ALIASES:
-            raise PrefixlintError(f"YAML file uses more than {MAX_ALIASES:,} aliases; refused", path=path, line=1)
+        _check_events(yaml, text, path)
         node = loader.get_single_node()
     except yaml.YAMLError as exc:
         raise yaml_error(exc, path, what) from None
@@ -112,18 +109,19 @@ def yaml_error(exc, path: str, what: str = "malformed YAML") -> PrefixlintError:
     return PrefixlintError(f"{what}: {problem}", path=path, line=mark.line + 1, column=mark.column + 1)
 
 
-def _check_depth(yaml, text: str, path: str) -> None:
-    """Refuse collections nested deeper than MAX_DEPTH before anything recursive sees them.
+def _check_events(yaml, text: str, path: str) -> None:
+    """Refuse, from the parser's events (libyaml's parser keeps its own stack: it does not
+    recurse), collections nested deeper than MAX_DEPTH and more than MAX_ALIASES aliases, before
+    anything recursive sees the document.
 
     Each level needs an opener: `[` or `{` (flow), or `- `/`? ` (a block entry, which may share
     its line with the next one); any other block level needs more indentation than the one it is
     in, and MAX_YAML_CHARS leaves room for about 2,000 of those, which compose without trouble.
-    So only a text with more openers than MAX_DEPTH is walked, as events (libyaml's parser keeps
-    its own stack: it does not recurse)."""
+    An alias needs a `*`. So only a text with more of either than its limit is walked."""
     openers = text.count("[") + text.count("{") + text.count("- ") + text.count("? ") + text.count("-\t")
-    if openers <= MAX_DEPTH:
+    if openers <= MAX_DEPTH and text.count("*") <= MAX_ALIASES:
         return
-    depth = 0
+    depth = aliases = 0
     starts, ends = (yaml.SequenceStartEvent, yaml.MappingStartEvent), (yaml.SequenceEndEvent, yaml.MappingEndEvent)
     for event in yaml.parse(text, Loader=safe_loader()):
         if isinstance(event, starts):
@@ -134,10 +132,10 @@ def _check_depth(yaml, text: str, path: str) -> None:
                 raise too_deep(path, line=event.start_mark.line + 1)
         elif isinstance(event, ends):
             depth -= 1
-
-
-def _count_alias_events(yaml, text: str) -> int:
-    return sum(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text, Loader=safe_loader()))
+        elif isinstance(event, yaml.AliasEvent):
+            aliases += 1
+            if aliases > MAX_ALIASES:
+                raise PrefixlintError(f"YAML file uses more than {MAX_ALIASES:,} aliases; refused", path=path, line=1)
 
 
 def _check_expansion(root, path: str) -> None:

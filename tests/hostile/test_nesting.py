@@ -110,3 +110,16 @@ def test_a_long_yaml_list_is_not_deep():
 
     text = "".join(f"- item {i} [{i}]\n" for i in range(3000))
     assert load_yaml(text, "list.yaml")[2999] == "item 2999 [2999]"
+
+
+def test_more_than_a_thousand_aliases_are_refused_from_the_events():
+    from prefixlint.load.yaml_source import MAX_ALIASES, compose, load_yaml
+
+    def document(count: int) -> str:
+        return "a: &x word\nb: [" + ", ".join(["*x"] * count) + "]\n"
+
+    assert len(load_yaml(document(MAX_ALIASES), "ok.yaml")["b"]) == 1000
+    with pytest.raises(PrefixlintError) as info:
+        compose(document(MAX_ALIASES + 1), "many.yaml")
+    assert info.value.message == "YAML file uses more than 1,000 aliases; refused"
+    assert (info.value.path, info.value.line) == ("many.yaml", 1)
