@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 
+from prefixlint.load.python_walk import SYSTEM_KEYWORDS, USER_KEYWORDS
 from prefixlint.load.source_prompts import filled_by
 from prefixlint.load.template import Variable
 
@@ -171,7 +172,7 @@ def _text_like(value: ast.expr) -> bool:
 #: A call that sends a request to a model: a request method (`client.chat.completions.create`,
 #: `model.generate_content`, litellm's `completion`) given the prompt by keyword (`messages=` ...);
 #: an object built with `messages=[]` (a group chat, an agent) sends nothing.
-_REQUEST_KEYWORDS = frozenset({"messages", "system", "prompt", "contents", "instructions"})
+_REQUEST_KEYWORDS = frozenset({*SYSTEM_KEYWORDS, "messages", *USER_KEYWORDS, "contents"})  # Gemini: `contents`
 _REQUEST_METHODS = frozenset({"create", "generate_content", "generate", "invoke", "chat", "complete", "completion",
                               "stream", "send_message", "predict"})
 

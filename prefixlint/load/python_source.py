@@ -25,6 +25,7 @@ from prefixlint.load.python_shapes import concatenated, fill_style, formatted_la
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_kind
 from prefixlint.load.python_turns import sent_as
 from prefixlint.load.python_values import Resolver, dotted
+from prefixlint.load.python_walk import SYSTEM_KEYWORDS, USER_KEYWORDS
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content, to_template, words
 from prefixlint.load.template import Template
@@ -38,9 +39,6 @@ ROLES = {"system": "system", "developer": "system", "human": "user", "user": "us
 MESSAGE_CLASSES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant",
                    "SystemMessagePromptTemplate": "system", "HumanMessagePromptTemplate": "user",
                    "AIMessagePromptTemplate": "assistant"}
-#: Keyword arguments that take the system prompt: OpenAI (`instructions`), Anthropic (`system`),
-#: pydantic-ai and other agent frameworks (`system_prompt`, `system_message`).
-SYSTEM_KEYWORDS = ("system", "instructions", "system_prompt", "system_message")
 #: A name that says it holds the system prompt wherever the words sit (`ORCHESTRATOR_SYSTEM_PROMPT`,
 #: `DEFAULT_SYSTEM_MESSAGE`): a system message, served with the conversation after it.
 SYSTEM_NAME = re.compile(r"(?:^|_)system_?(?:prompt|message|msg|instructions?)(?:_|$)", re.IGNORECASE)
@@ -121,7 +119,7 @@ class _Finder:
             if key in keywords:
                 messages += self.sdk_content(keywords[key], "system")
         messages += self.message_list(keywords.get("messages")) or listed or []
-        for key in ("prompt", "input"):
+        for key in USER_KEYWORDS:
             if key in keywords:
                 messages += self.sdk_content(keywords[key], "user" if messages else None)
         if messages:

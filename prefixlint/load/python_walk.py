@@ -10,6 +10,12 @@ from bisect import bisect_left, bisect_right
 
 from prefixlint.load.template import line_starts
 
+#: Keyword arguments that take the system prompt: OpenAI (`instructions`), Anthropic (`system`),
+#: pydantic-ai and other agent frameworks (`system_prompt`, `system_message`).
+SYSTEM_KEYWORDS = ("system", "instructions", "system_prompt", "system_message")
+#: Keyword arguments that take the user's prompt (completions' `prompt`, an agent's `input`).
+USER_KEYWORDS = ("prompt", "input")
+
 
 def dotted(node: ast.AST) -> str:
     """`client.messages.create` for the function of a call (`?` for what is not a name)."""
