@@ -22,7 +22,7 @@ from prefixlint.engines.serve import reuse_after
 from prefixlint.fix.source import placements
 from prefixlint.load.classify import Catalog, Volatility, classify_call, classify_variable
 from prefixlint.load.registry import loader_for
-from prefixlint.load.template import Template
+from prefixlint.load.template import SLOT_ROLE, Template
 from prefixlint.match import variants
 from prefixlint.match.clause import lead_in
 from prefixlint.match.prefix import shared_prefix
@@ -67,8 +67,11 @@ class Measurer:
             args = [a for p in compiled.placeholders if name in p.calls for a in p.call_args]
             self.volatility[name] = classify_call(catalog, name, args)
         #: The conversation so far written as text (`generate: conversation`, a name the file does not
-        #: declare): the earlier turns in the first request, one more turn appended in the later one.
+        #: declare, not the slot the framing serves as messages): the earlier turns in the first
+        #: request, one more turn appended in the later one.
         self.appended = frozenset(name for name, v in self.volatility.items() if v.volatile and v.generate == "conversation"
+                                  and name != template.slot and not any(m.role == SLOT_ROLE and name in m.content
+                                                                        for m in template.messages)
                                   and not (declared.get(name) and (declared[name].kind or declared[name].samples)))
         self._writes_history = bool(self.appended) or any(v.kind == "conversation" for v in declared.values())
         self._renders: dict[frozenset[str], Request] = {}
