@@ -74,6 +74,7 @@ def merge_by_path(results: list[FileResult]) -> list[FileResult]:
                                reusable_tokens=sum(r.reusable_tokens for r in good),
                                fixed_reusable_tokens=sum(r.fixed_reusable_tokens for r in good), findings=findings,
                                prompts=len(good), fix_sources=tuple(x for r in good for x in r.fix_sources),
+                               unknown={k: v for r in good for k, v in (r.unknown or {}).items()} or None,
                                **_summed(good)))
     return out
 
@@ -215,6 +216,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None, te
         **_chat_format(framing), block_size=profile.unit, shared_prefix_tokens=overall.shared_prefix_tokens,
         fixed_tokens=overall.fixed_tokens, fixed_shared_prefix_tokens=overall.fixed_shared_prefix_tokens,
         history_tokens=measurer.history_tokens() or None,
+        unknown={name: v.evidence or name for name, v in template.variables.items() if v.unknown} or None,
         volatile={m.volatility.name: {"class": m.volatility.cls, "frequency": m.volatility.frequency,
                                       "stable_tokens_after": m.stable_tokens_after}
                   for m in measured}, token_view=view,

@@ -45,6 +45,9 @@ class Variable:
     line: int | None = None  # where it is declared (or filled, with `evidence`), for diagnostics
     #: What fills it, when the program says (`filled by datetime.now()`), at `line`: a finding states it.
     evidence: str | None = None
+    #: Its text is not in the file (a name defined elsewhere, or nowhere): measured as a stand-in,
+    #: stable, and said so (`FileResult.unknown`), never reported.
+    unknown: bool = False
 
 
 @dataclass(frozen=True)
