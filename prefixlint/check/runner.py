@@ -142,6 +142,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None, te
     from prefixlint.render.compile import compile_template
     from prefixlint.render.framing import framing_for
     from prefixlint.render.history import History
+    from prefixlint.rules.checks import at_origin
     from prefixlint.rules.measured import Measured
     from prefixlint.rules.registry import CHAT_TEMPLATE_CODES, run_checks
     from prefixlint.rules.suppress import literal_ranges
@@ -204,6 +205,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None, te
     reload = yield (planned_fixes(findings, template, compiled.placeholders, measurer, measured) if plan else None)
     findings, fix_source, after = attach(findings, template, compiled.placeholders, measurer, measured, remeasure, vary,
                                          reload=reload(template) if reload is not None else None)
+    findings = [at_origin(f) for f in findings]  # a value written in a base template: at its line there
     overall = after_fixes(overall, after)  # one number: the measurement of the fixed text
     view = None
     if settings.token_view:  # check --format html
