@@ -72,7 +72,8 @@ class Measurer:
         self.appended = frozenset(name for name, v in self.volatility.items() if v.volatile and v.generate == "conversation"
                                   and name != template.slot and not any(m.role == SLOT_ROLE and name in m.content
                                                                         for m in template.messages)
-                                  and not (declared.get(name) and (declared[name].kind or declared[name].samples)))
+                                  and not (declared.get(name) and (declared[name].kind not in (None, "appended")
+                                                                   or declared[name].samples)))
         self._writes_history = bool(self.appended) or any(v.kind == "conversation" for v in declared.values())
         self._renders: dict[frozenset[str], Request] = {}
         self._encoded: dict[str, list[int]] = {}

@@ -41,7 +41,9 @@ class Variable:
     """A variable the file declares: how often its value changes, and example values."""
 
     name: str
-    kind: str | None = None  # one of KINDS, or None when the file does not say
+    #: one of KINDS, or None when the file does not say; "appended": the conversation so far
+    #: written as text, by what the code fills it with (`fill_sites.conversation_fill`)
+    kind: str | None = None
     samples: tuple[Any, ...] = ()
     line: int | None = None  # where it is declared (or filled, with `evidence`), for diagnostics
     #: What fills it, when the program says (`filled by datetime.now()`), at `line`: a finding states it.

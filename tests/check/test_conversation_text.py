@@ -103,3 +103,55 @@ def test_which_names_are_the_conversation_text(name, conversation):
     v = classify_variable(builtin_catalog(), name, None)
     assert (v.generate == "conversation") is conversation
     assert v.volatile  # still a value that changes: its own growth costs what follows it
+
+
+CONV = '''from openai import OpenAI
+
+client = OpenAI()
+
+ANSWER = """Documents:
+{docs}
+
+Answer from the documents above only. Quote the sentence you rely on, and say so when the
+documents do not hold the answer; never guess a price, a date or a name they do not give.
+
+Earlier in this conversation:
+{past}
+
+Question: {q}"""
+
+
+def answer(question, history, retriever):
+    docs = "\\n\\n".join(d.page_content for d in retriever.invoke(question))
+    past = FILL
+    prompt = ANSWER.format(docs=docs, past=past, q=question)
+    return client.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": prompt}])
+'''
+
+
+@pytest.mark.parametrize("fill", ['"\\n".join(f"{m[\'role\']}: {m[\'content\']}" for m in history)',
+                                  "get_buffer_string(history[-20:])",
+                                  'memory.load_memory_variables({})["history"]'])
+def test_the_history_by_what_fills_it_whatever_its_name(tmp_path, monkeypatch, fill):
+    """`{past}` says nothing; the code that fills it prints the turns of the conversation."""
+    from prefixlint.load.registry import load_templates
+
+    path = tmp_path / "qa.py"
+    path.write_text(CONV.replace("FILL", fill), encoding="utf-8")
+    (template,) = load_templates(str(path))
+    past = template.variables["past"]
+    assert past.kind == "appended" and past.line == 19  # `past = ...` in answer()
+    assert past.evidence.startswith("filled by ")
+    assert past.evidence.endswith("the conversation so far, one more turn each request")
+    [finding] = run(path, monkeypatch)["findings"]
+    assert (finding["code"], finding["variable"], finding["line"], finding["column"]) == ("PFX005", "docs", 6, 1)
+    assert finding["history_tokens"] == 644
+
+
+def test_a_text_made_from_the_history_is_not_the_history(tmp_path, monkeypatch):
+    """A summary of the turns is rewritten each turn: per-request text, and the documents ahead
+    of it have only the short rules before it (in the user's message: not worth a finding)."""
+    path = tmp_path / "qa.py"
+    path.write_text(CONV.replace("FILL", "summarize(history)"), encoding="utf-8")
+    report = run(path, monkeypatch)
+    assert report["findings"] == [] and report.get("history_tokens") is None
