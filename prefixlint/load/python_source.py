@@ -93,8 +93,7 @@ class _Finder:
         return [prompt for _, prompt in self.found if has_content(prompt)]
 
     def add(self, node: ast.expr | ast.stmt, prompt: SourcePrompt) -> None:
-        """A prompt with some text of its own, or a module constant whose text is not in the module (a
-        prompt structure with an opaque piece is still a prompt: what is known is measured)."""
+        """A prompt with text of its own, or an unknown module constant (an opaque piece: still a prompt)."""
         if any(m.pieces and not all(isinstance(p, Field) and not (p.variable is not None and p.variable.unknown)
                                     for p in m.pieces) for m in prompt.messages if not m.slot):
             self.found.append((self.resolve.offset(node.lineno, node.col_offset), prompt))
