@@ -81,6 +81,9 @@ class FileResult:
     fix_sources: tuple[Any, ...] = field(default=(), compare=False, hash=False, repr=False)
     #: Tokens of the conversation history in the request (a system prompt is served followed by it).
     history_tokens: int | None = _fact()
+    #: Values whose text is not in the file (a name defined elsewhere): name -> why; measured as
+    #: stand-ins, stable, never reported.
+    unknown: dict[str, str] | None = _fact()
     #: Why a file found by a directory walk was left out (not a prompt, or not readable as one):
     #: set only on such a result, which has no numbers, findings or error.
     skipped: str | None = None

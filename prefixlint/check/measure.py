@@ -16,13 +16,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from prefixlint.check.caps import refuse_long_words, refuse_too_many_values
-from prefixlint.check.served import history_region, serve, tokens_before
+from prefixlint.check.served import history_region, own_target, serve, tokens_before
 from prefixlint.engines.profiles import EngineProfile
 from prefixlint.engines.serve import reuse_after
 from prefixlint.fix.source import placements
 from prefixlint.load.classify import Catalog, Volatility, classify_call, classify_variable
 from prefixlint.load.registry import loader_for
-from prefixlint.load.template import Template
+from prefixlint.load.template import SLOT_ROLE, Template
 from prefixlint.match import variants
 from prefixlint.match.clause import lead_in
 from prefixlint.match.prefix import shared_prefix
@@ -53,7 +53,6 @@ class Measurer:
         self.template, self.compiled, self.tokenizer, self.profile = template, compiled, tokenizer, profile
         #: The earlier turns of the conversation (the same object the framing expands slots with).
         self.history = History() if history is None else history
-        self._writes_history = any(v.kind == "conversation" for v in template.variables.values())
         #: How messages become the request (`prefixlint.render.framing`): the model's chat
         #: template where the tokenizer has one, else the ChatML approximation.
         self.framing = framing or ApproximateFraming(template.is_chat)
@@ -67,6 +66,15 @@ class Measurer:
         for name in compiled.functions:
             args = [a for p in compiled.placeholders if name in p.calls for a in p.call_args]
             self.volatility[name] = classify_call(catalog, name, args)
+        #: The conversation so far written as text (`generate: conversation`, a name the file does not
+        #: declare, not the slot the framing serves as messages): the earlier turns in the first
+        #: request, one more turn appended in the later one.
+        self.appended = frozenset(name for name, v in self.volatility.items() if v.volatile and v.generate == "conversation"
+                                  and name != template.slot and not any(m.role == SLOT_ROLE and name in m.content
+                                                                        for m in template.messages)
+                                  and not (declared.get(name) and (declared[name].kind not in (None, "appended")
+                                                                   or declared[name].samples)))
+        self._writes_history = bool(self.appended) or any(v.kind == "conversation" for v in declared.values())
         self._renders: dict[frozenset[str], Request] = {}
         self._encoded: dict[str, list[int]] = {}
         self._lines: dict[str, list[int]] = {}  # line runs -> ids, for `encode_lines`
@@ -106,7 +114,9 @@ class Measurer:
             functions: dict[str, Any] = {}
             for name, v in self.volatility.items():
                 variant = 1 if name in vary else 0
-                if v.is_call:
+                if name in self.appended:  # the same turns, and the next one in the later request
+                    values[name] = self.history.appended() if variant else self.history
+                elif v.is_call:
                     functions[name] = call_function(v.generate, variant) if v.volatile else stable_function
                 else:
                     declared = self.template.variables.get(name)
@@ -256,7 +266,7 @@ class Measurer:
 
     def _stable_tokens_after(self, base: Request, end: int, stop: int | None = None, longest: bool = False) -> int:
         """Tokens of the text after `end` (up to `stop`) no volatile value changes; `longest`: its longest run."""
-        everything = self.render(frozenset(v.name for v in self.volatiles))
+        everything = self.render(frozenset(v.name for v in self.volatiles) - self.appended)  # earlier turns: stable
         volatile = variants.changed_placeholders(base.messages, everything.messages)
         pieces: list[str] = []
         for number, message in enumerate(base.messages):
@@ -286,15 +296,3 @@ class Measurer:
         fixed_b = self.render(fixed_vary) if fixed_vary else None
         return self.compare(base, everything, moved, fixed_b)
 
-
-def own_target(own, served) -> int | None:
-    """Where `check --fix` moves a value, as an index of the served messages: the target it
-    plans on the template's own messages (a new message after the conversation: after the
-    user's message the server adds). None for a system prompt on its own: the value belongs
-    in the user's message, which the application writes (no fix; the promise is that move)."""
-    if not own or all(m.role == "system" for m in own):
-        return None
-    target = variants.target_message(own)
-    if target == len(own):
-        return len(served)
-    return next(number for number, m in enumerate(served) if m is own[target])

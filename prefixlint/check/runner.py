@@ -74,6 +74,7 @@ def merge_by_path(results: list[FileResult]) -> list[FileResult]:
                                reusable_tokens=sum(r.reusable_tokens for r in good),
                                fixed_reusable_tokens=sum(r.fixed_reusable_tokens for r in good), findings=findings,
                                prompts=len(good), fix_sources=tuple(x for r in good for x in r.fix_sources),
+                               unknown={k: v for r in good for k, v in (r.unknown or {}).items()} or None,
                                **_summed(good)))
     return out
 
@@ -141,6 +142,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None, te
     from prefixlint.render.compile import compile_template
     from prefixlint.render.framing import framing_for
     from prefixlint.render.history import History
+    from prefixlint.rules.checks import at_origin
     from prefixlint.rules.measured import Measured
     from prefixlint.rules.registry import CHAT_TEMPLATE_CODES, run_checks
     from prefixlint.rules.suppress import literal_ranges
@@ -203,6 +205,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None, te
     reload = yield (planned_fixes(findings, template, compiled.placeholders, measurer, measured) if plan else None)
     findings, fix_source, after = attach(findings, template, compiled.placeholders, measurer, measured, remeasure, vary,
                                          reload=reload(template) if reload is not None else None)
+    findings = [at_origin(f) for f in findings]  # a value written in a base template: at its line there
     overall = after_fixes(overall, after)  # one number: the measurement of the fixed text
     view = None
     if settings.token_view:  # check --format html
@@ -215,6 +218,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None, te
         **_chat_format(framing), block_size=profile.unit, shared_prefix_tokens=overall.shared_prefix_tokens,
         fixed_tokens=overall.fixed_tokens, fixed_shared_prefix_tokens=overall.fixed_shared_prefix_tokens,
         history_tokens=measurer.history_tokens() or None,
+        unknown={name: v.evidence or name for name, v in template.variables.items() if v.unknown} or None,
         volatile={m.volatility.name: {"class": m.volatility.cls, "frequency": m.volatility.frequency,
                                       "stable_tokens_after": m.stable_tokens_after}
                   for m in measured}, token_view=view,

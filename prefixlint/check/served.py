@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from prefixlint.load.template import SLOT_ROLE
+from prefixlint.match import variants
 from prefixlint.render.history import CURRENT, History
 from prefixlint.render.spans import RenderedMessage
 
@@ -72,3 +73,16 @@ def tokens_before(tokenizer, text: str, ids: Sequence[int], offset: int) -> int:
         else:
             hi = mid
     return lo
+
+
+def own_target(own, served) -> int | None:
+    """Where `check --fix` moves a value, as an index of the served messages: the target it
+    plans on the template's own messages (a new message after the conversation: after the
+    user's message the server adds). None for a system prompt on its own: the value belongs
+    in the user's message, which the application writes (no fix; the promise is that move)."""
+    if not own or all(m.role == "system" for m in own):
+        return None
+    target = variants.target_message(own)
+    if target == len(own):
+        return len(served)
+    return next(number for number, m in enumerate(served) if m is own[target])

@@ -12,6 +12,7 @@ measured once as two requests with every volatile value different: that figure i
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import PurePath
 
 from prefixlint.fix.build import NoFix, build_fix
 from prefixlint.fix.edits import apply_edits, edits_json
@@ -121,7 +122,7 @@ def _moving(findings, template, measured):
     by_name = {m.volatility.name: m for m in measured}
     for k, finding in enumerate(findings):
         item = by_name.get(finding.variable) if finding.code in MOVING_CODES else None
-        if item is not None and item.moved and finding.path == template.path:
+        if item is not None and item.moved and finding.path == template.path and "origin" not in finding.extra:
             yield k, finding, item
 
 
@@ -158,6 +159,10 @@ def attach(findings, template, placeholders, measurer, measured, remeasure=None,
     reload = reload if reload is not None else reloader(template)
     source = FixSource(template, tuple(placeholders), check=checker, reload=reload)
     out, fixes = list(findings), {}
+    for k, finding in enumerate(out):  # written in a base template: the fix belongs there, shared by all that extend it
+        if "origin" in finding.extra and finding.code in MOVING_CODES:
+            base_name, child = PurePath(finding.extra["origin"]["path"]).name, PurePath(finding.path).name
+            out[k] = _unfixed(finding, f"the value is written in {base_name}, which {child} extends: move it there")
     base = measurer.render()
     before = flagged(measurer, measured)
     for k, finding, item in _moving(findings, template, measured):

@@ -219,6 +219,8 @@ def classify_variable(catalog: Catalog, name: str, kind: str | None, samples: It
         return Volatility(name, False, None, "stable", None)
     if kind == "conversation":  # earlier turns: the same in the next request, plus new ones at the end
         return Volatility(name, False, None, "stable", "conversation-slot")
+    if kind == "appended":  # the same written into a text, by what fills it (`fill_sites.conversation_fill`)
+        return Volatility(name, False, "request-content", "per_request", "conversation-text", "conversation")
     lowered = name.lower()
     found = next((s for s in catalog.signals if s.matches_name(lowered)), None)
     if found is None:

@@ -4,8 +4,10 @@ the one the application sends.
 
 `compose(path, text)` gives the composed text and, for each of its characters, its offset in
 `path`: text from another file points at the tag that brought it in (a finding there names the
-include line). A name is looked up relative to the template's folder, then to each folder
-above it up to the repository root (where a Jinja `FileSystemLoader` root usually sits); a file
+include line; the base template's own text of an `{% extends %}` is also given as `Origin` runs
+by `compose_origins`, so a finding on it names the base's file and line, where the value is
+written). A name is looked up relative to the template's folder, then to each folder above it
+up to the repository root (where a Jinja `FileSystemLoader` root usually sits); a file
 outside the repository, past `MAX_DEPTH` levels of nesting or past `MAX_FILES` files, or a name
 that is not a string literal, is left as written (Jinja then reports it, or the walk skips the
 file). `{% import %}` / `{% from ... import %}` stay as written: their macros are called, not
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, field
 
 #: Nesting levels and files one template may bring in.
 MAX_DEPTH = 8
@@ -38,15 +41,43 @@ def composes(text: str) -> bool:
 def compose(path: str, text: str) -> tuple[str, tuple[int, ...]]:
     """The text with its includes, base template and partials brought in, and each character's
     offset in `path`."""
+    composed, offsets, _ = compose_origins(path, text)
+    return composed, offsets
+
+
+def compose_origins(path: str, text: str) -> tuple[str, tuple[int, ...], tuple[Origin, ...]]:
+    """`compose`, and the runs of the composed text that are a base template's own text."""
     from prefixlint.limits import directory_root
 
     root = directory_root(os.path.dirname(os.path.abspath(path)) or ".")
     budget = [MAX_FILES]
     chars, offsets = _composed(os.path.abspath(path), text, root, 0, budget)
-    return "".join(chars), tuple(offsets)
+    plain = [o[0] if isinstance(o, tuple) else o for o in offsets]
+    runs: list[Origin] = []
+    for index, item in enumerate(offsets):
+        if not isinstance(item, tuple):
+            continue
+        _, base_path, base_text, base_offset = item
+        last = runs[-1] if runs else None
+        if last is not None and last.end == index and last.path == base_path and last.offset + index - last.start == base_offset:
+            runs[-1] = Origin(last.start, index + 1, base_path, base_text, last.offset)
+        else:
+            runs.append(Origin(index, index + 1, base_path, base_text, base_offset))
+    return "".join(chars), tuple(plain), tuple(runs)
 
 
-def _composed(path: str, text: str, root: str, depth: int, budget: list[int]) -> tuple[list[str], list[int]]:
+@dataclass(frozen=True)
+class Origin:
+    """Composed characters `start:end` are `path`'s own text from `offset` on (`text`: its text)."""
+
+    start: int
+    end: int
+    path: str
+    text: str = field(repr=False)
+    offset: int = 0
+
+
+def _composed(path: str, text: str, root: str, depth: int, budget: list[int]) -> tuple[list[str], list]:
     extends = _EXTENDS.search(text)
     if extends is not None and depth < MAX_DEPTH:
         base = _read(path, extends.group(2), root, budget)
@@ -73,19 +104,21 @@ def _composed(path: str, text: str, root: str, depth: int, budget: list[int]) ->
     return chars, offsets
 
 
-def _extended(path, text, base, tag, root, depth, budget) -> tuple[list[str], list[int]]:
+def _extended(path, text, base, tag, root, depth, budget) -> tuple[list[str], list]:
     """The base template with the child's blocks in place of its own (the child's text outside
     blocks is not rendered by Jinja, so it is dropped). The base's text points at the child's
-    `{% extends %}` tag, each block of the child at its own text."""
+    `{% extends %}` tag, given as (tag, base path, base text, offset in the base) for
+    `compose_origins`; each block of the child points at its own text."""
     base_path, base_text = base
-    composed, _ = _composed(base_path, base_text, root, depth + 1, budget)
+    composed, base_offsets = _composed(base_path, base_text, root, depth + 1, budget)
     whole = "".join(composed)
 
     def own_text(own, _match):
         inner, inner_offsets = _composed(path, own.group(2), root, depth + 1, budget)
-        return inner, [own.start(2) + o for o in inner_offsets]
+        return inner, [own.start(2) + (o[0] if isinstance(o, tuple) else o) for o in inner_offsets]
 
-    return _filled(whole, [tag] * len(whole), _blocks(text), own_text)
+    origins = [(tag, base_path, base_text, o) if isinstance(o, int) else (tag, *o[1:]) for o in base_offsets]
+    return _filled(whole, origins, _blocks(text), own_text)
 
 
 def through_child(path: str, text: str) -> tuple[str, tuple[int, ...]] | None:

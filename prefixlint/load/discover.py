@@ -35,7 +35,14 @@ from typing import Any, Iterator
 from prefixlint.errors import PrefixlintError
 from prefixlint.limits import directory_root, inside_root
 from prefixlint.load.gitignore import ancestor_specs, read_ignore_file
-from prefixlint.load.prompt_evidence import EVIDENCE_SUFFIXES, FILE_REFERENCE, TEMPLATE_SUFFIXES, not_prompt_tree, prompt_evidence
+from prefixlint.load.prompt_evidence import (
+    EVIDENCE_SUFFIXES,
+    FILE_REFERENCE,
+    NOT_TEMPLATES,
+    TEMPLATE_SUFFIXES,
+    not_prompt_tree,
+    prompt_evidence,
+)
 
 #: File patterns a directory walk picks up. The choice, for a linter run on every commit:
 #: YAML (the native format), the template extensions (`.j2`, `.jinja`, `.jinja2`, Prompty's
@@ -59,18 +66,6 @@ SNIFFED_PATTERNS: tuple[str, ...] = (
 SNIFF_MAX_BYTES = 1024 * 1024
 #: Directory names never walked into (hidden directories are skipped as well).
 SKIPPED_DIRECTORIES = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", "site-packages"})
-#: File names (case-insensitive globs) that match DEFAULT_PATTERNS but are project files, not
-#: prompts: linting them costs time, and a README that shows Jinja syntax would fail the run.
-NOT_TEMPLATES: tuple[str, ...] = (
-    "readme", "readme.*", "changelog", "changelog.*", "license", "license.*", "licence", "licence.*",
-    "copying", "copying.*", "notice", "notice.*", "authors", "authors.*", "contributors",
-    "contributors.*", "contributing", "contributing.*", "code_of_conduct.*", "security.md",
-    "requirements.txt", "requirements-*.txt", "constraints.txt", "constraints-*.txt", "cmakelists.txt", "robots.txt",
-    "docker-compose*.y*ml", "compose.y*ml", "mkdocs.y*ml", "pnpm-lock.yaml", "pnpm-workspace.yaml",
-    "codecov.y*ml", "pubspec.yaml", "environment.y*ml", "chart.yaml", "action.y*ml",
-    # notes for coding agents about the repository, not the application's prompts
-    "claude.md", "agents.md", "gemini.md", "copilot-instructions.md",
-)
 STDIN = "-"
 def discover(
     paths: list[str],

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 
+from prefixlint.load.classify import name_words
 from prefixlint.load.python_walk import SYSTEM_KEYWORDS, USER_KEYWORDS
 from prefixlint.load.source_prompts import filled_by
 from prefixlint.load.template import Variable
@@ -84,6 +85,41 @@ def state_fill(resolver, node: ast.expr, name: str) -> Variable | None:
         return None
     shown = " ".join(resolver.source[slice(*resolver.span(read))].split())
     return Variable("value", "per_user", (), getattr(read, "lineno", None), f"filled by {shown[:60]}, the conversation's state")
+
+
+#: Last words of a name holding the conversation's turns, and calls that print turns as text
+#: (LangChain's `get_buffer_string(messages)`, a memory's `load_memory_variables(...)`).
+_TURN_WORDS = frozenset({"history", "messages", "turns", "conversation", "dialogue", "dialog", "memory"})
+_TURN_CALLS = frozenset({"get_buffer_string", "load_memory_variables", "buffer_as_str", "format_chat_history"})
+
+
+def conversation_fill(resolver, node: ast.expr) -> Variable | None:
+    """The conversation so far printed as text, by what fills it: a join over the turns
+    (`"\n".join(f"{m.role}: {m.content}" for m in history)`), `get_buffer_string(messages)`, a
+    memory's buffer (`memory.load_memory_variables({})["history"]`, `memory.buffer`), directly or
+    through a local name of the function: earlier turns plus one more on every turn (`appended`,
+    measured as `rules/signals.yaml`'s `generate: conversation`)."""
+    values = [node]
+    if isinstance(node, ast.Name):
+        values += resolver.scopes.assigned(node.id, resolver.offset(node.lineno, node.col_offset))
+    for value in values:
+        inner = value.value if isinstance(value, ast.Subscript) else value
+        call = inner if isinstance(inner, ast.Call) else None
+        turns = False
+        if call is not None and _called_name(call.func) in _TURN_CALLS:
+            turns = True
+        elif call is not None and _called_name(call.func) == "join" and call.args and \
+                isinstance(call.args[0], (ast.GeneratorExp, ast.ListComp)):
+            source = call.args[0].generators[0].iter
+            source = source.value if isinstance(source, ast.Subscript) else source  # `history[-10:]`
+            turns = (name_words(_called_name(source) or "") or [""])[-1] in _TURN_WORDS
+        elif isinstance(inner, ast.Attribute) and inner.attr in ("buffer", "buffer_as_str", "chat_memory"):
+            turns = "memory" in (_called_name(inner.value) or "").lower()
+        if turns:
+            shown = " ".join(resolver.source[slice(*resolver.span(value))].split())
+            return Variable("value", "appended", (), value.lineno,
+                            f"filled by {shown[:60]}: the conversation so far, one more turn each request")
+    return None
 
 
 def _state_read(node: ast.AST) -> ast.AST | None:

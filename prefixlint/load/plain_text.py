@@ -65,13 +65,13 @@ def placeholder_syntax(path: str, text: str) -> str:
 
 
 def load(path: str, text: str) -> Template:
-    from prefixlint.load.compose import compose, composes, through_child
+    from prefixlint.load.compose import compose_origins, composes, through_child
     from prefixlint.load.file_fills import file_variables
 
     message = identity_message(None, text, 0)
     if composes(text):  # `{% include %}`, `{% extends %}`, `{{> partial}}`: the prompt as sent
-        composed, offsets = compose(path, text)
-        message = Message(None, composed, offsets, 0)
+        composed, offsets, origins = compose_origins(path, text)
+        message = Message(None, composed, offsets, 0, origins)
     elif (extended := through_child(path, text)) is not None:  # a base template, as a child renders it
         message = Message(None, extended[0], extended[1], 0)
     has_roles = ROLE_LINE.search(message.content) is not None

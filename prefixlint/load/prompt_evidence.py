@@ -8,8 +8,21 @@ documentation, websites, blogs and test fixtures are not prompts (`not_prompt_tr
 from __future__ import annotations
 
 import re
+from fnmatch import fnmatchcase
 from pathlib import Path
 
+#: File names (case-insensitive globs) that match DEFAULT_PATTERNS but are project files, not
+#: prompts: linting them costs time, and a README that shows Jinja syntax would fail the run.
+NOT_TEMPLATES: tuple[str, ...] = (
+    "readme", "readme.*", "changelog", "changelog.*", "license", "license.*", "licence", "licence.*",
+    "copying", "copying.*", "notice", "notice.*", "authors", "authors.*", "contributors",
+    "contributors.*", "contributing", "contributing.*", "code_of_conduct.*", "security.md",
+    "requirements.txt", "requirements-*.txt", "constraints.txt", "constraints-*.txt", "cmakelists.txt", "robots.txt",
+    "docker-compose*.y*ml", "compose.y*ml", "mkdocs.y*ml", "pnpm-lock.yaml", "pnpm-workspace.yaml",
+    "codecov.y*ml", "pubspec.yaml", "environment.y*ml", "chart.yaml", "action.y*ml",
+    # notes for coding agents about the repository, not the application's prompts
+    "claude.md", "agents.md", "gemini.md", "copilot-instructions.md",
+)
 #: Directory names whose files are documentation, a website, a blog or test fixtures, not prompts.
 NOT_PROMPT_TREES = frozenset({
     "docs", "doc", "documentation", "website", "site", "www", "blog", "_posts", "posts", "_site",
@@ -106,15 +119,47 @@ def documentation_page(path: str, text: str) -> str | None:
             "(the `prompts` setting takes it)")
 
 
+def documentation_by_name(name: str) -> bool:
+    """A file named as projects name their documentation and project files (README, CHANGELOG,
+    CONTRIBUTING, LICENSE ...: `NOT_TEMPLATES`)."""
+    return any(fnmatchcase(name.lower(), glob) for glob in NOT_TEMPLATES)
+
+
 def _named_like_prompt(path: Path) -> bool:
-    """A prompt's folder or name, prompt template files beside it, or a prompt format's front matter."""
+    """A prompt's folder or name, prompt template files beside it, or a prompt format's front
+    matter. A README (or any file named as documentation by convention) in a prompts folder
+    documents the prompts beside it: the folder and its neighbours speak for them, not for it,
+    so only its own front matter or code that reads it makes it a prompt."""
     try:
         where = path.resolve()
         siblings = [entry.name.lower() for entry in where.parent.iterdir()]
     except OSError:
         return False
+    if documentation_by_name(where.name):
+        return _front_matter(where) or read_by_code(where)
     if any(PROMPT_PATH.search(part) for part in (*where.parent.parts[-2:], where.stem)):
         return True
     if any(name.endswith(TEMPLATE_SUFFIXES) for name in siblings):
         return True
+    return _front_matter(where)
+
+
+def _front_matter(where: Path) -> bool:
     return prompt_evidence(Path(where.name), where, set(), False) == "a prompt format's front matter"
+
+
+def read_by_code(target: Path) -> bool:
+    """Whether a Python module of the repository that fills templates reads `target` itself: it
+    names the file in a string, from the file's own folder or with the folder in the name
+    (`"prompts/README.md"`; a bare `"README.md"` elsewhere is another folder's README)."""
+    from prefixlint.load.python_modules import naming_modules
+
+    for module, _root in naming_modules(target):
+        if module.parent == target.parent:
+            return True
+        text = module.read_text(encoding="utf-8", errors="replace")
+        for match in re.finditer(r"[\"']([^\"'\s]{0,200}?)" + re.escape(target.name) + r"[\"']", text):
+            if match.group(1) and (module.parent / match.group(1) / target.name).resolve() == target \
+                    or match.group(1).rstrip("/").endswith(target.parent.name):
+                return True
+    return False

@@ -93,7 +93,9 @@ class _Finder:
         return [prompt for _, prompt in self.found if has_content(prompt)]
 
     def add(self, node: ast.expr | ast.stmt, prompt: SourcePrompt) -> None:
-        if any(m.pieces and not all(isinstance(p, Field) for p in m.pieces) for m in prompt.messages if not m.slot):
+        """A prompt with text of its own, or an unknown module constant (an opaque piece: still a prompt)."""
+        if any(m.pieces and not all(isinstance(p, Field) and not (p.variable is not None and p.variable.unknown)
+                                    for p in m.pieces) for m in prompt.messages if not m.slot):
             self.found.append((self.resolve.offset(node.lineno, node.col_offset), prompt))
 
     def start(self, node: ast.expr) -> int:

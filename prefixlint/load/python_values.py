@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from bisect import bisect_right
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -195,8 +196,11 @@ class Resolver:
         at_import = bound if bound is not None and not self.in_function(bound.lineno) else None
         if at_import is not None or not self.in_function(line):  # evaluated once per process, at import
             value = self.source[slice(*self.span(at_import))] if at_import is not None else written or ""
-            return Field(offset, written, variable_name(segments, keyed), filled_by(Variable(
-                "value", "per_request", (value,)), value, at_import.lineno if at_import else line, True))
+            variable = filled_by(Variable("value", "per_request", (value,)), value, at_import.lineno if at_import else line, True)
+            if at_import is None and isinstance(node, (ast.Name, ast.Attribute)) and self.bound(node, offset) is None:
+                variable = replace(variable, unknown=True, evidence=f"{value}: its text is not in this module, unknown"
+                                   " (the same on every request: read once, at import)")
+            return Field(offset, written, variable_name(segments, keyed), variable)
         found = fills.from_callers(self, node, line) if isinstance(node, ast.Name) else None
         return Field(offset, written, variable_name(segments, keyed), found)
 
@@ -208,7 +212,7 @@ class Resolver:
             clock = self.clock(bound)
         if clock is not None:
             return clock
-        state = fills.state_fill(self, node, name)
+        state = fills.state_fill(self, node, name) or fills.conversation_fill(self, node)
         if state is not None:
             return state
         pieces = self.text(node, "plain") if isinstance(node, (ast.Constant, ast.Name, ast.Attribute)) else None

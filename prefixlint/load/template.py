@@ -9,6 +9,7 @@ rendered text can be reported at its 1-based line and column in the file as writ
 
 from __future__ import annotations
 
+import os
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -40,11 +41,16 @@ class Variable:
     """A variable the file declares: how often its value changes, and example values."""
 
     name: str
-    kind: str | None = None  # one of KINDS, or None when the file does not say
+    #: one of KINDS, or None when the file does not say; "appended": the conversation so far
+    #: written as text, by what the code fills it with (`fill_sites.conversation_fill`)
+    kind: str | None = None
     samples: tuple[Any, ...] = ()
     line: int | None = None  # where it is declared (or filled, with `evidence`), for diagnostics
     #: What fills it, when the program says (`filled by datetime.now()`), at `line`: a finding states it.
     evidence: str | None = None
+    #: Its text is not in the file (a name defined elsewhere, or nowhere): measured as a stand-in,
+    #: stable, and said so (`FileResult.unknown`), never reported.
+    unknown: bool = False
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,9 @@ class Message:
     offsets: tuple[int, ...]
     #: Where the content starts in the file (used when the content is empty).
     start: int = 0
+    #: Runs of the content that are another file's own text (a base template it extends:
+    #: `prefixlint.load.compose.Origin`); `offsets` there point at the tag that brings it in.
+    origins: tuple[Any, ...] = ()
 
     def file_offset(self, index: int) -> int:
         """File offset of content character `index` (the end of the content maps past its last char)."""
@@ -100,6 +109,22 @@ class Template:
     #: prompt files): the render is parsed into messages (`prefixlint.render.conversation.split_json`).
     json_messages: bool = False
     _line_starts: list[int] = field(default_factory=list, repr=False, compare=False)
+
+    def origin(self, message: int, index: int) -> tuple[str, int, int] | None:
+        """(path, 1-based line, column) where content character `index` of message `message` is
+        written when that is another file (a base template this one extends), else None. The
+        path is shown as this file's is (relative stays relative)."""
+        if not 0 <= message < len(self.messages) or index < 0:
+            return None
+        found = next((o for o in self.messages[message].origins if o.start <= index < o.end), None)
+        if found is None:
+            return None
+        offset = found.offset + index - found.start
+        starts = _starts(found.text)
+        line = bisect_right(starts, offset)
+        here = os.path.dirname(os.path.abspath(self.path))
+        shown = os.path.relpath(found.path, here) if not os.path.isabs(self.path) else found.path
+        return os.path.normpath(os.path.join(os.path.dirname(self.path), shown)), line, offset - starts[line - 1] + 1
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a 0-based character offset in the file."""

@@ -98,6 +98,11 @@ class History(list):
     def __str__(self) -> str:
         return "".join(frame(turn["role"], turn["content"]) for turn in self)
 
+    def appended(self) -> "History":
+        """The same turns and the next exchange after them: the conversation one turn later."""
+        ask, reply = EXCHANGES[len(self) // 2 % len(EXCHANGES)]
+        return History((*self.messages, ("user", ask), ("assistant", reply)))
+
 
 def slot_text(history: History | None = None) -> str:
     """What a slot message renders to: the earlier turns, each framed as a message."""

@@ -118,7 +118,7 @@ class JinjaTemplate:
         offset = message.file_offset(start)
         line, column = self.template.position(offset)
         return Placeholder(index, number, text, offset, line, column,
-                           tuple(n for n in names if n not in calls), tuple(calls), tuple(args))
+                           tuple(n for n in names if n not in calls), tuple(calls), tuple(args), start)
 
     def render(self, values: Mapping[str, Any], functions: Mapping[str, Callable]) -> tuple[RenderedMessage, ...]:
         from jinja2 import TemplateError

@@ -24,6 +24,7 @@ class Placeholder:
     names: tuple[str, ...]  # template variables it reads
     calls: tuple[str, ...] = ()  # functions it calls: strftime_now, now, uuid4 ...
     call_args: tuple[str, ...] = ()  # constant string arguments of those calls (strftime formats)
+    at: int = -1  # index in its message's content where it is written (-1: not known)
 
 
 @dataclass(frozen=True)

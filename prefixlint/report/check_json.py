@@ -32,11 +32,14 @@ def finding_dict(finding: Finding) -> dict:
     return data
 
 
-def _with_source(data: dict, result: FileResult) -> dict:
+def _with_source(data: dict, result: FileResult, finding: Finding) -> dict:
     """Every finding says where its prompt comes from: `python`/`typescript`/`javascript` for
-    program source (set by the check), else the file's format."""
+    program source (set by the check), else the file's format; and its `path` when that is
+    another file than the result's."""
     if "source" not in data and result.format:
         data["source"] = result.format
+    if finding.path != result.path:  # written in another file (a base template the file extends)
+        data["path"] = finding.path
     return data
 
 
@@ -53,7 +56,7 @@ def to_dict(results: Sequence[FileResult]) -> dict:
         entry = {
             "path": result.path, "tokens": result.tokens, "reusable_tokens": result.reusable_tokens,
             "fixed_reusable_tokens": result.fixed_reusable_tokens,
-            "findings": [_with_source(finding_dict(f), result) for f in result.findings],
+            "findings": [_with_source(finding_dict(f), result, f) for f in result.findings],
             "error": error_dict(result.error) if result.error else None,
         }
         entry.update({key: value for key, value in result.facts().items() if key not in entry})

@@ -9,6 +9,8 @@ maps the names rule files give to these functions.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from pathlib import PurePath
 from typing import Any, Iterator
 
 from prefixlint.engines.profiles import EngineProfile
@@ -38,6 +40,9 @@ def _finding(rule: Rule, data: Measured, item: VolatileMeasurement, message: str
     end = (p.line, p.column + len(p.text))  # exclusive, like ruff's end_location
     if "\n" in p.text and data.template is not None:  # a placeholder written over several lines
         end = data.template.position(p.offset + len(p.text))
+    origin = data.template.origin(p.message, p.at) if data.template is not None else None
+    if origin is not None:  # written in a base template this file extends: `at_origin` moves it there
+        extra["origin"] = {"path": origin[0], "line": origin[1], "column": origin[2]}
     return Finding(
         path=data.path, line=p.line, column=p.column, code=rule.code, name=rule.name, severity=severity,
         message=message, variable=item.volatility.name, tokens=item.now.tokens,
@@ -46,6 +51,21 @@ def _finding(rule: Rule, data: Measured, item: VolatileMeasurement, message: str
         extra={"class": item.volatility.cls, "frequency": item.volatility.frequency,
                "signal": item.volatility.signal, "placeholder": p.text, **extra},
     )
+
+
+def at_origin(finding: Finding) -> Finding:
+    """A finding on a base template's own text (`extra["origin"]`, set by `_finding`) at the base's
+    file, line and column, where the value is written, once the file's suppressions and fixes
+    are done (`fix.attach` offers none: the fix belongs in the base, which every template
+    extending it shares)."""
+    origin = finding.extra.get("origin")
+    if origin is None:
+        return finding
+    child, base = PurePath(finding.path).name, PurePath(origin["path"]).name
+    length = (finding.end_column or finding.column) - finding.column if finding.end_line == finding.line else 0
+    return replace(finding, path=origin["path"], line=origin["line"], column=origin["column"], end_line=origin["line"],
+                   end_column=origin["column"] + length, message=f"{finding.message} Measured in {child}, which extends {base}.",
+                   extra={**finding.extra, "extended_by": finding.path})
 
 
 def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
@@ -105,8 +125,6 @@ def _evidence(data: Measured, name: str) -> tuple[str, bool]:
     """Why the value is taken as volatile, and whether that is worth saying in the message: what
     the program fills it with (`filled by datetime.now() (graph.py:42)`), else the file's own
     declaration, else its name alone."""
-    from pathlib import PurePath
-
     variable = data.template.variables.get(name) if data.template is not None else None
     if variable is not None and variable.evidence:
         where = f" ({PurePath(data.path).name}:{variable.line})" if variable.line else ""

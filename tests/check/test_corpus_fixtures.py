@@ -71,3 +71,6 @@ def test_corpus_fixture(entry, monkeypatch):
     # repository_info; `{{item.id}}` in a loop over `documentation`: documentation).
     assert entry["variable"] == first["variable"] or entry["variable"] in first["placeholder"]
     assert first["line"] == entry["line"]
+    # a value written in a base template: the finding names that file (`line_file`)
+    written = CORPUS / "fixtures" / entry.get("line_file", entry["path"])
+    assert (CORPUS / "fixtures" / entry["path"]).parent.joinpath(first.get("path", written.name)).resolve() == written.resolve()

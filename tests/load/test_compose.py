@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from prefixlint.load.compose import MAX_DEPTH, compose
+from prefixlint.load.compose import MAX_DEPTH, compose, compose_origins
 from prefixlint.load.registry import load_template
 
 
@@ -54,3 +54,46 @@ def test_a_template_that_includes_itself_stops_at_the_depth_limit(tmp_path):
     text, offsets = compose(str(loop), loop.read_text())
     assert text == "a" * (MAX_DEPTH + 1) + '{% include "loop.j2" %}'
     assert len(offsets) == len(text)
+
+
+BASE = "You are the editor of a recipe site.\n\nToday is {{ today }}.\n\n{% block body %}{% endblock %}\n"
+RULES = "".join(f"Rule {i}: keep every recipe's quantities in grams and its steps numbered.\n" for i in range(8))
+
+
+def test_the_base_templates_own_text_keeps_where_it_is_written(tmp_path):
+    (tmp_path / ".git").mkdir()
+    base = make(tmp_path, "prompts/base.txt", BASE)
+    child = make(tmp_path, "prompts/edit.txt", '{% extends "base.txt" %}\n{% block body %}' + RULES + "{% endblock %}\n")
+    text, offsets, origins = compose_origins(str(child), child.read_text())
+    assert text == BASE.replace("{% block body %}{% endblock %}", RULES)
+    run, tail = origins  # the base's text up to its block, and the newline after the block
+    assert (run.start, run.end, run.path, run.offset) == (0, BASE.index("{% block"), str(base), 0)
+    assert (tail.start, tail.end, tail.offset) == (len(text) - 1, len(text), len(BASE) - 1)
+    assert set(offsets[: run.end]) == {0}  # for fixes and suppressions: the child's `{% extends %}` tag
+    template = load_template(str(child))
+    at = text.index("{{ today }}")
+    assert template.origin(0, at) == (str(base), 3, 10)  # `Today is {{ today }}.` is line 3 of the base
+    assert template.origin(0, text.index("Rule 0")) is None  # the child's own block
+
+
+def test_a_finding_on_the_base_names_the_base_and_its_line(tmp_path, monkeypatch):
+    import json
+
+    from click.testing import CliRunner
+
+    from prefixlint.cli import cli
+
+    (tmp_path / ".git").mkdir()
+    make(tmp_path, "prompts/base.txt", BASE)
+    make(tmp_path, "prompts/edit.txt", '{% extends "base.txt" %}\n{% block body %}' + RULES + "{% endblock %}\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--no-cache", "--format", "json", "prompts/edit.txt"])
+    (entry,) = json.loads(result.stdout)["files"]
+    assert entry["path"] == "prompts/edit.txt"  # the prompt measured
+    (finding,) = entry["findings"]
+    assert (finding["path"], finding["line"], finding["column"], finding["end_column"]) == ("prompts/base.txt", 3, 10, 21)
+    assert finding["code"] == "PFX001" and finding["fix"] is None
+    assert "written in base.txt, which edit.txt extends" in finding["fix_unavailable"]
+    assert finding["message"].endswith("Measured in edit.txt, which extends base.txt.")
+    text = CliRunner().invoke(cli, ["check", "--isolated", "--no-cache", "prompts/edit.txt"]).stdout
+    assert text.startswith("prompts/base.txt:3:10: PFX001 {{ today }}")

@@ -133,3 +133,46 @@ def test_a_prompt_file_is_classified_by_the_code_that_fills_it(tmp_path):
     assert template.variables["current_time"].evidence.startswith("filled by datetime.now()")
     _, report = check(prompts / "system.md")
     assert [(code, name, line) for code, name, line in findings(report)] == [("PFX001", "current_time", 15)]
+
+
+README = ("# Prompts\n\nThe templates here are `.txt` files with `.format()` fields such as `{goal}` and\n"
+          "`{user_context}`; `app.py` fills them per request.\n\n```python\ntext = load(\"agent\").format(goal=goal)\n```\n\n"
+          "| file | fields |\n|---|---|\n| `agent.txt` | `{goal}`, `{history_block}` |\n\n" + RULES)
+
+
+def test_a_readme_in_a_prompts_folder_documents_the_prompts(tmp_path):
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "agent.txt").write_text("You are a browsing agent.\n" + RULES + "Goal: {goal}\n")
+    (prompts / "README.md").write_text(README)
+    result, report = check(prompts / "README.md")
+    assert result.exit_code == 0 and report["files"] == []
+    assert [s["path"] for s in report["skipped"]] == [str(prompts / "README.md")]
+    assert "documentation" in report["skipped"][0]["reason"]
+    # any other name in the same folder is a prompt that quotes its fields in code: measured
+    (prompts / "guide.md").write_text(README)
+    _, report = check(prompts / "guide.md")
+    assert [(code, name, line) for code, name, line in findings(report)][:1] == [("PFX005", "goal", 3)]
+    # a README whose field stands outside code is not documentation by its content
+    (prompts / "README.md").write_text("Reach the goal: {goal}\n\n" + RULES)
+    _, report = check(prompts / "README.md")
+    assert findings(report) == [("PFX005", "goal", 1)]
+
+
+def test_a_readme_the_code_reads_is_a_prompt_whatever_its_name(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'app'\n")
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    (prompts / "README.md").write_text(README)
+    (tmp_path / "app.py").write_text("from pathlib import Path\n\ndef system(goal):\n"
+                                     "    return Path('prompts/README.md').read_text().format(goal=goal)\n")
+    _, report = check(prompts / "README.md")
+    assert ("PFX005", "goal", 3) in findings(report)
+    # a bare "README.md" read elsewhere is another folder's README (setup.py's long description)
+    (tmp_path / "app.py").write_text("def long_description():\n    return open('README.md').read().format()\n")
+    from prefixlint.load import python_modules
+
+    python_modules._named_files.cache_clear()
+    python_modules._modules.cache_clear()
+    result, report = check(prompts / "README.md")
+    assert result.exit_code == 0 and report["files"] == []
