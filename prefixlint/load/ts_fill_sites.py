@@ -21,9 +21,10 @@ from typing import Any
 from prefixlint.load.fill_sites import CONFIG_ROOTS, deployment_constant
 from prefixlint.load.source_prompts import CLOCK_CALLS, Field, clock_variable, filled_by, variable_name
 from prefixlint.load.template import Variable
-from prefixlint.load.ts_assembly import FUNCTIONS, declaration, returned_expression
+from prefixlint.load.ts_assembly import returned_expression
 from prefixlint.load.ts_callers import from_callers
 from prefixlint.load.ts_grammar import walk
+from prefixlint.load.ts_scopes import FUNCTIONS, Binding, Scopes, in_function, node_key
 
 DAY_METHODS = {"toLocaleDateString", "toDateString"}
 YEAR_METHODS = {"getFullYear", "getUTCFullYear", "getMonth", "getYear"}
@@ -54,12 +55,10 @@ class FillSites:
                     self._chars[at + b] = index
                 at += width
             self._chars[at] = len(text)
-        self.bindings: dict[str, Any] = {}  # name -> its tree-sitter node
         self.touched: list[tuple] = []  # the literals a prompt's text was read from
-        self.declarators: dict[str, list] = {}  # every declaration of a name, for the one in scope
-        self.parameters: set[str] = set()  # names bound to a call's arguments (`applied`)
+        self.arguments: dict[tuple, Any] = {}  # a parameter's identifier -> the argument of the call read (`applied`)
         self.root: Any = None
-        self.patterns: list = []  # `const { a, b } = ...` declarators
+        self._scopes: Scopes | None = None
 
     _walk = staticmethod(walk)
 
@@ -69,12 +68,35 @@ class FillSites:
     def written(self, node) -> str:
         return self.text[self.at(node.start_byte) : self.at(node.end_byte)]
 
+    @property
+    def scopes(self) -> Scopes:
+        if self._scopes is None:
+            self._scopes = Scopes(self.root)
+        return self._scopes
+
+    def binding(self, node) -> Binding | None:
+        """The declaration the identifier `node` reads where it is written (`ts_scopes`)."""
+        return self.scopes.resolve(node) if self.root is not None else None
+
     def bound(self, node):
-        """The declarator of the identifier `node` in scope where it is used, else None."""
-        name = node.text.decode()
-        if name in self.parameters:
+        """The declarator of the variable the identifier `node` reads, when declared by its whole
+        name (`const x = ...`); None for a parameter, an import, a pattern, a global."""
+        binding = self.binding(node)
+        return binding.declarator if binding is not None else None
+
+    def given(self, binding):
+        """The argument a parameter is bound to while a call's text is read (`applied`), else None."""
+        return self.arguments.get(node_key(binding.node)) if binding is not None and binding.kind == "parameter" else None
+
+    def function_of(self, node):
+        """The function the identifier `node` names (`function f`, `const f = () => ...`), else None."""
+        binding = self.binding(node)
+        if binding is None:
             return None
-        return declaration(node, self.declarators.get(name, []))
+        if binding.kind == "function" and binding.holder.type in FUNCTIONS:
+            return binding.holder
+        value = binding.value
+        return value if value is not None and value.type in FUNCTIONS else None
 
     # -- placeholders -----------------------------------------------------------------------------
     def field(self, expression, where=None) -> Field:
@@ -101,43 +123,41 @@ class FillSites:
         if node.type in ("parenthesized_expression", "as_expression", "non_null_expression", "await_expression"):
             return self.fill(node.named_children[0], depth + 1) if node.named_children else None
         if node.type == "identifier":
-            declarator = self.bound(node)
-            if declarator is not None:
-                return self.fill(declarator.child_by_field_name("value"), depth + 1)
-            picked = self.destructured(node)
-            if picked is not None:
-                return self.fill(picked, depth + 1)
-            bound = self.bindings.get(node.text.decode())
-            if bound is not None and node.text.decode() in self.parameters:
-                return self.clock(bound)
-            return from_callers(self, node, depth) if bound is None else self.clock(bound)
+            binding = self.binding(node)
+            if binding is None or binding.kind not in ("variable", "parameter"):
+                return None  # a global, an import, a function: the code here does not say
+            if binding.kind == "parameter":
+                argument = self.given(binding)
+                return self.clock(argument) if argument is not None else from_callers(self, node, depth)
+            if binding.destructured:
+                picked = self.destructured(binding)
+                return self.fill(picked, depth + 1) if picked is not None else None
+            return self.fill(binding.value, depth + 1)
         if node.type == "binary_expression" and node.child_by_field_name("operator").type in ("??", "||"):
             left = node.child_by_field_name("left")
             return self.stable(node) if config_read(left) else None
         return self.stable(node) if config_read(node) else None
 
-    def destructured(self, name):
+    def destructured(self, binding):
         """The value a `const { name } = helper(...)` takes: the `name` property of the object
-        `helper` returns (or of an object literal), where the pattern is in scope."""
-        for declarator in self.patterns:
-            pattern = declarator.child_by_field_name("name")
-            if not any(p.type == "shorthand_property_identifier_pattern" and p.text == name.text
-                       for p in pattern.named_children) or declaration(name, [declarator]) is None:
-                continue
-            value = declarator.child_by_field_name("value")
-            while value is not None and value.type == "await_expression" and value.named_children:
-                value = value.named_children[0]
-            if value is not None and value.type == "call_expression":
-                callee = value.child_by_field_name("function")
-                function = self.bindings.get(callee.text.decode()) if callee.type == "identifier" else None
-                value = returned_expression(function) if function is not None else None
-            if value is not None and value.type == "object":
-                for child in value.named_children:
-                    if child.type == "shorthand_property_identifier" and child.text == name.text:
-                        return _as_identifier(child, self)
-                    if child.type == "pair" and child.child_by_field_name("key").text == name.text:
-                        return child.child_by_field_name("value")
+        `helper` returns (or of an object literal)."""
+        pattern = binding.node.parent
+        if binding.holder.type != "variable_declarator" or binding.node.type != "shorthand_property_identifier_pattern" \
+                or pattern is None or node_key(pattern) != node_key(binding.holder.child_by_field_name("name")):
             return None
+        value = binding.holder.child_by_field_name("value")
+        while value is not None and value.type == "await_expression" and value.named_children:
+            value = value.named_children[0]
+        if value is not None and value.type == "call_expression":
+            callee = value.child_by_field_name("function")
+            function = self.function_of(callee) if callee.type == "identifier" else None
+            value = returned_expression(function) if function is not None else None
+        if value is not None and value.type == "object":
+            for child in value.named_children:
+                if child.type == "shorthand_property_identifier" and child.text == binding.node.text:
+                    return _as_identifier(child, self)
+                if child.type == "pair" and child.child_by_field_name("key").text == binding.node.text:
+                    return child.child_by_field_name("value")
         return None
 
     def stable(self, node) -> Variable:
@@ -146,10 +166,12 @@ class FillSites:
         return deployment_constant(value, shown, node.start_point[0] + 1)
 
     def argument(self, node, depth: int) -> Variable | None:
-        """What a caller's argument is: a literal (stable), else what fills it."""
-        if node.type in _LITERALS or node.type == "template_string" and not any(
-                c.type == "template_substitution" for c in node.named_children):
+        """What a caller's argument is: a literal or a `const` declared as one (stable), else what fills it."""
+        if _literal(node):
             return self.stable(node)
+        binding = self.binding(node) if node.type == "identifier" else None
+        if binding is not None and binding.constant and binding.value is not None and _literal(binding.value):
+            return self.stable(binding.value)  # `f(RELEASE)`, `const RELEASE = "2025-01"`: a module's constant
         return self.fill(node, depth + 1)
 
     def clock(self, node):
@@ -206,6 +228,11 @@ class FillSites:
             return self.segments(node.child_by_field_name("function"))
         names = [n.text.decode() for n in self._walk(node) if n.type == "identifier"]
         return (names[:1] or ["value"]), False
+
+
+def _literal(node) -> bool:
+    return node.type in _LITERALS or node.type == "template_string" and not any(
+        c.type == "template_substitution" for c in node.named_children)
 
 
 def config_read(node) -> bool:
@@ -265,12 +292,3 @@ def _iterated(name):
                 return node.child_by_field_name("right")
         node = node.parent
     return None
-
-
-def in_function(node) -> bool:
-    """Whether `node` runs inside a function (else once, when the module is loaded)."""
-    while node is not None:
-        if node.type in FUNCTIONS:
-            return True
-        node = node.parent
-    return False

@@ -34,10 +34,11 @@ from prefixlint.load.source_prompts import (
 )
 from prefixlint.load.source_text import template_fields
 from prefixlint.load.template import Template
-from prefixlint.load.ts_assembly import FUNCTIONS, returned_expression
+from prefixlint.load.ts_assembly import returned_expression
 from prefixlint.load.ts_grammar import parse, parser, source_kind
 from prefixlint.load.ts_langchain import is_prompt_object, prompt_object
-from prefixlint.load.ts_values import Values, node_key
+from prefixlint.load.ts_scopes import FUNCTIONS, node_key
+from prefixlint.load.ts_values import Values
 
 FORMAT = "typescript"
 #: `CHATGPT_SYSTEM_MESSAGE`, `systemMessage`, `generateSystemMessage`: a system message by its name.
@@ -63,7 +64,6 @@ _QUERY = """
 (pair key: [(property_identifier) (string)] @key) @pair
 (shorthand_property_identifier) @short
 (call_expression function: (member_expression property: (property_identifier) @method)) @call
-(variable_declarator name: (object_pattern)) @destructure
 """
 
 
@@ -91,20 +91,15 @@ class _Source(Values):
     def __init__(self, text: str, path: str, root, cursor) -> None:
         super().__init__(text, path)
         self.root = root
-        self.bindings: dict[str, Any] = {}  # name -> its tree-sitter node
         self.candidates: dict[tuple, Any] = {}  # declarations, objects, arrays: where prompts may be
         captures = cursor.captures(root)
         for node in captures.get("decl", ()):
             name = node.child_by_field_name("name")
             value = node.child_by_field_name("value") or node
-            self.bindings.setdefault(name.text.decode(), value)
-            if node.type == "variable_declarator":
-                self.declarators.setdefault(name.text.decode(), []).append(node)
             if PROMPT_NAME.search(name.text.decode()) or SYSTEM_MESSAGE_NAME.search(name.text.decode()) and \
                     value.type in ("string", "template_string", *FUNCTIONS):  # a text, or a function returning it,
                 # named as a system message (`CHATGPT_SYSTEM_MESSAGE`, `generateSystemMessage = (...) => ...`)
                 self.candidates[node_key(node)] = node
-        self.patterns = list(captures.get("destructure", ()))
         for node in captures.get("call", ()):
             if is_prompt_object(node):  # LangChain.js `ChatPromptTemplate.fromMessages([...])`
                 self.candidates[node_key(node)] = node
@@ -141,7 +136,9 @@ class _Source(Values):
                 prompt = SourcePrompt(None, messages, is_chat=True) if messages else None
             elif node.type in ("variable_declarator", "function_declaration", "pair"):
                 name = node.child_by_field_name("key" if node.type == "pair" else "name")
-                pieces = self.declared(node, 0, function=True) if node.type == "variable_declarator" else \
+                declared = self.scopes.declared_by(name) if node.type == "variable_declarator" else None
+                pieces = (self.declared(declared, 0, function=True) if declared is not None else None) \
+                    if node.type == "variable_declarator" else \
                     self.text_of(node.child_by_field_name("value") or node, 0, function=True)
                 if node.type == "pair":  # a property's value is a prompt when it is prose (has a blank);
                     # its `{NAME}` fields are the ones the application fills in (`{datetime}`)

@@ -28,7 +28,7 @@ def test_a_parameter_is_not_filled_by_another_functions_local_clock(tmp_path):
         "export function systemPrompt(edition: string): string {\n"    # 5
         f"  return `Edition: ${{edition}}.\\n{RULES}`;\n}}\n"          # 6, 7
         'const RELEASE = "2025-01-01";\n'                               # 8
-        "export const system = systemPrompt(RELEASE);\n"))              # 9
+        "export const banner = systemPrompt(RELEASE);\n"))              # 9
     (template,) = load_templates(str(path))
     edition = template.variables["edition"]
     # what the one caller passes: a module constant, line 8 (was new Date() of line 2)
@@ -66,7 +66,9 @@ def test_a_destructured_parameter_shadows_a_module_level_clock(tmp_path):
         "export function buildPrompt({ edition }: { edition: string }): string {\n"
         f"  return `Edition: ${{edition}}.\\n{RULES}`;\n}}\n"))
     (template,) = load_templates(str(path))
-    assert "Date" not in (template.variables["edition"].evidence or "")
+    # a destructured parameter is no one argument: no fill site, the name alone (was new Date() of line 1)
+    assert "edition" not in template.variables
+    assert findings(path) == []
 
 
 def test_a_catch_parameter_is_not_another_functions_clock(tmp_path):
@@ -77,7 +79,8 @@ def test_a_catch_parameter_is_not_another_functions_clock(tmp_path):
         f"    const systemPrompt = `Last failure: ${{failure}}.\\n{RULES}`;\n"
         "    return systemPrompt;\n  }\n  return '';\n}\n"))
     (template,) = load_templates(str(path))
-    assert "Date" not in (template.variables["failure"].evidence or "")
+    assert template.messages[0].content.startswith("Last failure: {failure}.\nRule 0:")
+    assert "failure" not in template.variables  # no fill site: was new Date() of line 1, per request
 
 
 def test_a_loop_variable_shadows_a_module_level_clock(tmp_path):
@@ -89,8 +92,9 @@ def test_a_loop_variable_shadows_a_module_level_clock(tmp_path):
         f"    const systemPrompt = `Day: ${{day}}.\\n{RULES}`;\n"
         "    out.push(systemPrompt);\n  }\n  return out;\n}\n"))
     (template,) = load_templates(str(path))
-    (name,) = template.variables
-    assert "Date" not in (template.variables[name].evidence or "")
+    # the loop's own `day`, named by the list it walks (was the module's clock of line 1)
+    assert template.messages[0].content.startswith("Day: {days}.\nRule 0:")
+    assert template.variables == {}
 
 
 def test_a_parameter_is_not_another_functions_text(tmp_path):
