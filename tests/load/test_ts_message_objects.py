@@ -68,7 +68,7 @@ def test_a_message_constant_in_a_call_s_list_is_measured_there_before_the_histor
     (template,) = load_templates(str(path))
     assert [m.role for m in template.messages] == ["system", "(conversation)", "user"]
     assert template.slot == "history"
-    assert template.variables["team_name"].kind == "stable"  # the deployment's setting
+    assert template.variables["process_env_team_name"].kind == "stable"  # the deployment's setting
     assert findings(path) == []
 
 
