@@ -98,11 +98,17 @@ class FillSites:
         value = binding.value
         return value if value is not None and value.type in FUNCTIONS else None
 
+    def iterated(self, name):
+        """The collection a loop variable walks (`memories` for `mem` in `for (const mem of memories)`):
+        an element of a list is named by its list."""
+        binding = self.binding(name) if name is not None and name.type == "identifier" else None
+        return binding.holder.child_by_field_name("right") if binding is not None and binding.kind == "loop" else None
+
     # -- placeholders -----------------------------------------------------------------------------
     def field(self, expression, where=None) -> Field:
         where = where or expression
         offset, written = self.at(where.start_byte), self.written(where)
-        segments, keyed = self.segments(_iterated(expression) or expression)
+        segments, keyed = self.segments(self.iterated(expression) or expression)
         filled = self.fill(expression, 0) if expression is not None else None
         if filled is None and expression is not None and not in_function(where):  # evaluated once, at load
             value = self.written(expression)
@@ -277,18 +283,3 @@ def _as_identifier(shorthand, sites):
     """A shorthand property `{ now }` read as the identifier `now` where it is written."""
     declarator = sites.bound(shorthand)
     return declarator.child_by_field_name("value") if declarator is not None else None
-
-
-def _iterated(name):
-    """The collection a loop variable walks (`memories` for `mem` in `for (const mem of memories)`):
-    an element of a list is named by its list."""
-    if name is None or name.type != "identifier":
-        return None
-    node = name.parent
-    while node is not None and node.type not in FUNCTIONS:
-        if node.type == "for_in_statement":
-            left = node.child_by_field_name("left")
-            if left is not None and left.text == name.text:
-                return node.child_by_field_name("right")
-        node = node.parent
-    return None
