@@ -23,7 +23,7 @@ from prefixlint.load.source_prompts import CLOCK_CALLS, Field, clock_variable, f
 from prefixlint.load.template import Variable
 from prefixlint.load.ts_assembly import returned_expression
 from prefixlint.load.ts_callers import from_callers
-from prefixlint.load.ts_grammar import walk
+from prefixlint.load.ts_grammar import source_kind, walk
 from prefixlint.load.ts_scopes import FUNCTIONS, Binding, Scopes, in_function, node_key
 
 DAY_METHODS = {"toLocaleDateString", "toDateString"}
@@ -71,7 +71,7 @@ class FillSites:
     @property
     def scopes(self) -> Scopes:
         if self._scopes is None:
-            self._scopes = Scopes(self.root)
+            self._scopes = Scopes(self.root, source_kind(self.path)[1])
         return self._scopes
 
     def binding(self, node) -> Binding | None:

@@ -16,9 +16,10 @@ through it (before it, a name was looked up in one table for the whole module).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from prefixlint.load.ts_grammar import walk
+from prefixlint.load.ts_grammar import parser, walk
 
 #: Node types whose body is a function of its own.
 FUNCTIONS = frozenset({"function_declaration", "function_expression", "arrow_function", "method_definition",
@@ -78,79 +79,84 @@ def node_key(node) -> tuple[int, int, str]:
     return node.start_byte, node.end_byte, node.type
 
 
+#: Captures of the query that finds scopes and declarations (run in C: a Python walk of every
+#: node, or a climb of `.parent`, which tree-sitter answers by descending from the root, was most
+#: of the time of reading a 2,000-line module). A node type a grammar lacks is left out.
+_CAPTURES = {
+    "block": (*sorted(BLOCKS), "for_statement", "for_in_statement"),
+    "function": tuple(sorted(FUNCTIONS)),
+    "declared": (*_DECLARED_FUNCTIONS, *_CLASSES),
+    "named": ("function_expression", "generator_function", "function", "class"),
+    "catch": ("catch_clause",),
+    "import": ("import_clause", "import_require_clause"),
+}
+
+
+@lru_cache(maxsize=None)
+def _cursor(grammar: str):
+    import tree_sitter
+
+    language = parser(grammar).language
+    patterns = ["(variable_declaration (variable_declarator) @var)", "(lexical_declaration (variable_declarator) @let)"]
+    for capture, kinds in _CAPTURES.items():
+        known = [kind for kind in kinds if language.id_for_node_kind(kind, True) is not None]
+        patterns.append("[" + " ".join(f"({kind})" for kind in known) + f"] @{capture}")
+    return tree_sitter.QueryCursor(tree_sitter.Query(language, "\n".join(patterns)))
+
+
 class Scopes:
-    def __init__(self, root) -> None:
-        self._tables: dict[tuple, dict[str, Binding]] = {}
-        self._root = root
-        for node in walk(root):
-            self._declare(node, root)
+    def __init__(self, root, grammar: str) -> None:
+        self._names: dict[str, list[Binding]] = {}  # every declaration of a name, in source order
+        roles: dict[tuple, tuple] = {}
+        for capture, nodes in _cursor(grammar).captures(root).items():
+            for node in nodes:
+                known = roles.get(node_key(node))
+                roles[node_key(node)] = (node, (known[1] if known else frozenset()) | {capture})
+        blocks, functions = [root], [root]  # the scopes open where the sweep is, innermost last
+        for node, captured in sorted(roles.values(), key=lambda item: (item[0].start_byte, -item[0].end_byte)):
+            for stack in (blocks, functions):
+                while len(stack) > 1 and stack[-1].end_byte <= node.start_byte:
+                    stack.pop()
+            self._declare(node, captured, blocks[-1], functions[-1], root)
+            if "block" in captured:
+                blocks.append(node)
+            if "function" in captured:
+                functions.append(node)
+            self._declare_inside(node, captured, functions[-1] if "function" not in captured else functions[-2])
 
     def resolve(self, identifier) -> Binding | None:
-        """The binding `identifier` reads where it is written; None when no scope around it declares it."""
-        name = identifier.text.decode()
-        node = identifier
-        while node is not None:
-            table = self._tables.get(node_key(node))
-            if table is not None and name in table:
-                return table[name]
-            node = node.parent
-        return None
+        """The binding `identifier` reads where it is written: the first declaration of its name in
+        the innermost scope around it; None when no scope around it declares it."""
+        at = identifier.start_byte
+        best = None
+        for binding in self._names.get(identifier.text.decode(), ()):
+            scope = binding.scope
+            if scope.start_byte <= at < scope.end_byte and (
+                    best is None or scope.end_byte - scope.start_byte < best.scope.end_byte - best.scope.start_byte):
+                best = binding
+        return best
 
     def declared_by(self, name_node) -> Binding | None:
         """The binding the identifier `name_node` declares (a second `var x` of a scope is a
         binding of its own, with its own value), else None when it declares nothing."""
-        binding = self.resolve(name_node)
-        if binding is None or node_key(binding.node) == node_key(name_node):
-            return binding
-        holder = name_node.parent
-        while holder is not None and holder.type != "variable_declarator" and holder.type not in FUNCTIONS:
-            holder = holder.parent
-        if holder is None or holder.type != "variable_declarator" or node_key(binding.scope) != node_key(
-                self._scope_of_declarator(holder)):
-            return None
-        return Binding(binding.name, "variable", name_node, holder, binding.scope)
+        here = node_key(name_node)
+        return next((b for b in self._names.get(name_node.text.decode(), ()) if node_key(b.node) == here), None)
 
     # -- declarations ---------------------------------------------------------------------------
     def _add(self, scope, kind: str, name_node, holder) -> None:
-        if scope is None or name_node is None:
-            return
-        table = self._tables.setdefault(node_key(scope), {})
-        name = name_node.text.decode()
-        table.setdefault(name, Binding(name, kind, name_node, holder, scope))  # the first declaration wins
+        if name_node is not None:
+            name = name_node.text.decode()
+            self._names.setdefault(name, []).append(Binding(name, kind, name_node, holder, scope))
 
-    def _scope_of_declarator(self, declarator):
-        holder = declarator.parent
-        if holder is not None and holder.type == "variable_declaration":  # `var`: the function's
-            return _function_scope(holder, self._root)
-        return _block_scope(holder, self._root)
-
-    def _declare(self, node, root) -> None:
-        kind = node.type
-        if kind == "variable_declarator":
-            scope = self._scope_of_declarator(node)
+    def _declare(self, node, captured, block, function, root) -> None:
+        """The names `node` declares in the scopes around it."""
+        if "var" in captured or "let" in captured:
             for name in pattern_names(node.child_by_field_name("name")):
-                self._add(scope, "variable", name, node)
-        elif kind in _DECLARED_FUNCTIONS or kind in _CLASSES:
-            self._add(_block_scope(node, root), "function" if kind in _DECLARED_FUNCTIONS else "class",
+                self._add(function if "var" in captured else block, "variable", name, node)
+        if "declared" in captured:
+            self._add(block, "function" if node.type in _DECLARED_FUNCTIONS else "class",
                       node.child_by_field_name("name"), node)
-        elif kind in ("function_expression", "generator_function", "function", "class"):
-            self._add(node, "function" if kind != "class" else "class", node.child_by_field_name("name"), node)
-        if kind in FUNCTIONS:
-            single = node.child_by_field_name("parameter")  # `x => ...`
-            listed = node.child_by_field_name("parameters")
-            for parameter in [single] if single is not None else listed.named_children if listed is not None else []:
-                for name in pattern_names(parameter):
-                    self._add(node, "parameter", name, node)
-        elif kind == "catch_clause":
-            for name in pattern_names(node.child_by_field_name("parameter")):
-                self._add(node, "catch", name, node)
-        elif kind == "for_in_statement":
-            declared = node.child_by_field_name("kind")
-            if declared is not None:  # `for (x of xs)` assigns a name declared elsewhere
-                scope = _function_scope(node, root) if declared.type == "var" else node
-                for name in pattern_names(node.child_by_field_name("left")):
-                    self._add(scope, "loop", name, node)
-        elif kind in ("import_clause", "import_require_clause"):
+        if "import" in captured:
             statement = node.parent
             for child in walk(node):
                 if child.type == "import_specifier":
@@ -159,6 +165,26 @@ class Scopes:
                 elif child.type == "identifier" and child.parent is not None and child.parent.type in (
                         "import_clause", "namespace_import", "import_require_clause"):
                     self._add(root, "import", child, statement)
+
+    def _declare_inside(self, node, captured, around) -> None:
+        """The names `node` declares in its own extent: a function's parameters and its name as a
+        named expression, a catch clause's parameter, a loop's variable (`var`: the function around)."""
+        if "named" in captured:
+            self._add(node, "function" if node.type != "class" else "class", node.child_by_field_name("name"), node)
+        if "function" in captured:
+            single = node.child_by_field_name("parameter")  # `x => ...`
+            listed = node.child_by_field_name("parameters")
+            for parameter in [single] if single is not None else listed.named_children if listed is not None else []:
+                for name in pattern_names(parameter):
+                    self._add(node, "parameter", name, node)
+        if "catch" in captured:
+            for name in pattern_names(node.child_by_field_name("parameter")):
+                self._add(node, "catch", name, node)
+        if node.type == "for_in_statement":
+            declared = node.child_by_field_name("kind")
+            if declared is not None:  # `for (x of xs)` assigns a name declared elsewhere
+                for name in pattern_names(node.child_by_field_name("left")):
+                    self._add(around if declared.type == "var" else node, "loop", name, node)
 
 
 def pattern_names(pattern) -> list:
@@ -182,29 +208,6 @@ def pattern_names(pattern) -> list:
         elif kind in ("object_pattern", "array_pattern", "rest_pattern"):
             stack.extend(reversed(node.named_children))
     return out
-
-
-def _block_scope(node, root):
-    """The block a `let`/`const`/`class`/`function` declaration is visible in: the nearest block
-    around it, or the `for` whose head declares it."""
-    child, node = node, node.parent if node is not None else None
-    while node is not None:
-        if node.type in BLOCKS:
-            return node
-        if node.type in ("for_statement", "for_in_statement") and child.type != "statement_block":
-            return node
-        child, node = node, node.parent
-    return root
-
-
-def _function_scope(node, root):
-    """The function a `var` is visible in (hoisted out of its blocks), or the module."""
-    node = node.parent if node is not None else None
-    while node is not None:
-        if node.type in FUNCTIONS:
-            return node
-        node = node.parent
-    return root
 
 
 def in_function(node) -> bool:

@@ -7,7 +7,7 @@ another function. Each module is written here in our own words."""
 from __future__ import annotations
 
 from prefixlint.load.registry import load_templates
-from prefixlint.load.ts_grammar import parse, walk
+from prefixlint.load.ts_grammar import parse, source_kind, walk
 from prefixlint.load.ts_scopes import Scopes
 from tests.test_python_source import findings, where
 
@@ -126,7 +126,7 @@ def test_var_is_read_in_its_whole_function_and_an_inner_block_const_stays_inside
 def _resolved(source: str, path: str = "m.ts") -> dict:
     """(name, line of the use) -> (kind, line of the binding) for every identifier read in `source`."""
     root = parse(path, source)
-    scopes = Scopes(root)
+    scopes = Scopes(root, source_kind(path)[1])
     out = {}
     for node in walk(root):
         if node.type in ("identifier", "shorthand_property_identifier"):
