@@ -24,6 +24,7 @@ from prefixlint.load.template import Variable
 from prefixlint.load.ts_assembly import returned_expression
 from prefixlint.load.ts_callers import from_callers
 from prefixlint.load.ts_grammar import source_kind, walk
+from prefixlint.load.ts_names import segments
 from prefixlint.load.ts_scopes import FUNCTIONS, Binding, Scopes, in_function, node_key
 
 DAY_METHODS = {"toLocaleDateString", "toDateString"}
@@ -31,11 +32,6 @@ YEAR_METHODS = {"getFullYear", "getUTCFullYear", "getMonth", "getYear"}
 #: First names of a TS/JS value the deployment sets: Python's roots less those that are per call
 #: in TS/JS code (`args` and `options` of a tool handler or a function), with Node's `process.env`.
 TS_CONFIG_ROOTS = (CONFIG_ROOTS - {"args", "options", "opts", "os", "environ", "getenv"}) | {"process", "Deno"}
-#: Methods of an array or a string that give the same value reshaped: the value is named by
-#: its receiver (`oldFiles.map(f).join("\n")` is the old files), not by the call's arguments.
-VALUE_METHODS = frozenset({"map", "join", "filter", "slice", "flat", "flatMap", "concat", "reverse", "sort", "trim",
-                           "trimStart", "trimEnd", "toString", "toUpperCase", "toLowerCase", "substring", "at",
-                           "padStart", "padEnd", "replace", "replaceAll", "split", "toFixed"})
 _LITERALS = frozenset({"string", "number", "true", "false"})
 _DEPTH = 4
 
@@ -61,6 +57,7 @@ class FillSites:
         self._scopes: Scopes | None = None
 
     _walk = staticmethod(walk)
+    segments = staticmethod(segments)
 
     def at(self, byte: int) -> int:
         return self._chars[byte] if self._chars is not None else byte
@@ -130,15 +127,19 @@ class FillSites:
             return self.fill(node.named_children[0], depth + 1) if node.named_children else None
         if node.type == "identifier":
             binding = self.binding(node)
-            if binding is None or binding.kind not in ("variable", "parameter"):
-                return None  # a global, an import, a function: the code here does not say
+            if binding is None or binding.kind not in ("variable", "parameter", "import"):
+                return None  # a global, a function, a class: the code here does not say
             if binding.kind == "parameter":
                 argument = self.given(binding)
                 return self.clock(argument) if argument is not None else from_callers(self, node, depth)
+            if binding.kind == "import":
+                return self.at_import(binding)
             if binding.destructured:
                 picked = self.destructured(binding)
-                return self.fill(picked, depth + 1) if picked is not None else None
-            return self.fill(binding.value, depth + 1)
+                filled = self.fill(picked, depth + 1) if picked is not None else None
+            else:
+                filled = self.fill(binding.value, depth + 1)
+            return filled if filled is not None or not _module_constant(binding, self.root) else self.at_import(binding)
         if node.type == "binary_expression" and node.child_by_field_name("operator").type in ("??", "||"):
             left = node.child_by_field_name("left")
             return self.stable(node) if config_read(left) else None
@@ -165,6 +166,13 @@ class FillSites:
                 if child.type == "pair" and child.child_by_field_name("key").text == binding.node.text:
                     return child.child_by_field_name("value")
         return None
+
+    def at_import(self, binding) -> Variable:
+        """A module's `const` or an import, read anywhere: evaluated once, when the module is
+        loaded, and the same on every request the process serves (as a Python module's names)."""
+        holder = binding.holder if binding.kind == "import" else binding.holder.child_by_field_name("value")
+        shown = self.written(holder if holder is not None else binding.node)
+        return filled_by(Variable("value", "per_request", (shown,)), shown, binding.node.start_point[0] + 1, True)
 
     def stable(self, node) -> Variable:
         shown = self.written(node)
@@ -212,28 +220,13 @@ class FillSites:
         return filled_by(clock_variable(name, frequency, generate), self.written(node), node.start_point[0] + 1,
                          not in_function(node))
 
-    def segments(self, node) -> tuple[list[str], bool]:
-        if node is None:
-            return ["value"], False
-        if node.type in ("identifier", "this", "property_identifier", "shorthand_property_identifier"):
-            return [node.text.decode()], False
-        if node.type == "member_expression":
-            inner, keyed = self.segments(node.child_by_field_name("object"))
-            return inner + [node.child_by_field_name("property").text.decode()], keyed
-        if node.type == "subscript_expression":
-            inner, _ = self.segments(node.child_by_field_name("object"))
-            index = node.child_by_field_name("index")
-            return inner + [index.text.decode().strip("'\"`")], True
-        if node.type == "call_expression":
-            receiver = _reshaped(node)
-            if receiver is not None:  # `oldFiles.map(f).join("\n")`: the old files
-                return self.segments(receiver)
-            arguments = node.child_by_field_name("arguments")
-            if arguments is not None and arguments.named_children:
-                return self.segments(arguments.named_children[0])
-            return self.segments(node.child_by_field_name("function"))
-        names = [n.text.decode() for n in self._walk(node) if n.type == "identifier"]
-        return (names[:1] or ["value"]), False
+
+def _module_constant(binding, root) -> bool:
+    """Whether `binding` is a `const` of the module's top level bound to a value, not to a
+    container that code fills while the process runs (`const history = []`, `new Map()`)."""
+    value = binding.holder.child_by_field_name("value") if binding.holder.type == "variable_declarator" else None
+    return binding.constant and node_key(binding.scope) == node_key(root) and value is not None and \
+        value.type not in ("array", "object", "new_expression")
 
 
 def _literal(node) -> bool:
@@ -257,26 +250,6 @@ def config_read(node) -> bool:
             return node.type == "member_expression" and node.child_by_field_name("property").text == b"env"
         node = inner
     return node.type == "identifier" and node.text.decode() in TS_CONFIG_ROOTS and node.text != b"process"
-
-
-def _reshaped(call):
-    """The variable a chain of array or string methods reshapes (`oldFiles` of
-    `oldFiles.map(f).join(s)`, `this.notes` of `this.notes.join(s)`); None for anything else (a
-    field deep in an object, `designSystem.colors.text.join(s)`, says less than its name)."""
-    node = call
-    while node is not None and node.type == "call_expression":
-        callee = node.child_by_field_name("function")
-        if callee is None or callee.type != "member_expression" or \
-                callee.child_by_field_name("property").text.decode() not in VALUE_METHODS:
-            return None if node is call else node
-        node = callee.child_by_field_name("object")
-    if node is None or node is call:
-        return None
-    if node.type == "identifier" or node.type == "member_expression" and \
-            node.child_by_field_name("object").type in ("this", "identifier") and \
-            node.child_by_field_name("object").text in (b"this", b"props"):
-        return node
-    return None
 
 
 def _as_identifier(shorthand, sites):

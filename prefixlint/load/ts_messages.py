@@ -1,17 +1,20 @@
 """Chat messages in TypeScript/JavaScript: `{ role, content }` objects (issue 19 item 4).
 
 An object literal with a chat role (`system`, `developer`, `user`, `assistant`) and a text or
-text parts (`content: [{ type: 'text', text }]`) is a message wherever it is written: in a
-list (`messages: [...]`, also by a variable's name, `[SYSTEM_MESSAGE, ...history]`), a module
-constant typed `ChatCompletionMessageParam` or not, a function's return value, the argument of
-`messages.unshift(...)` (before the conversation so far). `...history` after a message is the
-conversation's slot. `ts_source` decides where prompts are; this reads their messages.
+text parts (`content: [{ type: 'text', text }]`) is a message: in a list (`messages: [...]`,
+also by the name of a module constant, `[SYSTEM_MESSAGE, ...history]`) and as the argument of
+`messages.unshift(...)` (before the conversation so far). A system (or developer) message is a
+prompt on its own too, wherever it is written: a module constant typed
+`ChatCompletionMessageParam` or not, a function's return value; not when a call adds it to a
+conversation (`history.push(...)`: somewhere in the middle). `...history` after a message is
+the conversation's slot. `ts_source` decides where prompts are; this reads their messages.
 """
 
 from __future__ import annotations
 
 from prefixlint.load.source_prompts import Field, PromptMessage, variable_name
 from prefixlint.load.ts_assembly import returned_expression
+from prefixlint.load.ts_scopes import node_key
 from prefixlint.load.ts_values import Values
 
 ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant"}
@@ -56,11 +59,14 @@ class Messages(Values):
 
     def message_object(self, item, depth: int = 0):
         """The object literal a list's item is: written there (`{ role, content }`, also `as
-        const`), or a variable's (`SYSTEM_MESSAGE` of `[SYSTEM_MESSAGE, ...history]`); else None."""
+        const`), or a module constant's (`SYSTEM_MESSAGE` of `[SYSTEM_MESSAGE, ...history]`; a
+        function's local message is built per call, as the list around it); else None."""
         item = inside(item)
-        if item.type == "identifier" and depth < 4:
+        if item.type == "identifier" and depth < 4:  # a message constant of the module: fixed at load
             binding = self.binding(item)
-            item = inside(binding.value) if binding is not None and binding.value is not None else item
+            if binding is not None and binding.constant and binding.value is not None and \
+                    node_key(binding.scope) == node_key(self.root):
+                item = inside(binding.value)
         return item if item.type == "object" else None
 
     def returned_message(self, node) -> list[PromptMessage]:
@@ -123,10 +129,16 @@ def outside(node):
     return node
 
 
-def chat_role(pair) -> bool:
-    """Whether a `role:` property names a chat role (system, developer, user, assistant)."""
+def system_message(pair) -> bool:
+    """Whether a `role:` property is a system message's (`system`, `developer`) in an object that
+    stands on its own: not an argument of a call (`history.push({ role: 'system', ... })` adds a
+    message in the middle of a conversation). A user's or the assistant's message is part of a
+    conversation, a prompt only in its list."""
     value = pair.child_by_field_name("value") if pair.type == "pair" else None
-    return value is not None and value.type == "string" and value.text.decode().strip("'\"") in ROLES
+    if value is None or value.type != "string" or ROLES.get(value.text.decode().strip("'\"`")) != "system":
+        return False
+    holder = outside(pair.parent)
+    return holder.parent is None or holder.parent.type != "arguments"
 
 
 def holder_name(node) -> str | None:

@@ -6,8 +6,8 @@ A text is a prompt when it is
 - passed where a prompt goes: an object with `system`, `instructions`, `prompt`, `input` or
   `messages: [{role, content}]` (Vercel AI SDK `generateText`/`streamText`, OpenAI and Anthropic
   Node SDKs): one chat per object, `system`/`instructions` as the system message; an array of
-  `{role, content}` objects anywhere is a chat too, and so is one such object with a chat role
-  wherever it is (a constant, a returned value: `ts_messages`).
+  `{role, content}` objects anywhere is a chat too, and so is a system (or developer) message
+  object on its own (a constant, a returned value: `ts_messages`).
 Texts are string literals and template literals; `${...}` substitutions that name another text
 of the file (a constant, or a call of a function returning a template literal) are inlined,
 `+`, `.join()`, `.trim()` followed; every other substitution is a placeholder at the line and
@@ -35,7 +35,7 @@ from prefixlint.load.source_text import template_fields
 from prefixlint.load.template import Template
 from prefixlint.load.ts_grammar import parse, parser, source_kind
 from prefixlint.load.ts_langchain import is_prompt_object, prompt_object
-from prefixlint.load.ts_messages import Messages, chat_role, holder_name, outside, unshift_call
+from prefixlint.load.ts_messages import Messages, holder_name, outside, system_message, unshift_call
 from prefixlint.load.ts_scopes import FUNCTIONS, node_key
 
 FORMAT = "typescript"
@@ -109,8 +109,8 @@ class _Source(Messages):
                 self.candidates[node_key(wrapped.parent)] = wrapped.parent
             elif name == "role" and unshift_call(wrapped) is not None:
                 self.candidates[node_key(wrapped.parent.parent)] = wrapped.parent.parent
-            elif name == "role" and chat_role(node) and holder.type == "object":
-                self.candidates[node_key(holder)] = holder  # a message wherever it is: a constant, returned
+            elif name == "role" and system_message(node) and holder.type == "object":
+                self.candidates[node_key(holder)] = holder  # a system message on its own: a constant, returned
             elif name in TEXT_KEYS or name == "messages":
                 self.candidates[node_key(holder)] = holder
             elif node.type == "pair" and PROMPT_NAME.search(name):

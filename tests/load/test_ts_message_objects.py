@@ -78,3 +78,21 @@ def test_objects_with_a_role_that_is_no_chat_role_or_no_text_are_no_messages(tmp
         "export function echo(answer: string) { return { role: 'assistant', content: answer }; }\n"))
     with pytest.raises(NotATemplate, match="no prompt found"):
         load_templates(str(path))
+
+
+def test_a_message_added_in_the_middle_of_a_conversation_or_a_lone_turn_is_no_prompt_of_its_own(tmp_path):
+    # a reminder pushed after the turns so far, an error shown as the assistant's turn, a user's
+    # turn built per call: messages of a conversation whose start is elsewhere
+    path = _module(tmp_path, "loop.ts", (
+        "export class Loop {\n"
+        "  history: any[] = [];\n"
+        "  remind(tool: string) {\n"
+        "    this.history.push({ role: 'system', content: `You called ${tool} three times with the same input.` });\n"
+        "  }\n"
+        "  fail(error: Error) {\n"
+        "    const shown = { role: 'assistant', content: `The call failed: ${error.message}. Try again later.` };\n"
+        "    return shown;\n"
+        "  }\n"
+        "}\n"))
+    with pytest.raises(NotATemplate, match="no prompt found"):
+        load_templates(str(path))

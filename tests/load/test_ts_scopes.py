@@ -42,8 +42,25 @@ def test_an_import_is_not_filled_by_another_functions_local_clock(tmp_path):
     (template,) = load_templates(str(path))
     edition = template.variables["edition"]
     assert "Date" not in (edition.evidence or "")
-    assert (edition.kind, edition.line) == ("stable", 6)  # a module-level field: once per process, at import
+    assert (edition.kind, edition.line, edition.evidence) == (  # the import: once per process
+        "stable", 1, 'filled by import { edition } from "./release"; once per process, at import')
     assert findings(path) == []
+
+
+def test_an_import_or_a_module_constant_read_in_a_function_is_evaluated_once_per_process(tmp_path):
+    path = _module(tmp_path, "compact.ts", (
+        'import { SUMMARY_LEAD } from "./lead";\n'                                   # 1
+        "const started = loadStartTime();\n"                                       # 2
+        "const turns: string[] = [];\n"                                            # 3: filled while it runs
+        "export function systemPrompt(): string {\n"                               # 4
+        f"  return `${{SUMMARY_LEAD}} ${{started}} ${{turns}}\\n{RULES}`;\n}}\n"))  # 5
+    (template,) = load_templates(str(path))
+    lead, started = template.variables["summary_lead"], template.variables["started"]
+    assert (lead.kind, lead.line, lead.evidence) == (
+        "stable", 1, 'filled by import { SUMMARY_LEAD } from "./lead"; once per process, at import')
+    assert (started.kind, started.line, started.evidence) == (
+        "stable", 2, "filled by loadStartTime() once per process, at import")
+    assert "turns" not in template.variables  # a container code fills: its name decides
 
 
 def test_an_arrow_parameter_shadows_a_module_level_clock(tmp_path):
