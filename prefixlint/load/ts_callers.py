@@ -17,8 +17,8 @@ from typing import Any
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.template import Variable
-from prefixlint.load.ts_assembly import FUNCTIONS
 from prefixlint.load.ts_grammar import SUFFIXES, parse
+from prefixlint.load.ts_scopes import node_key
 
 MAX_FILES = 60
 MAX_BYTES = 256 * 1024
@@ -103,11 +103,6 @@ def _calls_elsewhere(values, name: str, nearby: list[str]) -> list:
                 sites.root = parse(other, text)
             except PrefixlintError:  # nested too deeply: that file's own diagnostic, not this one's
                 continue
-            for node in FillSites._walk(sites.root):
-                if node.type == "variable_declarator":
-                    named = node.child_by_field_name("name")
-                    if named is not None and named.type == "identifier":
-                        sites.declarators.setdefault(named.text.decode(), []).append(node)
             if len(_parsed) > 1024:
                 _parsed.clear()
             _parsed[other] = sites
@@ -118,8 +113,13 @@ def _calls_elsewhere(values, name: str, nearby: list[str]) -> list:
 def from_callers(self, name, depth: int) -> Variable | None:
     """The variable of the parameter `name` by what every call of its function passes (`self`:
     the module's FillSites), in the module and in the modules beside it."""
-    function, index = _parameter_of(name)
-    called = _function_name(function) if function is not None else None
+    binding = self.binding(name)
+    if binding is None or binding.kind != "parameter":
+        return None
+    function = binding.holder
+    positions = [p is not None and node_key(p) == node_key(binding.node) for p in parameter_nodes(function)]
+    index = positions.index(True) if True in positions else None
+    called = _function_name(function)
     if called is None or index is None:
         return None
     found: list[Variable] = []
@@ -141,31 +141,22 @@ def from_callers(self, name, depth: int) -> Variable | None:
     return (volatile or found)[0] if found else None
 
 
-def parameter_names(function) -> list:
+def parameter_nodes(function) -> list:
+    """The identifier of each parameter of `function` in order (`x`, `x?: T`, `x = 1`); None for
+    one destructured or gathered (`{ a, b }`, `...rest`): it is not one argument's value."""
     single = function.child_by_field_name("parameter")
     if single is not None:
-        return [_parameter_name(single)]
+        return [single if single.type == "identifier" else None]
     listed = function.child_by_field_name("parameters")
-    return [_parameter_name(p) for p in listed.named_children] if listed is not None else []
+    return [_parameter_node(p) for p in listed.named_children] if listed is not None else []
 
 
-def _parameter_name(node) -> str | None:
-    if node.type == "identifier":
-        return node.text.decode()
-    pattern = node.child_by_field_name("pattern")
-    return pattern.text.decode() if pattern is not None and pattern.type == "identifier" else None
-
-
-def _parameter_of(name):
-    """(the innermost function declaring the identifier `name` as a parameter, its index)."""
-    node = name.parent
-    while node is not None:
-        if node.type in FUNCTIONS:
-            names = parameter_names(node)
-            if name.text.decode() in names:
-                return node, names.index(name.text.decode())
-        node = node.parent
-    return None, None
+def _parameter_node(node):
+    if node.type in ("required_parameter", "optional_parameter"):
+        node = node.child_by_field_name("pattern")
+    elif node.type == "assignment_pattern":
+        node = node.child_by_field_name("left")
+    return node if node is not None and node.type == "identifier" else None
 
 
 def _function_name(function) -> str | None:

@@ -21,20 +21,17 @@ from typing import Any
 from prefixlint.load.fill_sites import CONFIG_ROOTS, deployment_constant
 from prefixlint.load.source_prompts import CLOCK_CALLS, Field, clock_variable, filled_by, variable_name
 from prefixlint.load.template import Variable
-from prefixlint.load.ts_assembly import FUNCTIONS, declaration, returned_expression
+from prefixlint.load.ts_assembly import returned_expression
 from prefixlint.load.ts_callers import from_callers
-from prefixlint.load.ts_grammar import walk
+from prefixlint.load.ts_grammar import source_kind, walk
+from prefixlint.load.ts_names import segments
+from prefixlint.load.ts_scopes import FUNCTIONS, Binding, Scopes, in_function, node_key
 
 DAY_METHODS = {"toLocaleDateString", "toDateString"}
 YEAR_METHODS = {"getFullYear", "getUTCFullYear", "getMonth", "getYear"}
 #: First names of a TS/JS value the deployment sets: Python's roots less those that are per call
 #: in TS/JS code (`args` and `options` of a tool handler or a function), with Node's `process.env`.
 TS_CONFIG_ROOTS = (CONFIG_ROOTS - {"args", "options", "opts", "os", "environ", "getenv"}) | {"process", "Deno"}
-#: Methods of an array or a string that give the same value reshaped: the value is named by
-#: its receiver (`oldFiles.map(f).join("\n")` is the old files), not by the call's arguments.
-VALUE_METHODS = frozenset({"map", "join", "filter", "slice", "flat", "flatMap", "concat", "reverse", "sort", "trim",
-                           "trimStart", "trimEnd", "toString", "toUpperCase", "toLowerCase", "substring", "at",
-                           "padStart", "padEnd", "replace", "replaceAll", "split", "toFixed"})
 _LITERALS = frozenset({"string", "number", "true", "false"})
 _DEPTH = 4
 
@@ -54,14 +51,13 @@ class FillSites:
                     self._chars[at + b] = index
                 at += width
             self._chars[at] = len(text)
-        self.bindings: dict[str, Any] = {}  # name -> its tree-sitter node
         self.touched: list[tuple] = []  # the literals a prompt's text was read from
-        self.declarators: dict[str, list] = {}  # every declaration of a name, for the one in scope
-        self.parameters: set[str] = set()  # names bound to a call's arguments (`applied`)
+        self.arguments: dict[tuple, Any] = {}  # a parameter's identifier -> the argument of the call read (`applied`)
         self.root: Any = None
-        self.patterns: list = []  # `const { a, b } = ...` declarators
+        self._scopes: Scopes | None = None
 
     _walk = staticmethod(walk)
+    segments = staticmethod(segments)
 
     def at(self, byte: int) -> int:
         return self._chars[byte] if self._chars is not None else byte
@@ -69,18 +65,47 @@ class FillSites:
     def written(self, node) -> str:
         return self.text[self.at(node.start_byte) : self.at(node.end_byte)]
 
+    @property
+    def scopes(self) -> Scopes:
+        if self._scopes is None:
+            self._scopes = Scopes(self.root, source_kind(self.path)[1])
+        return self._scopes
+
+    def binding(self, node) -> Binding | None:
+        """The declaration the identifier `node` reads where it is written (`ts_scopes`)."""
+        return self.scopes.resolve(node) if self.root is not None else None
+
     def bound(self, node):
-        """The declarator of the identifier `node` in scope where it is used, else None."""
-        name = node.text.decode()
-        if name in self.parameters:
+        """The declarator of the variable the identifier `node` reads, when declared by its whole
+        name (`const x = ...`); None for a parameter, an import, a pattern, a global."""
+        binding = self.binding(node)
+        return binding.declarator if binding is not None else None
+
+    def given(self, binding):
+        """The argument a parameter is bound to while a call's text is read (`applied`), else None."""
+        return self.arguments.get(node_key(binding.node)) if binding is not None and binding.kind == "parameter" else None
+
+    def function_of(self, node):
+        """The function the identifier `node` names (`function f`, `const f = () => ...`), else None."""
+        binding = self.binding(node)
+        if binding is None:
             return None
-        return declaration(node, self.declarators.get(name, []))
+        if binding.kind == "function" and binding.holder.type in FUNCTIONS:
+            return binding.holder
+        value = binding.value
+        return value if value is not None and value.type in FUNCTIONS else None
+
+    def iterated(self, name):
+        """The collection a loop variable walks (`memories` for `mem` in `for (const mem of memories)`):
+        an element of a list is named by its list."""
+        binding = self.binding(name) if name is not None and name.type == "identifier" else None
+        return binding.holder.child_by_field_name("right") if binding is not None and binding.kind == "loop" else None
 
     # -- placeholders -----------------------------------------------------------------------------
     def field(self, expression, where=None) -> Field:
         where = where or expression
         offset, written = self.at(where.start_byte), self.written(where)
-        segments, keyed = self.segments(_iterated(expression) or expression)
+        segments, keyed = self.segments(self.iterated(expression) or expression)
         filled = self.fill(expression, 0) if expression is not None else None
         if filled is None and expression is not None and not in_function(where):  # evaluated once, at load
             value = self.written(expression)
@@ -101,44 +126,53 @@ class FillSites:
         if node.type in ("parenthesized_expression", "as_expression", "non_null_expression", "await_expression"):
             return self.fill(node.named_children[0], depth + 1) if node.named_children else None
         if node.type == "identifier":
-            declarator = self.bound(node)
-            if declarator is not None:
-                return self.fill(declarator.child_by_field_name("value"), depth + 1)
-            picked = self.destructured(node)
-            if picked is not None:
-                return self.fill(picked, depth + 1)
-            bound = self.bindings.get(node.text.decode())
-            if bound is not None and node.text.decode() in self.parameters:
-                return self.clock(bound)
-            return from_callers(self, node, depth) if bound is None else self.clock(bound)
+            binding = self.binding(node)
+            if binding is None or binding.kind not in ("variable", "parameter", "import"):
+                return None  # a global, a function, a class: the code here does not say
+            if binding.kind == "parameter":
+                argument = self.given(binding)
+                return self.clock(argument) if argument is not None else from_callers(self, node, depth)
+            if binding.kind == "import":
+                return self.at_import(binding)
+            if binding.destructured:
+                picked = self.destructured(binding)
+                filled = self.fill(picked, depth + 1) if picked is not None else None
+            else:
+                filled = self.fill(binding.value, depth + 1)
+            return filled if filled is not None or not _module_constant(binding, self.root) else self.at_import(binding)
         if node.type == "binary_expression" and node.child_by_field_name("operator").type in ("??", "||"):
             left = node.child_by_field_name("left")
             return self.stable(node) if config_read(left) else None
         return self.stable(node) if config_read(node) else None
 
-    def destructured(self, name):
+    def destructured(self, binding):
         """The value a `const { name } = helper(...)` takes: the `name` property of the object
-        `helper` returns (or of an object literal), where the pattern is in scope."""
-        for declarator in self.patterns:
-            pattern = declarator.child_by_field_name("name")
-            if not any(p.type == "shorthand_property_identifier_pattern" and p.text == name.text
-                       for p in pattern.named_children) or declaration(name, [declarator]) is None:
-                continue
-            value = declarator.child_by_field_name("value")
-            while value is not None and value.type == "await_expression" and value.named_children:
-                value = value.named_children[0]
-            if value is not None and value.type == "call_expression":
-                callee = value.child_by_field_name("function")
-                function = self.bindings.get(callee.text.decode()) if callee.type == "identifier" else None
-                value = returned_expression(function) if function is not None else None
-            if value is not None and value.type == "object":
-                for child in value.named_children:
-                    if child.type == "shorthand_property_identifier" and child.text == name.text:
-                        return _as_identifier(child, self)
-                    if child.type == "pair" and child.child_by_field_name("key").text == name.text:
-                        return child.child_by_field_name("value")
+        `helper` returns (or of an object literal)."""
+        pattern = binding.node.parent
+        if binding.holder.type != "variable_declarator" or binding.node.type != "shorthand_property_identifier_pattern" \
+                or pattern is None or node_key(pattern) != node_key(binding.holder.child_by_field_name("name")):
             return None
+        value = binding.holder.child_by_field_name("value")
+        while value is not None and value.type == "await_expression" and value.named_children:
+            value = value.named_children[0]
+        if value is not None and value.type == "call_expression":
+            callee = value.child_by_field_name("function")
+            function = self.function_of(callee) if callee.type == "identifier" else None
+            value = returned_expression(function) if function is not None else None
+        if value is not None and value.type == "object":
+            for child in value.named_children:
+                if child.type == "shorthand_property_identifier" and child.text == binding.node.text:
+                    return _as_identifier(child, self)
+                if child.type == "pair" and child.child_by_field_name("key").text == binding.node.text:
+                    return child.child_by_field_name("value")
         return None
+
+    def at_import(self, binding) -> Variable:
+        """A module's `const` or an import, read anywhere: evaluated once, when the module is
+        loaded, and the same on every request the process serves (as a Python module's names)."""
+        holder = binding.holder if binding.kind == "import" else binding.holder.child_by_field_name("value")
+        shown = self.written(holder if holder is not None else binding.node)
+        return filled_by(Variable("value", "per_request", (shown,)), shown, binding.node.start_point[0] + 1, True)
 
     def stable(self, node) -> Variable:
         shown = self.written(node)
@@ -146,10 +180,12 @@ class FillSites:
         return deployment_constant(value, shown, node.start_point[0] + 1)
 
     def argument(self, node, depth: int) -> Variable | None:
-        """What a caller's argument is: a literal (stable), else what fills it."""
-        if node.type in _LITERALS or node.type == "template_string" and not any(
-                c.type == "template_substitution" for c in node.named_children):
+        """What a caller's argument is: a literal or a `const` declared as one (stable), else what fills it."""
+        if _literal(node):
             return self.stable(node)
+        binding = self.binding(node) if node.type == "identifier" else None
+        if binding is not None and binding.constant and binding.value is not None and _literal(binding.value):
+            return self.stable(binding.value)  # `f(RELEASE)`, `const RELEASE = "2025-01"`: a module's constant
         return self.fill(node, depth + 1)
 
     def clock(self, node):
@@ -184,28 +220,18 @@ class FillSites:
         return filled_by(clock_variable(name, frequency, generate), self.written(node), node.start_point[0] + 1,
                          not in_function(node))
 
-    def segments(self, node) -> tuple[list[str], bool]:
-        if node is None:
-            return ["value"], False
-        if node.type in ("identifier", "this", "property_identifier", "shorthand_property_identifier"):
-            return [node.text.decode()], False
-        if node.type == "member_expression":
-            inner, keyed = self.segments(node.child_by_field_name("object"))
-            return inner + [node.child_by_field_name("property").text.decode()], keyed
-        if node.type == "subscript_expression":
-            inner, _ = self.segments(node.child_by_field_name("object"))
-            index = node.child_by_field_name("index")
-            return inner + [index.text.decode().strip("'\"`")], True
-        if node.type == "call_expression":
-            receiver = _reshaped(node)
-            if receiver is not None:  # `oldFiles.map(f).join("\n")`: the old files
-                return self.segments(receiver)
-            arguments = node.child_by_field_name("arguments")
-            if arguments is not None and arguments.named_children:
-                return self.segments(arguments.named_children[0])
-            return self.segments(node.child_by_field_name("function"))
-        names = [n.text.decode() for n in self._walk(node) if n.type == "identifier"]
-        return (names[:1] or ["value"]), False
+
+def _module_constant(binding, root) -> bool:
+    """Whether `binding` is a `const` of the module's top level bound to a value, not to a
+    container that code fills while the process runs (`const history = []`, `new Map()`)."""
+    value = binding.holder.child_by_field_name("value") if binding.holder.type == "variable_declarator" else None
+    return binding.constant and node_key(binding.scope) == node_key(root) and value is not None and \
+        value.type not in ("array", "object", "new_expression")
+
+
+def _literal(node) -> bool:
+    return node.type in _LITERALS or node.type == "template_string" and not any(
+        c.type == "template_substitution" for c in node.named_children)
 
 
 def config_read(node) -> bool:
@@ -226,51 +252,7 @@ def config_read(node) -> bool:
     return node.type == "identifier" and node.text.decode() in TS_CONFIG_ROOTS and node.text != b"process"
 
 
-def _reshaped(call):
-    """The variable a chain of array or string methods reshapes (`oldFiles` of
-    `oldFiles.map(f).join(s)`, `this.notes` of `this.notes.join(s)`); None for anything else (a
-    field deep in an object, `designSystem.colors.text.join(s)`, says less than its name)."""
-    node = call
-    while node is not None and node.type == "call_expression":
-        callee = node.child_by_field_name("function")
-        if callee is None or callee.type != "member_expression" or \
-                callee.child_by_field_name("property").text.decode() not in VALUE_METHODS:
-            return None if node is call else node
-        node = callee.child_by_field_name("object")
-    if node is None or node is call:
-        return None
-    if node.type == "identifier" or node.type == "member_expression" and \
-            node.child_by_field_name("object").type in ("this", "identifier") and \
-            node.child_by_field_name("object").text in (b"this", b"props"):
-        return node
-    return None
-
-
 def _as_identifier(shorthand, sites):
     """A shorthand property `{ now }` read as the identifier `now` where it is written."""
     declarator = sites.bound(shorthand)
     return declarator.child_by_field_name("value") if declarator is not None else None
-
-
-def _iterated(name):
-    """The collection a loop variable walks (`memories` for `mem` in `for (const mem of memories)`):
-    an element of a list is named by its list."""
-    if name is None or name.type != "identifier":
-        return None
-    node = name.parent
-    while node is not None and node.type not in FUNCTIONS:
-        if node.type == "for_in_statement":
-            left = node.child_by_field_name("left")
-            if left is not None and left.text == name.text:
-                return node.child_by_field_name("right")
-        node = node.parent
-    return None
-
-
-def in_function(node) -> bool:
-    """Whether `node` runs inside a function (else once, when the module is loaded)."""
-    while node is not None:
-        if node.type in FUNCTIONS:
-            return True
-        node = node.parent
-    return False

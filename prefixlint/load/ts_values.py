@@ -16,15 +16,12 @@ from dataclasses import replace
 from prefixlint.load.source_prompts import Text
 from prefixlint.load.source_text import dedent_pieces, strip_pieces
 from prefixlint.load.ts_assembly import additions, replaced_field
-from prefixlint.load.ts_callers import parameter_names
+from prefixlint.load.ts_callers import parameter_nodes
 from prefixlint.load.ts_fill_sites import FillSites
+from prefixlint.load.ts_scopes import node_key
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0", "\n": "", "\r\n": ""}
 _DEPTH = 8
-
-
-def node_key(node) -> tuple[int, int, str]:
-    return node.start_byte, node.end_byte, node.type
 
 
 class Values(FillSites):
@@ -53,19 +50,22 @@ class Values(FillSites):
         return None
 
     def variable_text(self, node, depth: int) -> list | None:
-        """A name's text: its value where declared, then what code adds to it (`+=`, `x = x + ...`)."""
-        declarator = self.bound(node)
-        if declarator is None:
-            bound = self.bindings.get(node.text.decode())
-            return self.text_of(bound, depth + 1) if bound is not None and bound.type != "function_declaration" else None
-        return self.declared(declarator, depth + 1)
+        """A name's text by the declaration it reads (`ts_scopes`): a variable's value where
+        declared, then what code adds to it (`+=`, `x = x + ...`); a parameter's argument while a
+        call's text is read (`applied`)."""
+        binding = self.binding(node)
+        argument = self.given(binding)
+        if argument is not None:
+            return self.text_of(argument, depth + 1)
+        return self.declared(binding, depth + 1) if binding is not None and binding.declarator is not None else None
 
-    def declared(self, declarator, depth: int, function: bool = False) -> list | None:
+    def declared(self, binding, depth: int, function: bool = False) -> list | None:
+        declarator = binding.declarator
         value = declarator.child_by_field_name("value")
         if value is not None and value.type == "array":
             return None
         pieces = self.text_of(value, depth, function) if value is not None else []
-        added = additions(declarator) if _reassignable(declarator) else []
+        added = additions(binding, self.scopes) if _reassignable(declarator) else []
         if pieces is None and not added:
             return None
         out = list(pieces) if pieces is not None else [self.field(value)]
@@ -106,9 +106,9 @@ class Values(FillSites):
             dedent = callee.text.decode().lower().endswith(("dedent", "outdent", "stripindent"))
             return dedent_pieces(pieces) if dedent and pieces is not None else None  # None: past the depth bound
         if callee is not None and callee.type == "identifier":
-            bound = self.bindings.get(callee.text.decode())
-            if bound is not None and bound.type in ("arrow_function", "function_expression", "function_declaration"):
-                return self.applied(bound, arguments, depth)
+            function = self.function_of(callee)
+            if function is not None and function.type in ("arrow_function", "function_expression", "function_declaration"):
+                return self.applied(function, arguments, depth)
         return None
 
     def array_items(self, node) -> list | None:
@@ -117,11 +117,11 @@ class Values(FillSites):
             return list(node.named_children)
         if node.type != "identifier":
             return None
-        declarator = self.bound(node)
-        value = declarator.child_by_field_name("value") if declarator is not None else None
+        binding = self.binding(node)
+        value = binding.value if binding is not None else None
         if value is None or value.type != "array":
             return None
-        return [*value.named_children, *additions(declarator)]
+        return [*value.named_children, *additions(binding, self.scopes)]
 
     def replaced(self, call, target, arguments, every: bool, depth: int) -> list | None:
         """`text.replace('{var}', value)`: the text with its `{var}` filled by `value`."""
@@ -150,23 +150,20 @@ class Values(FillSites):
 
     def applied(self, function, arguments, depth: int) -> list | None:
         """The text a call returns, its parameters bound to the call's arguments (`frame(`...`)`)."""
-        names = parameter_names(function)
         given = list(arguments.named_children) if arguments is not None else []
-        saved = {name: self.bindings.get(name) for name in names if name}
-        outer = set(self.parameters)
-        for name, value in zip(names, given):
-            if name:
-                self.bindings[name] = value
-                self.parameters.add(name)
+        parameters = parameter_nodes(function)
+        saved = {node_key(p): self.arguments.get(node_key(p)) for p in parameters if p is not None}
+        for parameter, value in zip(parameters, given):
+            if parameter is not None:
+                self.arguments[node_key(parameter)] = value
         try:
             return self.returned(function, depth + 1)
         finally:
-            self.parameters = outer
             for name, value in saved.items():
                 if value is None:
-                    self.bindings.pop(name, None)
+                    self.arguments.pop(name, None)
                 else:
-                    self.bindings[name] = value
+                    self.arguments[name] = value
 
     def literal(self, node, depth: int) -> list:
         pieces: list = []

@@ -1,0 +1,150 @@
+"""Chat messages in TypeScript/JavaScript: `{ role, content }` objects (issue 19 item 4).
+
+An object literal with a chat role (`system`, `developer`, `user`, `assistant`) and a text or
+text parts (`content: [{ type: 'text', text }]`) is a message: in a list (`messages: [...]`,
+also by the name of a module constant, `[SYSTEM_MESSAGE, ...history]`) and as the argument of
+`messages.unshift(...)` (before the conversation so far). A system (or developer) message is a
+prompt on its own too, wherever it is written: a module constant typed
+`ChatCompletionMessageParam` or not, a function's return value; not when a call adds it to a
+conversation (`history.push(...)`: somewhere in the middle). `...history` after a message is
+the conversation's slot. `ts_source` decides where prompts are; this reads their messages.
+"""
+
+from __future__ import annotations
+
+from prefixlint.load.source_prompts import Field, PromptMessage, variable_name
+from prefixlint.load.ts_assembly import returned_expression
+from prefixlint.load.ts_scopes import node_key
+from prefixlint.load.ts_values import Values
+
+ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant"}
+_WRAPPERS = ("as_expression", "satisfies_expression", "parenthesized_expression", "non_null_expression")
+
+
+class Messages(Values):
+    def pairs(self, node) -> dict:
+        out = {}
+        for child in node.named_children:
+            if child.type == "pair":
+                key = child.child_by_field_name("key")
+                name = key.text.decode().strip("'\"`") if key is not None else ""
+                out[name] = child.child_by_field_name("value")
+            elif child.type == "shorthand_property_identifier":
+                out[child.text.decode()] = child
+        return out
+
+    def role_messages(self, array, depth: int = 0) -> list[PromptMessage]:
+        return self.role_messages_of(array.named_children, depth, array)
+
+    def role_messages_of(self, items, depth: int = 0, array=None) -> list[PromptMessage]:
+        messages: list[PromptMessage] = []
+        for item in items:
+            if item.type == "spread_element":  # `...MESSAGES` (a constant list) or `...history` after the system message
+                spread = item.named_children[0] if item.named_children else item
+                declarator = self.bound(spread) if spread.type == "identifier" else None
+                value = declarator.child_by_field_name("value") if declarator is not None else None
+                if value is not None and value.type == "array" and value is not array and depth < 4:
+                    messages += self.role_messages(value, depth + 1)
+                elif messages:
+                    messages.append(self.slot(spread))
+                continue
+            item = self.message_object(item, depth)
+            pairs = self.pairs(item) if item is not None else {}
+            role = pairs.get("role")
+            if role is None or "content" not in pairs or role.type != "string":
+                continue
+            name = role.text.decode().strip("'\"")
+            messages += self.content(pairs["content"], ROLES.get(name, name))
+        return messages
+
+    def message_object(self, item, depth: int = 0):
+        """The object literal a list's item is: written there (`{ role, content }`, also `as
+        const`), or a module constant's (`SYSTEM_MESSAGE` of `[SYSTEM_MESSAGE, ...history]`; a
+        function's local message is built per call, as the list around it); else None."""
+        item = inside(item)
+        if item.type == "identifier" and depth < 4:  # a message constant of the module: fixed at load
+            binding = self.binding(item)
+            if binding is not None and binding.constant and binding.value is not None and \
+                    node_key(binding.scope) == node_key(self.root):
+                item = inside(binding.value)
+        return item if item.type == "object" else None
+
+    def returned_message(self, node) -> list[PromptMessage]:
+        """The message a function returns as a `{role, content}` object, else []."""
+        function = node if node.type == "function_declaration" else node.child_by_field_name("value")
+        if function is None or function.type not in ("function_declaration", "arrow_function", "function_expression"):
+            return []
+        body = returned_expression(function)
+        return self.role_messages_of([body]) if body is not None and body.type == "object" else []
+
+    def unshifted_into(self, target) -> list[PromptMessage]:
+        """What follows a message unshifted into `target`: the messages of a list declared in the
+        module with no spread in it (a request built here), else the conversation so far."""
+        declarator = self.bound(target) if target.type == "identifier" else None
+        value = declarator.child_by_field_name("value") if declarator is not None else None
+        if value is not None and value.type == "array" and not any(
+                item.type == "spread_element" for item in value.named_children):
+            return self.role_messages(value)
+        return [self.slot(target)]
+
+    def slot(self, node) -> PromptMessage:
+        """The conversation so far, where the code puts it (`...history`, the array unshifted into)."""
+        start = self.at(node.start_byte)
+        name = variable_name(self.segments(node)[0]) if node.type in ("identifier", "member_expression") else "history"
+        return PromptMessage("(conversation)", [Field(start, self.written(node), name)], start, slot=name)
+
+    def content(self, node, role: str | None) -> list[PromptMessage]:
+        if node.type == "array":  # `content: [{type: 'text', text: p}, {type: 'image_url', ...}]`
+            parts = [self.pairs(item) for item in node.named_children if item.type == "object"]
+            texts = [part["text"] for part in parts if "text" in part and part["text"] is not None]
+            if texts and len(texts) == len(node.named_children):
+                return [message for text in texts for message in self.content(text, role)]
+        pieces = self.text_of(node, 0)
+        if pieces is None:
+            pieces = [self.field(node)]
+        return [PromptMessage(role, pieces, self.at(node.start_byte))]
+
+
+def unshift_call(holder):
+    """The `x.unshift(...)` call an object literal is an argument of, else None."""
+    arguments = holder.parent
+    call = arguments.parent if arguments is not None and arguments.type == "arguments" else None
+    callee = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+    if callee is None or callee.type != "member_expression":
+        return None
+    return call if callee.child_by_field_name("property").text == b"unshift" else None
+
+
+def inside(node):
+    """The expression `x as T`, `x satisfies T`, `(x)` wrap."""
+    while node.type in _WRAPPERS and node.named_children:
+        node = node.named_children[0]
+    return node
+
+
+def outside(node):
+    """The outermost of the `as T`, `satisfies T` and parentheses wrapping `node`."""
+    while node.parent is not None and node.parent.type in _WRAPPERS:
+        node = node.parent
+    return node
+
+
+def system_message(pair) -> bool:
+    """Whether a `role:` property is a system message's (`system`, `developer`) in an object that
+    stands on its own: not an argument of a call (`history.push({ role: 'system', ... })` adds a
+    message in the middle of a conversation). A user's or the assistant's message is part of a
+    conversation, a prompt only in its list."""
+    value = pair.child_by_field_name("value") if pair.type == "pair" else None
+    if value is None or value.type != "string" or ROLES.get(value.text.decode().strip("'\"`")) != "system":
+        return False
+    holder = outside(pair.parent)
+    return holder.parent is None or holder.parent.type != "arguments"
+
+
+def holder_name(node) -> str | None:
+    """The name a message object is declared or set under (`const HELPER = {...}`), else None."""
+    holder = outside(node).parent
+    field = "name" if holder is not None and holder.type == "variable_declarator" else "key"
+    named = holder.child_by_field_name(field) if holder is not None and holder.type in ("variable_declarator", "pair") \
+        else None
+    return named.text.decode().strip("'\"`") if named is not None and named.type != "object_pattern" else None
