@@ -49,7 +49,8 @@ class Request:
 
 class Measurer:
     def __init__(self, template: Template, compiled: CompiledTemplate, tokenizer, profile: EngineProfile,
-                 catalog: Catalog, min_stable_tokens: int, framing=None, history: History | None = None) -> None:
+                 catalog: Catalog, min_stable_tokens: int, framing=None, history: History | None = None,
+                 lines: dict[str, list[int]] | None = None) -> None:
         self.template, self.compiled, self.tokenizer, self.profile = template, compiled, tokenizer, profile
         #: The earlier turns of the conversation (the same object the framing expands slots with).
         self.history = History() if history is None else history
@@ -77,7 +78,13 @@ class Measurer:
         self._writes_history = bool(self.appended) or any(v.kind == "conversation" for v in declared.values())
         self._renders: dict[frozenset[str], Request] = {}
         self._encoded: dict[str, list[int]] = {}
-        self._lines: dict[str, list[int]] = {}  # line runs -> ids, for `encode_lines`
+        #: line runs -> ids, for `encode_lines`; `lines`: another measurer's with the same tokenizer
+        #: (a fixed text shares most of its lines with the text it fixes)
+        self._lines: dict[str, list[int]] = {} if lines is None else lines
+        #: Measurements made, by their arguments: a fix's check asks for the fixed text's values
+        #: more than once (the value's own reuse, then how many values are flagged).
+        self._measured: dict[Volatility, VolatileMeasurement | None] = {}
+        self._measured_all: dict[tuple, Measurement] = {}
         refuse_too_many_values(len(self.volatiles))  # before the work that grows with the values
         #: How each value moves in the fixed variant, decided once: both renders and the fix agree.
         self.placements, self.no_unit = placements(template, compiled.placeholders, self._leads())
@@ -180,6 +187,11 @@ class Measurer:
         return self.framing.frame(renamed, self.encode).ids
 
     def measure(self, volatility: Volatility) -> VolatileMeasurement | None:
+        if volatility not in self._measured:
+            self._measured[volatility] = self._measure(volatility)
+        return self._measured[volatility]
+
+    def _measure(self, volatility: Volatility) -> VolatileMeasurement | None:
         base, varied = self.render(), self.render(frozenset({volatility.name}))
         if base.text == varied.text:
             return None  # the value never reaches the output
@@ -289,6 +301,12 @@ class Measurer:
         (None: every value that changes, the best order there is). With `fixed_vary`, the fixed
         variant is that of two requests differing in those values only (the flagged ones): the
         file's "after the suggested fixes" is then what its findings predict together."""
+        key = (None if moved is None else frozenset(moved), fixed_vary)
+        if key not in self._measured_all:
+            self._measured_all[key] = self._measure_all(moved, fixed_vary)
+        return self._measured_all[key]
+
+    def _measure_all(self, moved: set[int] | None, fixed_vary: frozenset[str] | None) -> Measurement:
         base = self.render()
         everything = self.render(frozenset(v.name for v in self.volatiles))
         if moved is None:

@@ -200,7 +200,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None, te
     findings = [replace(f, extra={**tags, **f.extra}) for f in kept if f.path == path] + unused
     findings.sort(key=Finding.sort_key)
     remeasure = lambda t: Measurer(t, compile_template(t), tokenizer, profile, catalog,  # noqa: E731 (a fixed text)
-                                   settings.min_stable_tokens, framing, measurer.history)
+                                   settings.min_stable_tokens, framing, measurer.history, lines=measurer._lines)
     vary = frozenset(v.name for v in measurer.volatiles if v.name not in slot_names)
     reload = yield (planned_fixes(findings, template, compiled.placeholders, measurer, measured) if plan else None)
     findings, fix_source, after = attach(findings, template, compiled.placeholders, measurer, measured, remeasure, vary,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, fields, replace
+from itertools import accumulate
 from typing import Callable
 
 from prefixlint.fix.edits import Edit, apply_edits
@@ -196,35 +197,44 @@ class _Shift:
     def __init__(self, layout: _Layout, index: int) -> None:
         self.layout, self.index, self.mine = layout, index, layout.mine.get(index, [])
         self.inside = False  # an offset mapped was a character another prompt's edit wrote
+        #: what this prompt's own edits among the first i of `mine` add (characters, lines)
+        self.own_growth = list(accumulate((layout.growth[j] for j in self.mine), initial=0))
+        self.own_lines = list(accumulate((layout.lines[j] for j in self.mine), initial=0))
 
     def _others(self, k: int, cumulative: list[int], own: list[int]) -> int:
         """What the other prompts' edits among the first k add (characters or lines)."""
-        return (cumulative[k - 1] if k else 0) - sum(own[j] for j in self.mine if j < k)
+        return (cumulative[k - 1] if k else 0) - own[bisect_left(self.mine, k)]
 
     def offset(self, at: int) -> int:
         layout = self.layout
         k = bisect_right(layout.outof, at)
         if k < len(layout.into) and layout.into[k] <= at < layout.outof[k] and layout.owners[k] != self.index:
             self.inside = True
-        return at - self._others(k, layout.deltas, layout.growth)
+        return at - self._others(k, layout.deltas, self.own_growth)
 
     def offsets(self, offsets: tuple[int, ...]) -> tuple[int, ...]:
-        """`offset` of each; one shift for all when no edit lies between the first and last."""
-        if not offsets:
-            return offsets
-        layout = self.layout
-        low, high = min(offsets), max(offsets)
-        k = bisect_right(layout.outof, low)
-        if k != bisect_right(layout.outof, high) or k < len(layout.into) and layout.into[k] <= high:
+        """`offset` of each. Offsets in increasing order (a message's characters as the file holds
+        them) are shifted a run at a time: the run between two edits' ends moves by one amount."""
+        ordered = list(offsets)
+        if ordered != sorted(ordered):
             return tuple(self.offset(o) for o in offsets)
-        delta = self._others(k, layout.deltas, layout.growth)
-        return tuple(o - delta for o in offsets) if delta else offsets
+        layout, shifted, position = self.layout, [], 0
+        while position < len(ordered):
+            k = bisect_right(layout.outof, ordered[position])  # the same k up to `end`
+            end = bisect_left(ordered, layout.outof[k], position) if k < len(layout.outof) else len(ordered)
+            if k < len(layout.into) and layout.owners[k] != self.index \
+                    and bisect_left(ordered, layout.into[k], position, end) < end:
+                self.inside = True  # a character in [into[k], outof[k]): written by another prompt's edit
+            delta = self._others(k, layout.deltas, self.own_growth)
+            shifted += map((-delta).__add__, ordered[position:end]) if delta else ordered[position:end]
+            position = end
+        return tuple(shifted)
 
     def line(self, number: int | None, combined_starts) -> int | None:
         if number is None or not 0 < number <= len(combined_starts):
             return number
         k = bisect_right(self.layout.outof, combined_starts[number - 1])
-        return number - self._others(k, self.layout.line_deltas, self.layout.lines)
+        return number - self._others(k, self.layout.line_deltas, self.own_lines)
 
 
 def _mapped(combined, shift: _Shift, text: str, original):

@@ -25,6 +25,8 @@ def same_code(before: str, after: str) -> None:
     import libcst as cst
 
     before, after = _changed_statements(before, after)
+    if _one_literal_rewritten(before, after):
+        return
     try:
         old, new = cst.parse_module(before), cst.parse_module(after)
     except (cst.ParserSyntaxError, RecursionError, ValueError) as exc:
@@ -33,6 +35,79 @@ def same_code(before: str, after: str) -> None:
     added = ', ("", "")'  # the one message a fix may add after the conversation (fix/new_message.py)
     if old_code != new_code and not _one_added(old_code, new_code, added):
         raise CodeChanged("the fix would change the module outside its string literals")
+
+
+def _one_literal_rewritten(before: str, after: str) -> bool:
+    """True when `after` is `before` (which libcst parses) with one string literal's text
+    rewritten into another literal of the same prefix and quotes, each one literal on its own:
+    the module with its literals emptied is then the same, without building either copy (a
+    prompt's fix is one such rewrite; about a third of the time). False decides nothing: the
+    whole comparison is made."""
+    import ast
+    import warnings
+
+    import libcst as cst
+
+    head = _common_prefix(before, after)
+    end = len(before) - _common_suffix(before, after, min(len(before), len(after)) - head)
+    try:
+        with warnings.catch_warnings():  # an invalid escape in the module is not ours to report
+            warnings.simplefilter("ignore")
+            tree = ast.parse(before)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    span = _literal_around(before, tree, head, end)
+    if span is None:
+        return False
+    start, stop = span
+    old_text, new_text = before[start:stop], after[start : stop + len(after) - len(before)]
+    try:
+        old, new = cst.parse_expression(old_text), cst.parse_expression(new_text)
+        cst.parse_module(before)
+    except Exception:  # noqa: BLE001 - whatever libcst refuses, the whole comparison says what it means
+        return False
+    empty = cst.Module(body=[])  # each text must be that one literal and nothing else (no comment after it)
+    return (_quoting(old) is not None and _quoting(old) == _quoting(new)
+            and empty.code_for_node(old) == old_text and empty.code_for_node(new) == new_text)
+
+
+def _literal_around(text: str, tree, start: int, end: int) -> tuple[int, int] | None:
+    """The span of the outermost string literal (str or bytes, f-string included) of `tree` that
+    holds text[start:end], else None (its positions are a line and a UTF-8 byte column)."""
+    import ast
+
+    lines = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+
+    def offset(line: int, column: int) -> int:
+        at = lines[line - 1]
+        return at + len(text[at : at + column].encode("utf-8")[:column].decode("utf-8", errors="ignore"))
+
+    stack: list = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.JoinedStr) or isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
+            if node.end_lineno is None or node.end_col_offset is None:
+                continue
+            first, last = offset(node.lineno, node.col_offset), offset(node.end_lineno, node.end_col_offset)
+            if first <= start and end <= last:
+                return first, last
+            continue  # the fields of an f-string are inside its literal: not looked at apart
+        stack.extend(ast.iter_child_nodes(node))
+    return None
+
+
+def _quoting(node) -> tuple[str, ...] | None:
+    """A single literal's prefix and quotes (what `_skeleton` keeps of it); None for anything else."""
+    import libcst as cst
+
+    if getattr(node, "lpar", None) or getattr(node, "rpar", None):
+        return None  # `("...")`: brackets are code
+    if isinstance(node, cst.SimpleString):
+        opening = _OPENING.match(node.value)
+        return ("simple", opening.group()) if opening else None
+    if isinstance(node, cst.FormattedString):
+        return ("formatted", node.start, node.end)
+    return None
 
 
 def _one_added(old: str, new: str, added: str) -> bool:

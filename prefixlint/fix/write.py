@@ -11,7 +11,6 @@ are made in the text as read.
 
 from __future__ import annotations
 
-import difflib
 import os
 
 from prefixlint.errors import PrefixlintError
@@ -64,6 +63,8 @@ def _overlaps(edits, more) -> bool:
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
+    import difflib  # only `--diff` shows one
+
     shown = os.path.relpath(path) if os.path.isabs(path) else path
     lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
                                  fromfile=shown, tofile=shown)

@@ -7,6 +7,7 @@ beside it that mention its name (`python_modules`); the first turn found is the 
 from __future__ import annotations
 
 import ast
+from weakref import WeakKeyDictionary
 
 from prefixlint.load.python_walk import dotted
 
@@ -28,18 +29,33 @@ def sent_as(path: str | None, tree: ast.Module, function: str) -> str | None:
 
 
 def _in_module(tree: ast.Module, function: str) -> str | None:
-    parents: dict[int, ast.AST] = {}
-    defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            defs.setdefault(node.name, node)
-    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and dotted(n.func).rsplit(".", 1)[-1] == function):
+    parents, defs, calls = _index(tree)
+    for call in calls.get(function, ()):
         role = _carried(call, parents, defs, 0)
         if role is not None:
             return role
     return None
+
+
+#: A module's parent links, first function of each name and calls by the last part of their
+#: name, built once per tree: a module of n prompt functions asks once for each (was n walks).
+_INDEXES: WeakKeyDictionary[ast.Module, tuple[dict, dict, dict]] = WeakKeyDictionary()
+
+
+def _index(tree: ast.Module) -> tuple[dict, dict, dict[str, list[ast.Call]]]:
+    if tree not in _INDEXES:
+        parents: dict[int, ast.AST] = {}
+        defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        calls: dict[str, list[ast.Call]] = {}
+        for node in ast.walk(tree):  # breadth first: the calls in the order they were searched before
+            for child in ast.iter_child_nodes(node):
+                parents[id(child)] = node
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                defs.setdefault(node.name, node)
+            elif isinstance(node, ast.Call):
+                calls.setdefault(dotted(node.func).rsplit(".", 1)[-1], []).append(node)
+        _INDEXES[tree] = (parents, defs, calls)
+    return _INDEXES[tree]
 
 
 def _carried(value: ast.expr, parents: dict, defs: dict, depth: int) -> str | None:

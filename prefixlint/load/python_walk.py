@@ -30,9 +30,29 @@ def dotted(node: ast.AST) -> str:
 
 #: Lines that may hold a call where a prompt goes, or a `.format(...)` of one: only statements
 #: spanning such a line have their expressions walked (a module is mostly other code).
-_CALL_HINT = re.compile(r"from_messages|PromptTemplate|from_template|Message|\.format\(|substitute|\.render\(|Template\("
-                        r"|\b(?:system|instructions|system_prompt|system_message|messages|prompt|input|content)\s*=|[\"']role[\"']"
-                        r"|\b(?:backstory|expected_output)\s*=")  # CrewAI's Agent and Task objects
+_CALL_NAMES = r"from_messages|PromptTemplate|from_template|Message|\.format\(|substitute|\.render\(|Template\("
+_KEYWORDS = ("system", "instructions", "system_prompt", "system_message", "messages", "prompt", "input", "content",
+             "backstory", "expected_output")  # the last two: CrewAI's Agent and Task objects
+_CALL_HINT = re.compile(rf"{_CALL_NAMES}|\b(?:{'|'.join(_KEYWORDS)})\s*=|[\"']role[\"']")
+#: `_CALL_HINT` in three parts, each led by a literal the regular expression engine skips to (the
+#: whole pattern, led by `\b`, is tried at every character: a third of a module's load): the
+#: names; `role` followed by a quote (the quote before it checked apart); and `keyword =` found
+#: in the reversed text, where it starts with `=`.
+_NAMES = re.compile(_CALL_NAMES)
+_ROLE = re.compile(r"role[\"']")
+_KEYWORD_REVERSED = re.compile(rf"=\s*(?:{'|'.join(k[::-1] for k in _KEYWORDS)})\b")
+
+
+def hint_offsets(text: str) -> list[int]:
+    """Where a match of `_CALL_HINT` may start: every line holding one of these offsets holds a
+    match of `_CALL_HINT`, and the other way round (no part of it starts with a blank or `=`, so
+    no match of one part hides another part's match of a different line)."""
+    found = [m.start() for m in _NAMES.finditer(text)]
+    found += [m.start() - 1 for m in _ROLE.finditer(text) if m.start() and text[m.start() - 1] in "\"'"]
+    found += [len(text) - m.end() for m in _KEYWORD_REVERSED.finditer(text[::-1])]
+    return found
+
+
 _BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
@@ -52,7 +72,7 @@ def statements(tree: ast.Module):
 def calls(text: str, tree: ast.Module) -> list[ast.Call]:
     """The calls of the statements that span a line naming a prompt call (see _CALL_HINT)."""
     starts = line_starts(text)
-    lines = sorted({bisect_right(starts, m.start()) for m in _CALL_HINT.finditer(text)})
+    lines = sorted({bisect_right(starts, at) for at in hint_offsets(text)})
     found: list[ast.Call] = []
     for statement in statements(tree):
         end = getattr(statement, "end_lineno", statement.lineno)

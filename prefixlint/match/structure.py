@@ -55,22 +55,32 @@ def fence(plain: str, start: int, end: int) -> tuple[int, int] | None:
 def brackets(plain: str, start: int, end: int) -> tuple[int, int] | None:
     """The lines of a JSON-like example (a bracket opened on an earlier line) holding the value."""
     stack: list[int] = []
-    stripped = re.sub(r"\{%.*?%\}|\{#.*?#\}|\{\{|\}\}", lambda m: " " * len(m.group()), plain, flags=re.DOTALL)
-    outer = None
-    for i, char in enumerate(stripped):
-        if i == start:
-            multi = [o for o in stack if "\n" in plain[o:start]]
-            if not multi:
-                return None
-            outer = multi[0]
-            depth = stack.index(outer)
-        if char in "{[":
-            stack.append(i)
-        elif char in "}]" and stack:
+    stripped = _TAGS_AND_ESCAPES.sub(lambda m: " " * len(m.group()), plain)
+    if start >= len(stripped):
+        return None
+    for bracket in _BRACKET.finditer(stripped, 0, start):  # the brackets open at the value
+        if bracket.group() in "{[":
+            stack.append(bracket.start())
+        elif stack:
             stack.pop()
-            if outer is not None and i >= end and len(stack) == depth:
+    multi = [o for o in stack if "\n" in plain[o:start]]
+    if not multi:
+        return None
+    outer = multi[0]
+    depth = stack.index(outer)
+    for bracket in _BRACKET.finditer(stripped, start):  # ... and the one closing the outermost of them
+        i = bracket.start()
+        if bracket.group() in "{[":
+            stack.append(i)
+        elif stack:
+            stack.pop()
+            if i >= end and len(stack) == depth:
                 return line_bounds(plain, outer)[0], line_bounds(plain, i)[1]
     return None
+
+
+_TAGS_AND_ESCAPES = re.compile(r"\{%.*?%\}|\{#.*?#\}|\{\{|\}\}", re.DOTALL)
+_BRACKET = re.compile(r"[{}\[\]]")
 
 
 def element(plain: str, start: int, end: int) -> tuple[int, int] | None:

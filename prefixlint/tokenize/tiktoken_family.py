@@ -34,6 +34,19 @@ _BASE_URL = "https://openaipublic.blob.core.windows.net/encodings/"
 #: in the whole). Special tokens hold no line break. So the ids of the text before the cut
 #: followed by those of the text after it are exactly the ids of the whole text.
 LINE_START = re.compile(r"(?<=\n)(?=[^\W\d_])")
+#: The same cuts found from the line break itself (the regular expression engine then skips to
+#: each line break instead of trying both look-arounds at every character: a third of the time).
+_LINE_BREAK_BEFORE_LETTER = re.compile(r"\n(?=[^\W\d_])")
+
+
+def line_pieces(text: str) -> list[str]:
+    """`LINE_START.split(text)`: the text cut after each line break followed by a letter."""
+    pieces, last = [], 0
+    for cut in _LINE_BREAK_BEFORE_LETTER.finditer(text):
+        pieces.append(text[last : cut.end()])
+        last = cut.end()
+    pieces.append(text[last:])
+    return pieces
 
 
 @dataclass(frozen=True)
@@ -157,7 +170,7 @@ class TiktokenTokenizer(BaseTokenizer):
         looked up in `cache` (and added to it): renders of one template that share most of their
         lines tokenize only the lines where they differ."""
         ids: list[int] = []
-        for piece in LINE_START.split(text):
+        for piece in line_pieces(text):
             found = cache.get(piece)
             if found is None:
                 found = cache[piece] = self.encode(piece)

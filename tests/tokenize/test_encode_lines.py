@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefixlint.tokenize import load_tokenizer
-from prefixlint.tokenize.tiktoken_family import LINE_START
+from prefixlint.tokenize.tiktoken_family import LINE_START, line_pieces
 
 ENCODINGS = ("o200k_base", "cl100k_base", "o200k_harmony")
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
@@ -53,6 +53,15 @@ def test_a_shared_cache_across_texts_changes_no_ids(tokenizer, texts):
 def test_the_cuts_fall_only_after_a_line_break_and_before_a_letter():
     text = "one\ntwo\n\nThree\n 4\n5\n/x\n\u00e9t\u00e9\n_y"
     assert LINE_START.split(text) == ["one\n", "two\n\n", "Three\n 4\n5\n/x\n", "\u00e9t\u00e9\n_y"]
+    assert line_pieces(text) == LINE_START.split(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.just("\n"), st.sampled_from(["a", "\u00e9", "1", "_", " ", "/"]), st.text(max_size=4)),
+                max_size=30))
+def test_line_pieces_cut_where_line_start_does(parts):
+    text = "".join(parts)
+    assert line_pieces(text) == LINE_START.split(text)
 
 
 def test_every_sample_tokenizes_the_same_line_by_line(tokenizer):
