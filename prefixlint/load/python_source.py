@@ -27,7 +27,15 @@ from prefixlint.load.python_turns import sent_as
 from prefixlint.load.python_values import Resolver, dotted
 from prefixlint.load.python_walk import SYSTEM_KEYWORDS, USER_KEYWORDS
 from prefixlint.load.registry import NotATemplate
-from prefixlint.load.source_prompts import PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content, to_template, words
+from prefixlint.load.source_prompts import (
+    PROMPT_NAME,
+    Field,
+    PromptMessage,
+    SourcePrompt,
+    has_content,
+    is_system_name,
+    to_template,
+)
 from prefixlint.load.template import Template
 
 FORMAT = "python"
@@ -39,18 +47,6 @@ ROLES = {"system": "system", "developer": "system", "human": "user", "user": "us
 MESSAGE_CLASSES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant",
                    "SystemMessagePromptTemplate": "system", "HumanMessagePromptTemplate": "user",
                    "AIMessagePromptTemplate": "assistant"}
-_SYSTEM_WHAT = ("prompt", "message", "msg", "instruction", "instructions")
-
-
-def is_system_name(name: str) -> bool:
-    """A name that says it holds the system prompt wherever its words sit and however they are
-    joined (`system_prompt`, `ORCHESTRATOR_SYSTEM_PROMPT`, `DEFAULT_SYSTEM_MESSAGE`,
-    `StrSystemMessage`, `SYSTEMPROMPT`), or that starts with `system`: a system message, served
-    with the conversation after it. Not `SYSTEMATIC_REVIEW`, not `file_system_path`."""
-    found = words(name)
-    return bool(found) and (found[0] == "system" or any(
-        word.startswith(("systemprompt", "systemmessage")) or word == "system" and after in _SYSTEM_WHAT
-        for word, after in zip(found, found[1:] + [""])))
 LANGCHAIN_SYNTAX = {"f-string": "format", "jinja2": "jinja", "mustache": "mustache"}
 
 
