@@ -331,3 +331,43 @@ def test_a_parameter_is_classified_by_what_its_callers_pass(tmp_path):
     (finding,) = findings(module)
     assert (finding["variable"], finding["evidence"], finding["severity"]) == (
         "user_name", "its name (user_name)", "info")
+
+
+def test_a_list_of_chat_messages_is_a_prompt_by_its_shape_whatever_its_name(tmp_path):
+    """Issue 19 item 4: a function returning `[{"role": "system", ...}, {"role": "user", ...}]`
+    (or a name bound to such a list) is a chat prompt though neither name says so; the user's
+    text last is where it belongs, so nothing is reported and the module is not refused."""
+    module = tmp_path / "chat.py"
+    module.write_text(
+        "def build_messages(user_message: str):\n"
+        "    return [\n"
+        '        {"role": "system", "content": ("You are a helpful assistant. " "Answer briefly.")},\n'
+        '        {"role": "user", "content": user_message},\n'
+        "    ]\n\n\n"
+        'greeting = [{"role": "assistant", "content": "Hello! How can I help?"}]\n'
+        'labels = ["system", "user"]\n')
+    first, second = load_templates(str(module))
+    assert [m.role for m in first.messages] == ["system", "user"]
+    assert first.messages[0].content == "You are a helpful assistant. Answer briefly."
+    assert first.messages[1].content == "{user_message}"
+    assert [m.role for m in second.messages] == ["assistant"] and second.messages[0].content == "Hello! How can I help?"
+    result = run("--format", "json", str(module))
+    assert result.exit_code == 0, result.output
+    (entry,) = json.loads(result.stdout)["files"]
+    assert entry["findings"] == [] and entry["prompts"] == 2  # `labels` is a list of strings, no message
+
+
+@pytest.mark.parametrize("name, system", [
+    ("StrSystemMessage", True), ("SYSTEMPROMPT", True), ("agent_system_instructions", True), ("systemMsg", True),
+    ("SYSTEMATIC_REVIEW", False), ("file_system_path", False), ("OPERATING_SYSTEM", False)])
+def test_a_system_prompt_name_is_read_by_its_words(tmp_path, name, system):
+    """`StrSystemMessage` says system message as plainly as `SYSTEM_MESSAGE`: its words decide,
+    not where the underscores are; `system` followed by another word than prompt/message is not."""
+    module = tmp_path / "names.py"
+    module.write_text(f'{name} = """You are a careful reviewer of pull requests. Be brief and exact."""\n')
+    if not system and not name.lower().startswith("system"):
+        with pytest.raises(NotATemplate):
+            load_templates(str(module))
+        return
+    (template,) = load_templates(str(module))
+    assert (template.messages[0].role == "system") is system

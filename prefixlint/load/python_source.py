@@ -27,21 +27,26 @@ from prefixlint.load.python_turns import sent_as
 from prefixlint.load.python_values import Resolver, dotted
 from prefixlint.load.python_walk import SYSTEM_KEYWORDS, USER_KEYWORDS
 from prefixlint.load.registry import NotATemplate
-from prefixlint.load.source_prompts import PROMPT_NAME, Field, PromptMessage, SourcePrompt, has_content, to_template, words
+from prefixlint.load.source_prompts import (
+    PROMPT_NAME,
+    Field,
+    PromptMessage,
+    SourcePrompt,
+    has_content,
+    is_system_name,
+    to_template,
+)
 from prefixlint.load.template import Template
 
 FORMAT = "python"
-HINT = ("prefixlint reads strings assigned to prompt-like names (*PROMPT*, SYSTEM*, *instructions*, *template*)"
-        " and strings passed to LangChain prompt classes or to OpenAI/Anthropic message calls")
+HINT = ("prefixlint reads strings assigned to prompt-like names (*PROMPT*, SYSTEM*, *instructions*, *template*),"
+        " lists of chat messages, and strings passed to LangChain prompt classes or to OpenAI/Anthropic message calls")
 _SNIFF = re.compile(r"prompt|system|instruction|template|messages|backstory", re.IGNORECASE)
 ROLES = {"system": "system", "developer": "system", "human": "user", "user": "user", "ai": "assistant",
          "assistant": "assistant"}
 MESSAGE_CLASSES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant",
                    "SystemMessagePromptTemplate": "system", "HumanMessagePromptTemplate": "user",
                    "AIMessagePromptTemplate": "assistant"}
-#: A name that says it holds the system prompt wherever the words sit (`ORCHESTRATOR_SYSTEM_PROMPT`,
-#: `DEFAULT_SYSTEM_MESSAGE`): a system message, served with the conversation after it.
-SYSTEM_NAME = re.compile(r"(?:^|_)system_?(?:prompt|message|msg|instructions?)(?:_|$)", re.IGNORECASE)
 LANGCHAIN_SYNTAX = {"f-string": "format", "jinja2": "jinja", "mustache": "mustache"}
 
 
@@ -241,7 +246,9 @@ class _Finder:
         else:
             return
         name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
-        if name is None or not (PROMPT_NAME.search(name) or SYSTEM_NAME.search(name)) or not is_text_expression(value):
+        listed = isinstance(value, (ast.List, ast.Tuple))  # a list of chat messages is a prompt by its shape
+        if name is None or not (PROMPT_NAME.search(name) or is_system_name(name) or listed) \
+                or not is_text_expression(value):
             return
         if any(id(n) in self.done for n in ast.walk(value)):
             return
@@ -252,7 +259,7 @@ class _Finder:
                 if isinstance(key, ast.Constant) and pieces is not None and not any(id(n) in before for n in ast.walk(item)):
                     self.add(item, SourcePrompt(f"{name}[{key.value!r}]", [PromptMessage(None, pieces, self.start(item))]))
             return
-        if isinstance(value, (ast.List, ast.Tuple)):  # `prompt_template = [{"role": "system", ...}, ...]`
+        if listed:  # `prompt_template = [{"role": "system", ...}, ...]`, `def build_messages(): return [...]`
             self.content_style = fill_style(value, dollar=True)
             try:
                 listed = self.message_list(value)
@@ -267,9 +274,8 @@ class _Finder:
             pieces = self.resolve.text(value, kind or fill_style(value))
         if pieces is None or all(touched in before for touched in self.resolve.touched):
             return  # not a text, or one already read as part of another prompt
-        first = (words(name) or [""])[0]  # `system_prompt`, `SystemPrompt`, not `SYSTEMATIC_REVIEW`
-        role = "system" if first == "system" or first.startswith(("systemprompt", "systemmessage")) \
-            or SYSTEM_NAME.search(name) else sent_as(self.path, self.tree, name) if isinstance(node, ast.FunctionDef) else None
+        role = "system" if is_system_name(name) else \
+            sent_as(self.path, self.tree, name) if isinstance(node, ast.FunctionDef) else None
         self.add(value, SourcePrompt(name, [PromptMessage(role, pieces, self.start(value))], is_chat=role is not None))
 
     def filled(self, name: str, value: ast.expr, kind: str | None) -> list | None:

@@ -26,6 +26,20 @@ from prefixlint.load.template import SLOT_ROLE, Message, Template, Variable
 #: LangChain's agent parts `*_PREFIX` / `*_SUFFIX` (`SQL_PREFIX`); a text without a blank in it
 #: (a key, a path, a URL) is never a prompt (`has_content`).
 PROMPT_NAME = re.compile(r"prompt|^_*system|instruction|template|(^|_)(prefix|suffix)$", re.IGNORECASE)
+_SYSTEM_WHAT = ("prompt", "message", "msg", "instruction", "instructions")
+
+
+def is_system_name(name: str) -> bool:
+    """A name that says it holds the system prompt wherever its words sit and however they are
+    joined (`system_prompt`, `ORCHESTRATOR_SYSTEM_PROMPT`, `DEFAULT_SYSTEM_MESSAGE`,
+    `StrSystemMessage`, `SYSTEMPROMPT`), or that starts with `system`: a system message, served
+    with the conversation after it. Not `SYSTEMATIC_REVIEW`, not `file_system_path`."""
+    found = words(name)
+    return bool(found) and (found[0] == "system" or any(
+        word.startswith(("systemprompt", "systemmessage")) or word == "system" and after in _SYSTEM_WHAT
+        for word, after in zip(found, found[1:] + [""])))
+
+
 #: Receivers that say nothing about a value (`self.user.name` is the user's name).
 RECEIVERS = frozenset({"self", "cls", "this", "props"})
 #: Single trailing words too generic to classify a longer name by (`config.model_name`).
