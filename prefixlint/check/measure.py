@@ -11,11 +11,11 @@ framing (`prefixlint.render.framing`). Each distinct text is rendered and tokeni
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import Any
 
 from prefixlint.check.caps import refuse_long_words, refuse_too_many_values
+from prefixlint.check.locate import first_use, span_at
 from prefixlint.check.served import history_region, own_target, serve, tokens_before
 from prefixlint.engines.profiles import EngineProfile
 from prefixlint.engines.serve import reuse_after
@@ -197,13 +197,13 @@ class Measurer:
             return None  # the value never reaches the output
         moved = variants.changed_placeholders(base.messages, varied.messages)
         at = variants.first_difference(base.text, varied.text)
-        message, span = self._span_at(base, at, moved)
+        message, span = span_at(base, at, moved)
         if span is not None:
             placeholder = self.compiled.placeholders[span.placeholder]
         elif moved:
             placeholder = self._first(moved)
         else:  # only template text changed (a branch taken on the value): point at its first use
-            placeholder = self._first_use(volatility.name)
+            placeholder = first_use(self.template, volatility.name)
         span_end = base.starts[message] + span.end if span else at
         history_tokens, history_start = self._history_after(base, span_end)
         if history_tokens and volatility.frequency not in ("per_request", "per_day"):
@@ -254,27 +254,8 @@ class Measurer:
                 return request.text[token_start:span_start], token
         return "", ""
 
-    def _first_use(self, name: str) -> Placeholder:
-        source = self.template.source
-        for tag in re.finditer(r"\{[{%].*?[}%]\}", source, re.DOTALL):
-            if re.search(rf"\b{re.escape(name)}\b", tag.group()):
-                line, column = self.template.position(tag.start())
-                return Placeholder(-1, 0, tag.group(), tag.start(), line, column, (name,))
-        return Placeholder(-1, 0, name, 0, 1, 1, (name,))
-
     def _first(self, placeholders: set[int]) -> Placeholder:
         return min((self.compiled.placeholders[i] for i in placeholders), key=lambda p: p.offset)
-
-    def _span_at(self, request: Request, at: int, moved: set[int]):
-        """The innermost changed substitution containing text offset `at` (else the next one)."""
-        message = max(i for i, start in enumerate(request.starts) if start <= at or i == 0)
-        local = at - request.starts[message]
-        spans = [s for s in request.messages[message].spans if s.placeholder in moved]
-        inside = [s for s in spans if s.start <= local <= s.end]
-        if inside:
-            return message, min(inside, key=lambda s: s.end - s.start)
-        after = [s for s in spans if s.start >= local]
-        return message, (after[0] if after else (spans[-1] if spans else None))
 
     def _stable_tokens_after(self, base: Request, end: int, stop: int | None = None, longest: bool = False) -> int:
         """Tokens of the text after `end` (up to `stop`) no volatile value changes; `longest`: its longest run."""

@@ -27,9 +27,7 @@ MAX_BYTES = 1024 * 1024
 MAX_PACKAGE = 200  # modules of one package searched for another name of a prompt
 FILL_METHODS = frozenset({"format", "render", "substitute", "safe_substitute"})
 _HINT = re.compile(r"\.(?:format|render|substitute|safe_substitute|kickoff)\(")
-#: `_HINT` on a module's bytes: ASCII, so it matches the bytes exactly where it matches the text
-#: (UTF-8 writes no other character with an ASCII byte; newlines are not in it), and the modules
-#: without a fill call (most of a repository) are neither decoded nor kept.
+#: `_HINT` on a module's bytes (ASCII: where it matches the UTF-8 text): most modules are never decoded.
 _HINT_BYTES = re.compile(_HINT.pattern.encode("ascii"))
 _SKIP = frozenset({"node_modules", "site-packages", "venv", "env", "__pycache__", "build", "dist"})
 _ROOT_MARKS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
@@ -182,9 +180,7 @@ def _named_files(root: Path) -> dict[str, list[Path]]:
     """File name -> the modules with a fill call that name it in a string, for the repository."""
     found: dict[str, list[Path]] = {}
     for module in _modules(root):
-        if not _fill_hinted(module):
-            continue
-        text = _source(module)
+        text = _source(module) if _fill_hinted(module) else None
         if text is None or not _HINT.search(text):
             continue
         for name in dict.fromkeys(match.group(2) for match in _FILE_NAME.finditer(text)):
@@ -216,9 +212,7 @@ def _fill_hinted(path: Path) -> bool:
 @lru_cache(maxsize=256)
 def _tree(path: Path) -> ast.Module | None:
     """The module's tree when it holds a fill call (else None: not parsed)."""
-    if not _fill_hinted(path):
-        return None
-    text = _source(path)
+    text = _source(path) if _fill_hinted(path) else None
     return _parsed(path) if text is not None and _HINT.search(text) else None
 
 

@@ -8,6 +8,13 @@ import re
 
 from prefixlint.load.python_walk import dotted
 
+#: Chat roles as Python prompt code spells them, and LangChain's message classes by role.
+ROLES = {"system": "system", "developer": "system", "human": "user", "user": "user", "ai": "assistant",
+         "assistant": "assistant"}
+MESSAGE_CLASSES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant",
+                   "SystemMessagePromptTemplate": "system", "HumanMessagePromptTemplate": "user",
+                   "AIMessagePromptTemplate": "assistant"}
+
 
 def returned(function) -> ast.expr | None:
     """The value of a function's last `return` of its own (not of a nested function)."""
@@ -88,3 +95,15 @@ def formatted_later(value: ast.AST, call, method: str | None, statements, name: 
     doubled braces hold names."""
     return (method == "format" or call is None and replaced_into_fields(statements, name)) and (
         is_text_literal(value) or escaped_fields(value))
+
+
+def keyword_value(keywords: dict, *keys: str):
+    """The value of the first of `keys` a call passes (by keyword), else None."""
+    return next((keywords[k] for k in keys if k in keywords), None)
+
+
+def slot_name(node: ast.AST) -> str:
+    """The conversation slot a placeholder message names (`("placeholder", "{history}")`)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.strip("{} ") or "history"
+    return "history"

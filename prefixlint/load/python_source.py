@@ -21,7 +21,17 @@ import re
 from prefixlint.load.base import Loader
 from prefixlint.load.python_crewai import crewai_prompt
 from prefixlint.load.python_modules import fill_elsewhere
-from prefixlint.load.python_shapes import concatenated, fill_style, formatted_later, is_text_expression, returned
+from prefixlint.load.python_shapes import (
+    MESSAGE_CLASSES,
+    ROLES,
+    concatenated,
+    fill_style,
+    formatted_later,
+    is_text_expression,
+    keyword_value,
+    returned,
+    slot_name,
+)
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_kind
 from prefixlint.load.python_turns import sent_as
 from prefixlint.load.python_values import Resolver, dotted
@@ -42,11 +52,6 @@ FORMAT = "python"
 HINT = ("prefixlint reads strings assigned to prompt-like names (*PROMPT*, SYSTEM*, *instructions*, *template*),"
         " lists of chat messages, and strings passed to LangChain prompt classes or to OpenAI/Anthropic message calls")
 _SNIFF = re.compile(r"prompt|system|instruction|template|messages|backstory", re.IGNORECASE)
-ROLES = {"system": "system", "developer": "system", "human": "user", "user": "user", "ai": "assistant",
-         "assistant": "assistant"}
-MESSAGE_CLASSES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant",
-                   "SystemMessagePromptTemplate": "system", "HumanMessagePromptTemplate": "user",
-                   "AIMessagePromptTemplate": "assistant"}
 LANGCHAIN_SYNTAX = {"f-string": "format", "jinja2": "jinja", "mustache": "mustache"}
 
 
@@ -131,8 +136,8 @@ class _Finder:
                 messages += self.sdk_content(keywords[key], "user" if messages else None)
         if messages:
             self.done.add(id(call))
-            named = len(messages) == 1 and isinstance(_value(keywords, *SYSTEM_KEYWORDS), (ast.Name, ast.Attribute))
-            prompt_name = dotted(_value(keywords, *SYSTEM_KEYWORDS)) if named else name
+            named = len(messages) == 1 and isinstance(keyword_value(keywords, *SYSTEM_KEYWORDS), (ast.Name, ast.Attribute))
+            prompt_name = dotted(keyword_value(keywords, *SYSTEM_KEYWORDS)) if named else name
             self.add(call, SourcePrompt(prompt_name, messages, is_chat=any(m.role for m in messages)))
 
     def message_list(self, items: ast.AST | None) -> list[PromptMessage] | None:
@@ -163,7 +168,7 @@ class _Finder:
         if isinstance(item, (ast.Tuple, ast.List)) and len(item.elts) == 2 and isinstance(item.elts[0], ast.Constant):
             role, content = str(item.elts[0].value), item.elts[1]
             if role == "placeholder":
-                return self.slot(content, _slot_name(content))
+                return self.slot(content, slot_name(content))
             return self.message(ROLES.get(role, role), content, "format")
         if isinstance(item, ast.Call):
             self.done.add(id(item))
@@ -247,8 +252,7 @@ class _Finder:
             return
         name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
         listed = isinstance(value, (ast.List, ast.Tuple))  # a list of chat messages is a prompt by its shape
-        if name is None or not (PROMPT_NAME.search(name) or is_system_name(name) or listed) \
-                or not is_text_expression(value):
+        if name is None or not (PROMPT_NAME.search(name) or is_system_name(name) or listed) or not is_text_expression(value):
             return
         if any(id(n) in self.done for n in ast.walk(value)):
             return
@@ -291,16 +295,6 @@ class _Finder:
         if kind is None and formatted_later(value, call, method, self.resolve.statements, name):
             return self.resolve.formatted(value, "format", call, 0, filler)
         return None
-
-
-def _value(keywords: dict, *keys: str):
-    return next((keywords[k] for k in keys if k in keywords), None)
-
-
-def _slot_name(node: ast.AST) -> str:
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value.strip("{} ") or "history"
-    return "history"
 
 
 LOADER = Loader(FORMAT, sniff, load, hint=HINT, walked=sniff_walked, many=load_all, program_source=True, declared=False)
