@@ -218,7 +218,8 @@ class _Shift:
         ordered = list(offsets)
         if ordered != sorted(ordered):
             return tuple(self.offset(o) for o in offsets)
-        layout, shifted, position = self.layout, [], 0
+        layout, position = self.layout, 0
+        shifted: list[int] = []
         while position < len(ordered):
             k = bisect_right(layout.outof, ordered[position])  # the same k up to `end`
             end = bisect_left(ordered, layout.outof[k], position) if k < len(layout.outof) else len(ordered)

@@ -251,8 +251,8 @@ class _Finder:
         else:
             return
         name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
-        listed = isinstance(value, (ast.List, ast.Tuple))  # a list of chat messages is a prompt by its shape
-        if name is None or not (PROMPT_NAME.search(name) or is_system_name(name) or listed) or not is_text_expression(value):
+        a_list = isinstance(value, (ast.List, ast.Tuple))  # a list of chat messages is a prompt by its shape
+        if name is None or not (PROMPT_NAME.search(name) or is_system_name(name) or a_list) or not is_text_expression(value):
             return
         if any(id(n) in self.done for n in ast.walk(value)):
             return
@@ -263,7 +263,7 @@ class _Finder:
                 if isinstance(key, ast.Constant) and pieces is not None and not any(id(n) in before for n in ast.walk(item)):
                     self.add(item, SourcePrompt(f"{name}[{key.value!r}]", [PromptMessage(None, pieces, self.start(item))]))
             return
-        if listed:  # `prompt_template = [{"role": "system", ...}, ...]`, `def build_messages(): return [...]`
+        if a_list:  # `prompt_template = [{"role": "system", ...}, ...]`, `def build_messages(): return [...]`
             self.content_style = fill_style(value, dollar=True)
             try:
                 listed = self.message_list(value)
