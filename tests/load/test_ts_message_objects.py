@@ -9,19 +9,14 @@ from __future__ import annotations
 import pytest
 
 from prefixlint.load.registry import NotATemplate, load_templates
+from tests.load.test_ts_assembly import write
 from tests.test_python_source import findings, where
 
 RULES = " ".join(f"Rule {i}: answer in full sentences and cite the ticket you used." for i in range(20))
 
 
-def _module(tmp_path, name: str, text: str):
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
-
 def test_a_constant_system_message_object_is_found_and_clean(tmp_path):
-    path = _module(tmp_path, "constants.ts", (
+    path = write(tmp_path, "constants.ts", (
         'import type { ChatCompletionMessageParam } from "openai/resources/chat";\n'
         "export const JIRA_HELPER: ChatCompletionMessageParam = {\n"
         '  role: "system",\n'
@@ -36,7 +31,7 @@ def test_a_constant_system_message_object_is_found_and_clean(tmp_path):
 
 
 def test_a_system_message_object_with_the_date_first_is_a_finding(tmp_path):
-    path = _module(tmp_path, "system.js", (
+    path = write(tmp_path, "system.js", (
         "export function systemMessage() {\n"
         "  const message = {\n"
         '    role: "developer",\n'
@@ -53,7 +48,7 @@ def test_a_system_message_object_with_the_date_first_is_a_finding(tmp_path):
 
 
 def test_a_message_constant_in_a_call_s_list_is_measured_there_before_the_history(tmp_path):
-    path = _module(tmp_path, "reply.ts", (
+    path = write(tmp_path, "reply.ts", (
         "import OpenAI from 'openai';\n"
         "const client = new OpenAI();\n"
         "const HELPER = {\n"
@@ -73,7 +68,7 @@ def test_a_message_constant_in_a_call_s_list_is_measured_there_before_the_histor
 
 
 def test_objects_with_a_role_that_is_no_chat_role_or_no_text_are_no_messages(tmp_path):
-    path = _module(tmp_path, "users.ts", (
+    path = write(tmp_path, "users.ts", (
         "export const ADMIN = { role: 'admin', content: 'Full access to every project and setting.' };\n"
         "export function echo(answer: string) { return { role: 'assistant', content: answer }; }\n"))
     with pytest.raises(NotATemplate, match="no prompt found"):
@@ -83,7 +78,7 @@ def test_objects_with_a_role_that_is_no_chat_role_or_no_text_are_no_messages(tmp
 def test_a_message_added_in_the_middle_of_a_conversation_or_a_lone_turn_is_no_prompt_of_its_own(tmp_path):
     # a reminder pushed after the turns so far, an error shown as the assistant's turn, a user's
     # turn built per call: messages of a conversation whose start is elsewhere
-    path = _module(tmp_path, "loop.ts", (
+    path = write(tmp_path, "loop.ts", (
         "export class Loop {\n"
         "  history: any[] = [];\n"
         "  remind(tool: string) {\n"

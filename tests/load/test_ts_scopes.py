@@ -9,6 +9,7 @@ from __future__ import annotations
 from prefixlint.load.registry import load_templates
 from prefixlint.load.ts_grammar import parse, source_kind, walk
 from prefixlint.load.ts_scopes import Scopes
+from tests.load.test_ts_assembly import write
 from tests.test_python_source import findings, where
 
 RULES = " ".join(f"Rule {i}: answer in full sentences and cite the source document." for i in range(20))
@@ -17,14 +18,8 @@ OTHER_CLOCK = ("function logLine(message: string): string {\n"          # 1
                "  return `${edition.toISOString()} ${message}`;\n}\n")  # 3, 4
 
 
-def _module(tmp_path, name: str, text: str):
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
-
 def test_a_parameter_is_not_filled_by_another_functions_local_clock(tmp_path):
-    path = _module(tmp_path, "prompt.ts", OTHER_CLOCK + (
+    path = write(tmp_path, "prompt.ts", OTHER_CLOCK + (
         "export function systemPrompt(edition: string): string {\n"    # 5
         f"  return `Edition: ${{edition}}.\\n{RULES}`;\n}}\n"          # 6, 7
         'const RELEASE = "2025-01-01";\n'                               # 8
@@ -37,7 +32,7 @@ def test_a_parameter_is_not_filled_by_another_functions_local_clock(tmp_path):
 
 
 def test_an_import_is_not_filled_by_another_functions_local_clock(tmp_path):
-    path = _module(tmp_path, "prompt.ts", 'import { edition } from "./release";\n' + OTHER_CLOCK + (
+    path = write(tmp_path, "prompt.ts", 'import { edition } from "./release";\n' + OTHER_CLOCK + (
         f"export const SYSTEM_PROMPT = `Edition: ${{edition}}.\\n{RULES}`;\n"))
     (template,) = load_templates(str(path))
     edition = template.variables["edition"]
@@ -48,7 +43,7 @@ def test_an_import_is_not_filled_by_another_functions_local_clock(tmp_path):
 
 
 def test_an_import_or_a_module_constant_read_in_a_function_is_evaluated_once_per_process(tmp_path):
-    path = _module(tmp_path, "compact.ts", (
+    path = write(tmp_path, "compact.ts", (
         'import { SUMMARY_LEAD } from "./lead";\n'                                   # 1
         "const started = loadStartTime();\n"                                       # 2
         "const turns: string[] = [];\n"                                            # 3: filled while it runs
@@ -64,7 +59,7 @@ def test_an_import_or_a_module_constant_read_in_a_function_is_evaluated_once_per
 
 
 def test_an_arrow_parameter_shadows_a_module_level_clock(tmp_path):
-    path = _module(tmp_path, "prompt.ts", (
+    path = write(tmp_path, "prompt.ts", (
         "const edition = new Date();\n"                                                    # 1
         f"export const buildPrompt = (edition: string) => `Edition: ${{edition}}.\\n{RULES}`;\n"  # 2
         "export function send() {\n"                                                       # 3
@@ -78,7 +73,7 @@ def test_an_arrow_parameter_shadows_a_module_level_clock(tmp_path):
 
 
 def test_a_destructured_parameter_shadows_a_module_level_clock(tmp_path):
-    path = _module(tmp_path, "prompt.ts", (
+    path = write(tmp_path, "prompt.ts", (
         "const edition = new Date();\n"
         "export function buildPrompt({ edition }: { edition: string }): string {\n"
         f"  return `Edition: ${{edition}}.\\n{RULES}`;\n}}\n"))
@@ -89,7 +84,7 @@ def test_a_destructured_parameter_shadows_a_module_level_clock(tmp_path):
 
 
 def test_a_catch_parameter_is_not_another_functions_clock(tmp_path):
-    path = _module(tmp_path, "handler.ts", (
+    path = write(tmp_path, "handler.ts", (
         "function stamp() { const failure = new Date(); return failure; }\n"
         "export function recover(run: () => void): string {\n"
         "  try { run(); } catch (failure) {\n"
@@ -101,7 +96,7 @@ def test_a_catch_parameter_is_not_another_functions_clock(tmp_path):
 
 
 def test_a_loop_variable_shadows_a_module_level_clock(tmp_path):
-    path = _module(tmp_path, "days.ts", (
+    path = write(tmp_path, "days.ts", (
         "const day = new Date().toISOString();\n"
         "export function prompts(days: string[]): string[] {\n"
         "  const out: string[] = [];\n"
@@ -115,7 +110,7 @@ def test_a_loop_variable_shadows_a_module_level_clock(tmp_path):
 
 
 def test_a_parameter_is_not_another_functions_text(tmp_path):
-    path = _module(tmp_path, "prompt.ts", (
+    path = write(tmp_path, "prompt.ts", (
         "function pirate(): string {\n"
         "  const header = 'You are a pirate who answers in rhymes only and never breaks character.';\n"
         "  return header;\n}\n"
@@ -127,7 +122,7 @@ def test_a_parameter_is_not_another_functions_text(tmp_path):
 
 
 def test_var_is_read_in_its_whole_function_and_an_inner_block_const_stays_inside(tmp_path):
-    path = _module(tmp_path, "prompt.js", (
+    path = write(tmp_path, "prompt.js", (
         "export function systemPrompt(flag) {\n"                     # 1
         "  const label = 'release notes';\n"                          # 2
         "  if (flag) { var started = new Date().toISOString(); }\n"   # 3: `var`: the whole function
