@@ -5,7 +5,9 @@ A prompt is rarely one literal. Code declares a variable and then grows it, in s
 parts.push(a, b)` then `parts.join('\\n')`. `additions(binding, scopes)` gives the expressions added
 to a declared variable after its declaration, where the name written is that variable by the
 scoping rules (`ts_scopes`; a conditional section counts: it is part of the prompt whenever the
-condition holds). `replaced_field(pattern)` reads the `{var}` / `{{var}}` a
+condition holds). `assigned(binding, scopes, until)` is the value where it is read: the
+statements before that place, in order, a plain `prompt = ...` of the declaring block replacing
+what was built before it. `replaced_field(pattern)` reads the `{var}` / `{{var}}` a
 `.replace('{var}', value)` fills.
 
 Everything here is a plain walk of tree-sitter nodes; no grammar is imported.
@@ -28,14 +30,25 @@ def _is_name(node, name: str) -> bool:
     return node is not None and node.type == "identifier" and node.text.decode() == name
 
 
-def additions(binding, scopes) -> list:
+def additions(binding, scopes, until: int | None = None) -> list:
     """The expressions added to `binding`'s variable after its declaration, in source order: the
     right side of `name += x` and `name = name + x`, the arguments of `name.push(x, ...)`, where
-    `name` reads that variable (`scopes`: a same-named variable of another function is not it)."""
+    `name` reads that variable (`scopes`: a same-named variable of another function is not it);
+    only those written before the byte `until` (the place the value is read) when given."""
+    return assigned(binding, scopes, until)[1]
+
+
+def assigned(binding, scopes, until: int | None = None) -> tuple:
+    """`(value, added)`: the value `binding`'s variable holds where it is read (at the byte
+    `until`, else at the end of its scope), statement by statement in source order: the declared
+    value, replaced by a later `name = ...` written in the declaring block itself (it runs
+    whenever the block does; one under a condition may not, and is left out), then what
+    `+=`, `name = name + ...` and `push` add after it."""
     declarator = binding.declarator
     if declarator is None:
-        return []
+        return None, []
     name = binding.name
+    value = declarator.child_by_field_name("value")
 
     def reads(node) -> bool:
         found = scopes.resolve(node) if _is_name(node, name) else None
@@ -43,7 +56,8 @@ def additions(binding, scopes) -> list:
 
     found: list = []
     for node in walk(binding.scope):
-        if node.start_byte < declarator.end_byte or len(found) >= _MAX_ADDITIONS:
+        if node.start_byte < declarator.end_byte or len(found) >= _MAX_ADDITIONS or \
+                until is not None and node.end_byte > until:
             continue
         kind = node.type
         if kind == "augmented_assignment_expression":
@@ -54,13 +68,24 @@ def additions(binding, scopes) -> list:
             operands = _sum(node.child_by_field_name("right"))
             if len(operands) > 1 and reads(operands[0]) and reads(node.child_by_field_name("left")):
                 found += operands[1:]
+            elif reads(node.child_by_field_name("left")) and _unconditional(node, declarator):
+                value, found = node.child_by_field_name("right"), []  # `prompt = ...`: a new value
         elif kind == "call_expression":
             callee = node.child_by_field_name("function")
             arguments = node.child_by_field_name("arguments")
             if callee is not None and callee.type == "member_expression" and arguments is not None and \
                     callee.child_by_field_name("property").text == b"push" and reads(callee.child_by_field_name("object")):
                 found += [a for a in arguments.named_children if a.type != "spread_element"]
-    return [node for node in found if node is not None]
+    return value, [node for node in found if node is not None]
+
+
+def _unconditional(assignment, declarator) -> bool:
+    """Whether an assignment is a statement of the block its variable is declared in."""
+    statement = assignment.parent
+    declaration = declarator.parent
+    return statement is not None and statement.type == "expression_statement" and declaration is not None and \
+        statement.parent is not None and declaration.parent is not None and \
+        node_key(statement.parent) == node_key(declaration.parent)
 
 
 def _sum(node) -> list:

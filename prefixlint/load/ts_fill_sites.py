@@ -9,7 +9,10 @@ the program says what fills it, with that variable and its evidence:
 - a function's parameter: the calls of that function, in the file and in the modules beside it
   that import it (a bounded search: `callers`), each argument classified the same way; when
   every caller passes a stable value the parameter is stable, a clock value makes it volatile;
-- an expression evaluated at module level: once per process (stable, info at most).
+- a call of a function of the file: what the function returns (`getTime()` -> `new Date()`);
+  a function named without a call (`${getTime}`) is not run: its text is its own source, constant;
+- a template literal written at module level is evaluated once per process, whatever it
+  interpolates (a clock too): stable, info at most. The scope and the call decide, not the name.
 The vocabulary (clock calls, configuration roots, the evidence wording) is the one Python uses
 (`source_prompts.CLOCK_CALLS`, `fill_sites.CONFIG_ROOTS`, `fill_sites.deployment_constant`).
 """
@@ -107,10 +110,11 @@ class FillSites:
         offset, written = self.at(where.start_byte), self.written(where)
         segments, keyed = self.segments(self.iterated(expression) or expression)
         filled = self.fill(expression, 0) if expression is not None else None
-        if filled is None and expression is not None and not in_function(where):  # evaluated once, at load
-            value = self.written(expression)
+        if expression is not None and not in_function(where) and (filled is None or filled.kind != "stable"):
+            value = self.written(expression)  # a module-level template: evaluated once, at load
             return Field(offset, written, variable_name(segments, keyed), filled_by(
-                Variable("value", "per_request", (value,)), value, where.start_point[0] + 1, True))
+                filled if filled is not None and filled.kind is not None else Variable("value", "per_request", (value,)),
+                value, where.start_point[0] + 1, True))
         if filled is not None and expression.type != "identifier" and self.clock(expression) is not None:
             return Field(offset, written, filled.name, filled)  # named by the call (`now`)
         return Field(offset, written, variable_name(segments, keyed), filled)
@@ -125,10 +129,14 @@ class FillSites:
             return clock
         if node.type in ("parenthesized_expression", "as_expression", "non_null_expression", "await_expression"):
             return self.fill(node.named_children[0], depth + 1) if node.named_children else None
+        if node.type == "call_expression":
+            return self.called(node, depth)
         if node.type == "identifier":
             binding = self.binding(node)
+            if self.function_of(node) is not None:  # `${getTime}`: the function itself, never run here
+                return self.uncalled(node)
             if binding is None or binding.kind not in ("variable", "parameter", "import"):
-                return None  # a global, a function, a class: the code here does not say
+                return None  # a global, a class: the code here does not say
             if binding.kind == "parameter":
                 argument = self.given(binding)
                 return self.clock(argument) if argument is not None else from_callers(self, node, depth)
@@ -144,6 +152,23 @@ class FillSites:
             left = node.child_by_field_name("left")
             return self.stable(node) if config_read(left) else None
         return self.stable(node) if config_read(node) else None
+
+    def called(self, call, depth: int) -> Variable | None:
+        """What a call of a function of the file gives: the clock its returned expression reads
+        (`getTime()` with `const getTime = () => new Date().toLocaleString()`), else None."""
+        callee = call.child_by_field_name("function")
+        function = self.function_of(callee) if callee is not None and callee.type == "identifier" else None
+        returned = returned_expression(function) if function is not None else None
+        found = self.clock(returned) if returned is not None else None
+        if found is None:
+            return None
+        return Variable(found.name, found.kind, found.samples, found.line,
+                        f"{found.evidence}, returned by {callee.text.decode()}()")
+
+    def uncalled(self, node) -> Variable:
+        """A function named without a call: its text is its source, the same on every request."""
+        return Variable("value", "stable", (self.written(node),), node.start_point[0] + 1,
+                        f"{self.written(node)} is a function, not called: its text is its own source")
 
     def destructured(self, binding):
         """The value a `const { name } = helper(...)` takes: the `name` property of the object
@@ -191,7 +216,7 @@ class FillSites:
     def clock(self, node):
         names = []
         found = None
-        for child in self._walk(node):
+        for child in evaluated(node):
             if child.type == "new_expression":
                 constructor = child.child_by_field_name("constructor")
                 arguments = child.child_by_field_name("arguments")
@@ -219,6 +244,25 @@ class FillSites:
             frequency = "per_deployment"
         return filled_by(clock_variable(name, frequency, generate), self.written(node), node.start_point[0] + 1,
                          not in_function(node))
+
+
+def evaluated(root):
+    """The nodes under `root` that run when `root` is evaluated, in source order: a function
+    written inside it runs only when called, so its body is left out (`() => new Date()` is no
+    clock read), unless it is called right there (`(() => new Date())()`)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(child for child in reversed(node.children) if child.type not in FUNCTIONS or _invoked(child))
+
+
+def _invoked(function) -> bool:
+    holder = function.parent
+    while holder is not None and holder.type == "parenthesized_expression":
+        function, holder = holder, holder.parent
+    return holder is not None and holder.type == "call_expression" and \
+        node_key(holder.child_by_field_name("function")) == node_key(function)
 
 
 def _module_constant(binding, root) -> bool:

@@ -1,7 +1,8 @@
 """Chat messages in TypeScript/JavaScript: `{ role, content }` objects (issue 19 item 4).
 
 An object literal with a chat role (`system`, `developer`, `user`, `assistant`) and a text or
-text parts (`content: [{ type: 'text', text }]`) is a message: in a list (`messages: [...]`,
+text parts (`content: [{ type: 'text', text }]`) is a message, and so is a call named for its
+role (`new SystemMessage(text)`, `OpenAIChatMessage.system(text)`): in a list (`messages: [...]`,
 also by the name of a module constant, `[SYSTEM_MESSAGE, ...history]`) and as the argument of
 `messages.unshift(...)` (before the conversation so far). A system (or developer) message is a
 prompt on its own too, wherever it is written: a module constant typed
@@ -18,6 +19,8 @@ from prefixlint.load.ts_scopes import node_key
 from prefixlint.load.ts_values import Values
 
 ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant"}
+#: Message classes whose constructor takes the text: LangChain.js `new SystemMessage(text)`.
+MESSAGE_CLASSES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant"}
 _WRAPPERS = ("as_expression", "satisfies_expression", "parenthesized_expression", "non_null_expression")
 
 
@@ -48,6 +51,10 @@ class Messages(Values):
                 elif messages:
                     messages.append(self.slot(spread))
                 continue
+            built = message_call(item)
+            if built is not None:  # `new SystemMessage(text)`, `OpenAIChatMessage.system(text)`
+                messages += self.content(built[1], built[0])
+                continue
             item = self.message_object(item, depth)
             pairs = self.pairs(item) if item is not None else {}
             role = pairs.get("role")
@@ -75,6 +82,7 @@ class Messages(Values):
         if function is None or function.type not in ("function_declaration", "arrow_function", "function_expression"):
             return []
         body = returned_expression(function)
+        body = inside(body) if body is not None else None  # `return { role, content } as const`
         return self.role_messages_of([body]) if body is not None and body.type == "object" else []
 
     def unshifted_into(self, target) -> list[PromptMessage]:
@@ -103,6 +111,25 @@ class Messages(Values):
         if pieces is None:
             pieces = [self.field(node)]
         return [PromptMessage(role, pieces, self.at(node.start_byte))]
+
+
+def message_call(node):
+    """`(role, text)` of a message built by a call named for its role: a message class's
+    constructor (`new SystemMessage(text)`, `new HumanMessage(text)`) or a role method of a
+    message class (`OpenAIChatMessage.system(text)`, `ChatMessage.user(text)`); else None."""
+    node = inside(node)
+    arguments = node.child_by_field_name("arguments") if node.type in ("new_expression", "call_expression") else None
+    if arguments is None or arguments.type != "arguments" or not arguments.named_children:
+        return None
+    if node.type == "new_expression":
+        constructor = node.child_by_field_name("constructor")
+        role = MESSAGE_CLASSES.get(constructor.text.decode().rsplit(".", 1)[-1]) if constructor is not None else None
+    else:
+        callee = node.child_by_field_name("function")
+        owner = callee.child_by_field_name("object") if callee.type == "member_expression" else None
+        role = ROLES.get(callee.child_by_field_name("property").text.decode()) \
+            if owner is not None and owner.text.decode().rsplit(".", 1)[-1].endswith("Message") else None
+    return (role, arguments.named_children[0]) if role is not None else None
 
 
 def unshift_call(holder):

@@ -6,7 +6,8 @@ A text is a prompt when it is
 - passed where a prompt goes: an object with `system`, `instructions`, `prompt`, `input` or
   `messages: [{role, content}]` (Vercel AI SDK `generateText`/`streamText`, OpenAI and Anthropic
   Node SDKs): one chat per object, `system`/`instructions` as the system message; an array of
-  `{role, content}` objects anywhere is a chat too, and so is a system (or developer) message
+  `{role, content}` objects (or of `new SystemMessage(text)`, `OpenAIChatMessage.system(text)`)
+  anywhere is a chat too, and so is a system (or developer) message
   object on its own (a constant, a returned value: `ts_messages`).
 Texts are string literals and template literals; `${...}` substitutions that name another text
 of the file (a constant, or a call of a function returning a template literal) are inlined,
@@ -35,7 +36,7 @@ from prefixlint.load.source_text import template_fields
 from prefixlint.load.template import Template
 from prefixlint.load.ts_grammar import parse, parser, source_kind
 from prefixlint.load.ts_langchain import is_prompt_object, prompt_object
-from prefixlint.load.ts_messages import Messages, holder_name, outside, system_message, unshift_call
+from prefixlint.load.ts_messages import Messages, holder_name, message_call, outside, system_message, unshift_call
 from prefixlint.load.ts_scopes import FUNCTIONS, node_key
 
 FORMAT = "typescript"
@@ -61,6 +62,7 @@ _QUERY = """
 (pair key: [(property_identifier) (string)] @key) @pair
 (shorthand_property_identifier) @short
 (call_expression function: (member_expression property: (property_identifier) @method)) @call
+(new_expression) @new
 """
 
 
@@ -97,9 +99,12 @@ class _Source(Messages):
                     value.type in ("string", "template_string", *FUNCTIONS):  # a text, or a function returning it,
                 # named as a system message (`CHATGPT_SYSTEM_MESSAGE`, `generateSystemMessage = (...) => ...`)
                 self.candidates[node_key(node)] = node
-        for node in captures.get("call", ()):
-            if is_prompt_object(node):  # LangChain.js `ChatPromptTemplate.fromMessages([...])`
+        for node in [*captures.get("call", ()), *captures.get("new", ())]:
+            if node.type == "call_expression" and is_prompt_object(node):  # `ChatPromptTemplate.fromMessages([...])`
                 self.candidates[node_key(node)] = node
+            elif message_call(node) is not None and outside(node).parent is not None and \
+                    outside(node).parent.type == "array":  # `[new SystemMessage(text), ...history]`
+                self.candidates[node_key(outside(node).parent)] = outside(node).parent
         for node in [*captures.get("pair", ()), *captures.get("short", ())]:
             key = node.child_by_field_name("key") if node.type == "pair" else node
             name = key.text.decode().strip("'\"`")

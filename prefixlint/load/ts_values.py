@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from prefixlint.load.source_prompts import Text
 from prefixlint.load.source_text import dedent_pieces, strip_pieces
-from prefixlint.load.ts_assembly import additions, replaced_field
+from prefixlint.load.ts_assembly import additions, assigned, replaced_field
 from prefixlint.load.ts_callers import parameter_nodes
 from prefixlint.load.ts_fill_sites import FillSites
 from prefixlint.load.ts_scopes import node_key
@@ -45,6 +45,8 @@ class Values(FillSites):
             return (a if a is not None else [self.field(left)]) + (b if b is not None else [self.field(right)])
         if kind == "call_expression":
             return self.call_text(node, depth)
+        if kind == "ternary_expression":
+            return self.either(node, depth)
         if function and kind in ("arrow_function", "function_expression", "function_declaration"):
             return self.returned(node, depth)
         return None
@@ -57,21 +59,41 @@ class Values(FillSites):
         argument = self.given(binding)
         if argument is not None:
             return self.text_of(argument, depth + 1)
-        return self.declared(binding, depth + 1) if binding is not None and binding.declarator is not None else None
+        return self.declared(binding, depth + 1, until=node.start_byte) \
+            if binding is not None and binding.declarator is not None else None
 
-    def declared(self, binding, depth: int, function: bool = False) -> list | None:
+    def declared(self, binding, depth: int, function: bool = False, until: int | None = None) -> list | None:
+        """A variable's text where it is read (byte `until`, else the end of its scope): its value
+        and what the statements before that place add (`ts_assembly.assigned`)."""
         declarator = binding.declarator
-        value = declarator.child_by_field_name("value")
+        value, added = assigned(binding, self.scopes, until) if _reassignable(declarator) else (
+            declarator.child_by_field_name("value"), [])
         if value is not None and value.type == "array":
             return None
         pieces = self.text_of(value, depth, function) if value is not None else []
-        added = additions(binding, self.scopes) if _reassignable(declarator) else []
         if pieces is None and not added:
             return None
         out = list(pieces) if pieces is not None else [self.field(value)]
         for item in added:
             out += self.text_of(item, depth + 1) or [self.field(item)]
         return out
+
+    def either(self, node, depth: int) -> list | None:
+        """`c ? a : b` where both branches are texts: the one with more text, the prompt as sent
+        whenever its condition holds (`custom ? base + custom : base`: the base prompt and its
+        optional section); None when a branch is no text (the value is then a placeholder)."""
+        branches = []
+        for field in ("consequence", "alternative"):
+            touched = len(self.touched)
+            pieces = self.text_of(node.child_by_field_name(field), depth + 1)
+            if pieces is None:
+                del self.touched[touched:]
+                return None
+            branches.append((sum(len(p.chars) for p in pieces if isinstance(p, Text)), pieces, self.touched[touched:]))
+            del self.touched[touched:]
+        _, pieces, touched = max(branches, key=lambda branch: branch[0])
+        self.touched += touched
+        return pieces
 
     def returned(self, function, depth: int) -> list | None:
         body = function.child_by_field_name("body")
