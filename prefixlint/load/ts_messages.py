@@ -95,10 +95,24 @@ class Messages(Values):
             return self.role_messages(value)
         return [self.slot(target)]
 
+    def listed(self, node) -> list[PromptMessage]:
+        """The messages a list named beside a system prompt holds (`system: rules, messages:
+        history`): those of an array declared by its whole name (`const messages = [...]`), else
+        the conversation so far (a parameter, a property, a list built elsewhere)."""
+        binding = self.binding(node) if node.type in ("identifier", "shorthand_property_identifier") else None
+        value = inside(binding.value) if binding is not None and binding.value is not None else None
+        if value is not None and value.type == "array":
+            items = value.named_children
+            first = items[0] if items and items[0].type == "spread_element" and items[0].named_children else None
+            found = ([self.slot(first.named_children[0])] if first is not None else []) + self.role_messages(value)
+            return found if found else [self.slot(node)]
+        return [self.slot(node)]
+
     def slot(self, node) -> PromptMessage:
         """The conversation so far, where the code puts it (`...history`, the array unshifted into)."""
         start = self.at(node.start_byte)
-        name = variable_name(self.segments(node)[0]) if node.type in ("identifier", "member_expression") else "history"
+        name = variable_name(self.segments(node)[0]) if node.type in (
+            "identifier", "member_expression", "shorthand_property_identifier") else "history"
         return PromptMessage("(conversation)", [Field(start, self.written(node), name)], start, slot=name)
 
     def content(self, node, role: str | None) -> list[PromptMessage]:

@@ -179,9 +179,13 @@ class _Source(Messages):
         for key in ("system", "instructions"):
             if key in pairs:
                 messages += self.content(pairs[key], "system")
-        if pairs.get("messages") is not None and pairs["messages"].type == "array":
-            consumed.add(node_key(pairs["messages"]))
-            messages += self.role_messages(pairs["messages"])
+        listed = pairs.get("messages")
+        if listed is not None and listed.type == "array":
+            consumed.add(node_key(listed))
+            messages += self.role_messages(listed)
+        elif listed is not None and messages and listed.type in ("identifier", "shorthand_property_identifier",
+                                                                 "member_expression"):
+            messages += self.listed(listed)  # `system: rules, messages: history`: the conversation after it
         for key in ("prompt", "input"):
             if key in pairs:
                 messages += self.content(pairs[key], "user" if messages else None)
