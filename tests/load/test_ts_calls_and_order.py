@@ -1,0 +1,110 @@
+"""TypeScript/JavaScript values by scope and call, texts by statement order (issue 19 items 4, 5, 7).
+
+- A module-level template literal is evaluated once per process whatever it interpolates; a
+  function named without a call (`${getTime}`) is its own source text; inside a function, a
+  called local function gives the clock it returns.
+- A ternary of two texts is the fuller one; a function returning `{ role, content } as const`
+  and a list of role-named message calls (`OpenAIChatMessage.system(text)`, `new SystemMessage`)
+  are chats.
+- A `let` is read where it is used: the statements before that place, a plain reassignment in
+  the declaring block replacing what came before.
+- A list named beside a system prompt (`system: rules, messages: history`) is the conversation.
+Each module is written here in our own words with the structure of a real one."""
+
+from __future__ import annotations
+
+from prefixlint.load.registry import load_templates
+from tests.load.test_ts_assembly import write
+from tests.test_python_source import findings, where
+
+RULES = " ".join(f"Rule {i}: answer questions about bread, opening hours and allergens in short sentences."
+                 for i in range(12))
+CLOCK = "const getTime = () => new Date().toLocaleString();\n"
+
+
+def test_a_module_level_template_is_evaluated_once_and_a_function_reference_is_not_a_call(tmp_path):
+    path = write(tmp_path, "prompt.ts", CLOCK + (
+        "export const SYSTEM_PROMPT = `You are the night-shift assistant of a bakery.\n"  # 2
+        "- Clock: ${getTime}\n"                                                         # 3: the function itself
+        "- Started: ${getTime()}\n"                                                     # 4: a call, at import
+        f"{RULES}`;\n"))
+    (template,) = load_templates(str(path))
+    reference, started = template.variables["get_time"], template.variables["get_time_2"]
+    assert (reference.kind, reference.line, reference.evidence) == (
+        "stable", 3, "getTime is a function, not called: its text is its own source")
+    assert (started.kind, started.line, started.evidence) == (
+        "stable", 4, "filled by getTime() once per process, at import")
+    assert findings(path) == []  # before: PFX001 ${getTime}, "filled by () => new Date().toLocaleString()"
+
+
+def test_inside_a_function_a_called_clock_is_per_request(tmp_path):
+    path = write(tmp_path, "prompt.ts", CLOCK + (
+        "export function shiftPrompt(): string {\n"                                    # 2
+        "  return `You are the night-shift assistant of a bakery. Now: ${getTime()}.\n"  # 3
+        f"{RULES}`;\n}}\n"))
+    (template,) = load_templates(str(path))
+    now = template.variables["get_time"]
+    assert (now.kind, now.line, now.evidence) == (
+        "per_request", 1, "filled by new Date().toLocaleString(), returned by getTime()")
+    (finding,) = findings(path)
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(path, "${getTime()}"))
+
+
+def test_a_returned_system_message_with_an_optional_section_in_a_ternary(tmp_path):
+    path = write(tmp_path, "system.ts", (
+        "export function bakeryPrompt(profile?: string) {\n"
+        "  const base = `\nYou are the assistant of a bakery.\n" + RULES + "\n`.trim();\n"
+        "  return {\n"
+        '    role: "system",\n'
+        "    content: profile ? `${base}\\n\\nCustomer profile:\\n${profile}` : base,\n"
+        "  } as const;\n}\n"))
+    (template,) = load_templates(str(path))  # before: refused, "no prompt found in this Typescript module"
+    assert [(m.role, m.content) for m in template.messages] == [
+        ("system", f"You are the assistant of a bakery.\n{RULES}\n\nCustomer profile:\n{{profile}}")]
+    assert findings(path) == []  # a per-user value last: the same on every turn, the history after it reused
+
+
+def test_role_named_message_calls_in_a_list(tmp_path):
+    path = write(tmp_path, "messages.ts", (
+        'import { OpenAIChatMessage } from "modelfusion";\n'
+        'import { SystemMessage, HumanMessage } from "@langchain/core/messages";\n'
+        "export const describeLoaf = ({ loaf }: { loaf: string }) =>\n"
+        "  send([OpenAIChatMessage.system(`Describe the loaf ${loaf} in one warm sentence for the window`)]);\n"
+        "export async function answer(history: Message[], question: string) {\n"
+        f'  return model.invoke([new SystemMessage("{RULES}"), ...history, new HumanMessage(question)]);\n}}\n'))
+    loaf, answer = load_templates(str(path))  # before: refused, "no prompt found in this Typescript module"
+    assert [(m.role, m.content) for m in loaf.messages] == [
+        ("system", "Describe the loaf {loaf} in one warm sentence for the window")]
+    assert [(m.role, m.content) for m in answer.messages] == [
+        ("system", RULES), ("(conversation)", "history"), ("user", "{question}")]
+
+
+def test_a_let_is_read_where_it_is_used_with_a_reassignment_replacing_the_draft(tmp_path):
+    path = write(tmp_path, "orders.ts", (
+        "export async function answer(history: Message[], rush: boolean, customer: string) {\n"
+        "  let rules = `Draft text that the next statement replaces.`;\n"
+        f"  rules = `You take bread orders for the bakery. {RULES}`;\n"
+        "  if (rush) rules = `Rush order for ${customer}`;\n"            # under a condition: may not run
+        "  const request = { model: MODEL, system: rules, messages: history };\n"
+        "  rules += `\\nLogged at ${new Date().toISOString()}`;\n"       # after the use: not in the request
+        "  log(rules);\n"
+        "  return client.messages.create(request);\n}\n"))
+    (template,) = load_templates(str(path))
+    assert [(m.role, m.content) for m in template.messages] == [
+        ("system", f"You take bread orders for the bakery. {RULES}"), ("(conversation)", "history")]
+    assert template.variables["history"].kind == "conversation"
+    assert findings(path) == []  # before: PFX001 ${new Date()...} appended after the request was built
+
+
+def test_a_clock_in_a_system_prompt_beside_a_declared_message_list_breaks_the_history(tmp_path):
+    path = write(tmp_path, "chat.ts", (
+        'import { streamText } from "ai";\n'
+        "export async function chat(past: Message[], question: string) {\n"
+        '  const messages = [...past, { role: "user", content: question }];\n'
+        f"  return streamText({{ model, system: `Today is ${{new Date().toDateString()}}. {RULES}`, messages }});\n}}\n"))
+    (template,) = load_templates(str(path))
+    assert [(m.role, m.content) for m in template.messages] == [
+        ("system", f"Today is {{now}}. {RULES}"), ("(conversation)", "past"), ("user", "{question}")]
+    (finding,) = findings(path)
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(path, "${new Date()"))
+    assert finding["history_tokens"] > 0  # the conversation after the system prompt is what it costs
