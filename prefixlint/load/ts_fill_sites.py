@@ -28,7 +28,7 @@ from prefixlint.load.ts_assembly import returned_expression
 from prefixlint.load.ts_callers import from_callers
 from prefixlint.load.ts_grammar import source_kind, walk
 from prefixlint.load.ts_names import segments
-from prefixlint.load.ts_scopes import FUNCTIONS, Binding, Scopes, in_function, node_key
+from prefixlint.load.ts_scopes import FUNCTIONS, Binding, Scopes, evaluated, in_function, node_key
 
 DAY_METHODS = {"toLocaleDateString", "toDateString"}
 YEAR_METHODS = {"getFullYear", "getUTCFullYear", "getMonth", "getYear"}
@@ -244,25 +244,6 @@ class FillSites:
             frequency = "per_deployment"
         return filled_by(clock_variable(name, frequency, generate), self.written(node), node.start_point[0] + 1,
                          not in_function(node))
-
-
-def evaluated(root):
-    """The nodes under `root` that run when `root` is evaluated, in source order: a function
-    written inside it runs only when called, so its body is left out (`() => new Date()` is no
-    clock read), unless it is called right there (`(() => new Date())()`)."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(child for child in reversed(node.children) if child.type not in FUNCTIONS or _invoked(child))
-
-
-def _invoked(function) -> bool:
-    holder = function.parent
-    while holder is not None and holder.type == "parenthesized_expression":
-        function, holder = holder, holder.parent
-    return holder is not None and holder.type == "call_expression" and \
-        node_key(holder.child_by_field_name("function")) == node_key(function)
 
 
 def _module_constant(binding, root) -> bool:

@@ -9,7 +9,8 @@ innermost scope around it that declares the name, else None (a global, or undecl
 - a `catch (e)` clause holds `e`; a `for (const x of xs)` loop holds `x`;
 - the module holds its imports (`import a, { b as c } from`, `import * as ns`, `import x = require()`).
 A name declared by another function, or in a block that does not enclose the read, is never read.
-Built in one walk of the tree; the lookups of `ts_fill_sites`, `ts_values` and `ts_assembly` go
+`in_function(node)` and `evaluated(node)` say when code runs: at load, or when a function is
+called (a function written inside an expression is not run by it). Built in one walk of the tree; the lookups of `ts_fill_sites`, `ts_values` and `ts_assembly` go
 through it (before it, a name was looked up in one table for the whole module).
 """
 
@@ -217,3 +218,22 @@ def in_function(node) -> bool:
             return True
         node = node.parent
     return False
+
+
+def evaluated(root):
+    """The nodes under `root` that run when `root` is evaluated, in source order: a function
+    written inside it runs only when called, so its body is left out (`() => new Date()` is no
+    clock read), unless it is called right there (`(() => new Date())()`)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(child for child in reversed(node.children) if child.type not in FUNCTIONS or _invoked(child))
+
+
+def _invoked(function) -> bool:
+    holder = function.parent
+    while holder is not None and holder.type == "parenthesized_expression":
+        function, holder = holder, holder.parent
+    return holder is not None and holder.type == "call_expression" and \
+        node_key(holder.child_by_field_name("function")) == node_key(function)

@@ -84,16 +84,16 @@ class Values(FillSites):
         optional section); None when a branch is no text (the value is then a placeholder)."""
         branches = []
         for field in ("consequence", "alternative"):
-            touched = len(self.touched)
+            mark = len(self.touched)
             pieces = self.text_of(node.child_by_field_name(field), depth + 1)
             if pieces is None:
-                del self.touched[touched:]
+                del self.touched[mark:]
                 return None
-            branches.append((sum(len(p.chars) for p in pieces if isinstance(p, Text)), pieces, self.touched[touched:]))
-            del self.touched[touched:]
-        _, pieces, touched = max(branches, key=lambda branch: branch[0])
-        self.touched += touched
-        return pieces
+            branches.append((sum(len(p.chars) for p in pieces if isinstance(p, Text)), pieces, self.touched[mark:]))
+            del self.touched[mark:]
+        _, chosen, read = max(branches, key=lambda branch: branch[0])
+        self.touched += read
+        return chosen
 
     def returned(self, function, depth: int) -> list | None:
         body = function.child_by_field_name("body")
