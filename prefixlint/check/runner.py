@@ -38,8 +38,8 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
         return [page]
     try:
         templates = load_templates(path, text)
-    except EmptyFile:  # an empty template (a `.j2` placeholder file) has nothing to measure
-        return [FileResult(path, skipped="empty: nothing to measure")]
+    except EmptyFile as exc:  # an empty template (a `.j2` placeholder file) has nothing to measure
+        return [FileResult(path, skipped=exc.reason)]
     except NotATemplate as exc:
         return [skipped(path, exc)] if skip_non_templates else [FileResult(path, error=exc.located(path))]
     except PrefixlintError as exc:

@@ -12,6 +12,20 @@ from prefixlint.limits import open_error, read_bytes  # noqa: F401 - open_error:
 class EmptyFile(PrefixlintError):
     """A file with no text: for `check`, nothing to measure (not an error); `compare` refuses it."""
 
+    @property
+    def reason(self) -> str:
+        """Why `check` skips the file, as `--show-files` and JSON say it."""
+        return "empty: nothing to measure"
+
+
+class TextElsewhere(EmptyFile):
+    """A file whose prompt is all another package's text (`prompt: TEMPLATE`, imported from
+    `langchain/memory`): measured where that text is written, nothing of it here."""
+
+    @property
+    def reason(self) -> str:
+        return str(self.args[0])
+
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"  # how standard input is named in diagnostics

@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 from prefixlint.load.base import Loader
+from prefixlint.load.files import TextElsewhere
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import (
     PROMPT_NAME,
@@ -81,6 +82,10 @@ def load_all(path: str, text: str) -> list[Template]:
     fmt, grammar = source_kind(path)
     source = _Source(text, path, parse(path, text), _cursor(grammar))
     prompts = source.prompts()
+    elsewhere = source.imported_prompt() if not prompts else None
+    if elsewhere is not None:
+        raise TextElsewhere(f"its prompt `{elsewhere[0]}` is imported from the package {elsewhere[1]!r}:"
+                            " nothing of it to measure in this file", path=path)
     if not prompts:
         raise NotATemplate(f"no prompt found in this {fmt.title()} module", path=path, line=1, hint=HINT)
     return [to_template(path, text, fmt, prompt) for prompt in prompts]
@@ -170,6 +175,23 @@ class _Source(Messages):
                 if not any(touched <= other and rank[id(p)] < rank[id(prompt)]
                            for s, other, p in found if p is not prompt)]
         return [prompt for _, _, prompt in sorted(kept, key=lambda item: item[0])]
+
+    def imported_prompt(self) -> tuple[str, str] | None:
+        """`(name, package)` of a prompt passed where a prompt goes (`prompt:`, `system:`,
+        `instructions:`) that is a name imported from a package, not from a module of the
+        repository (`import { TEMPLATE } from "langchain/memory"`), else None."""
+        for node in self.candidates.values():
+            pairs = self.pairs(node) if node.type == "object" else {}
+            for key in ("system", "instructions", "prompt"):
+                value = pairs.get(key)
+                binding = self.binding(value) if value is not None and value.type in (
+                    "identifier", "shorthand_property_identifier") else None
+                source = binding.holder.child_by_field_name("source") if binding is not None and \
+                    binding.kind == "import" else None
+                package = source.text.decode().strip("'\"`") if source is not None else ""
+                if package and not package.startswith((".", "/", "~", "@/")):
+                    return value.text.decode(), package
+        return None
 
     def sdk_object(self, node, consumed: set) -> SourcePrompt | None:
         pairs = self.pairs(node)

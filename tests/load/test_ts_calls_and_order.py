@@ -9,13 +9,18 @@
 - A `let` is read where it is used: the statements before that place, a plain reassignment in
   the declaring block replacing what came before.
 - A list named beside a system prompt (`system: rules, messages: history`) is the conversation.
+- A prompt that is a package's imported text is nothing to measure in the file, not a refusal.
 Each module is written here in our own words with the structure of a real one."""
 
 from __future__ import annotations
 
-from prefixlint.load.registry import load_templates
+import json
+
+import pytest
+
+from prefixlint.load.registry import NotATemplate, load_templates
 from tests.load.test_ts_assembly import write
-from tests.test_python_source import findings, where
+from tests.test_python_source import findings, run, where
 
 RULES = " ".join(f"Rule {i}: answer questions about bread, opening hours and allergens in short sentences."
                  for i in range(12))
@@ -108,3 +113,26 @@ def test_a_clock_in_a_system_prompt_beside_a_declared_message_list_breaks_the_hi
     (finding,) = findings(path)
     assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(path, "${new Date()"))
     assert finding["history_tokens"] > 0  # the conversation after the system prompt is what it costs
+
+
+def test_a_prompt_imported_from_a_package_is_nothing_to_measure_here_not_a_refusal(tmp_path):
+    path = write(tmp_path, "chain.ts", (
+        'import { BAKERY_TEMPLATE } from "bakery-prompts/templates";\n'
+        'import { LLMChain } from "langchain/chains";\n'
+        "const chain = new LLMChain({ llm: model, prompt: BAKERY_TEMPLATE, memory });\n"
+        'await chain.call({ input: "Two rye loaves, please." });\n'))
+    result = run("--format", "json", str(path))
+    assert result.exit_code == 0, result.output  # before: exit 2, "no prompt found in this Typescript module"
+    report = json.loads(result.stdout)
+    assert report["files"] == [] and report["errors"] == []
+    assert report["skipped"] == [{"path": str(path), "reason": (
+        "its prompt `BAKERY_TEMPLATE` is imported from the package 'bakery-prompts/templates':"
+        " nothing of it to measure in this file")}]
+
+
+def test_a_prompt_imported_from_a_module_of_the_repository_is_still_refused_alone(tmp_path):
+    path = write(tmp_path, "chain.ts", (
+        'import { BAKERY_TEMPLATE } from "./templates";\n'
+        "const chain = new LLMChain({ llm: model, prompt: BAKERY_TEMPLATE });\n"))
+    with pytest.raises(NotATemplate):  # its text is in the repository: measured there (not resolved here)
+        load_templates(str(path))
