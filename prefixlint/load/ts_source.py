@@ -189,7 +189,7 @@ class _Source(Messages):
                 source = binding.holder.child_by_field_name("source") if binding is not None and \
                     binding.kind == "import" else None
                 package = source.text.decode().strip("'\"`") if source is not None else ""
-                if package and not package.startswith((".", "/", "~", "@/")):
+                if value is not None and package and not package.startswith((".", "/", "~", "@/")):
                     return value.text.decode(), package
         return None
 
