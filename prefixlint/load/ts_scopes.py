@@ -11,7 +11,8 @@ innermost scope around it that declares the name, else None (a global, or undecl
 A name declared by another function, or in a block that does not enclose the read, is never read.
 `in_function(node)` and `evaluated(node)` say when code runs: at load, or when a function is
 called (a function written inside an expression is not run by it). Built in one walk of the
-tree; the lookups of `ts_fill_sites`, `ts_values` and `ts_assembly` go through it (before it, a name was looked up in one table for the whole module).
+tree; the lookups of `ts_fill_sites`, `ts_values` and `ts_assembly` go through it (before
+it, a name was looked up in one table for the whole module).
 """
 
 from __future__ import annotations
