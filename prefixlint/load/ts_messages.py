@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from prefixlint.load.source_prompts import Field, PromptMessage, variable_name
 from prefixlint.load.ts_assembly import returned_expression
-from prefixlint.load.ts_scopes import node_key
 from prefixlint.load.ts_values import Values
 
 ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant"}
@@ -66,13 +65,12 @@ class Messages(Values):
 
     def message_object(self, item, depth: int = 0):
         """The object literal a list's item is: written there (`{ role, content }`, also `as
-        const`), or a module constant's (`SYSTEM_MESSAGE` of `[SYSTEM_MESSAGE, ...history]`; a
-        function's local message is built per call, as the list around it); else None."""
+        const`), or a constant's the list reads (`SYSTEM_MESSAGE` of `[SYSTEM_MESSAGE, ...history]`,
+        of the module or of the function building the list: `const intro = {...}`); else None."""
         item = inside(item)
-        if item.type == "identifier" and depth < 4:  # a message constant of the module: fixed at load
+        if item.type == "identifier" and depth < 4:
             binding = self.binding(item)
-            if binding is not None and binding.constant and binding.value is not None and \
-                    node_key(binding.scope) == node_key(self.root):
+            if binding is not None and binding.constant and binding.value is not None:
                 item = inside(binding.value)
         return item if item.type == "object" else None
 

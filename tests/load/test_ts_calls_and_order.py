@@ -136,3 +136,17 @@ def test_a_prompt_imported_from_a_module_of_the_repository_is_still_refused_alon
         "const chain = new LLMChain({ llm: model, prompt: BAKERY_TEMPLATE });\n"))
     with pytest.raises(NotATemplate):  # its text is in the repository: measured there (not resolved here)
         load_templates(str(path))
+
+
+def test_a_local_system_message_before_the_spread_history_is_followed_by_it(tmp_path):
+    path = write(tmp_path, "reply.ts", (
+        f'const RULES = "{RULES}";\n'
+        "export async function reply(past: ChatMessage[], question: string) {\n"
+        "  const intro = { role: \"system\", content: `Today is ${new Date().toDateString()}. ${RULES}` };\n"
+        "  return openai.chat.completions.create({\n"
+        '    model: "gpt-4o", messages: [intro, ...past, { role: "user", content: question }] });\n}\n'))
+    (template,) = load_templates(str(path))
+    assert [(m.role, m.content) for m in template.messages] == [  # before: the system message alone
+        ("system", f"Today is {{now}}. {RULES}"), ("(conversation)", "past"), ("user", "{question}")]
+    (finding,) = findings(path)
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(path, "${new Date()"))
