@@ -57,6 +57,7 @@ class FillSites:
         self.touched: list[tuple] = []  # the literals a prompt's text was read from
         self.arguments: dict[tuple, Any] = {}  # a parameter's identifier -> the argument of the call read (`applied`)
         self.root: Any = None
+        self.hops = 0  # the modules followed to read this one's text (`ts_imports`)
         self._scopes: Scopes | None = None
 
     _walk = staticmethod(walk)

@@ -138,6 +138,11 @@ class Scopes:
                 best = binding
         return best
 
+    def module_constant(self, name: str) -> Binding | None:
+        """The `const name = ...` of the module's top level, else None."""
+        return next((b for b in self._names.get(name, ()) if b.constant and b.declarator is not None
+                     and b.scope.type == "program"), None)
+
     def declared_by(self, name_node) -> Binding | None:
         """The binding the identifier `name_node` declares (a second `var x` of a scope is a
         binding of its own, with its own value), else None when it declares nothing."""

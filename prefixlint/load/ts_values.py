@@ -2,7 +2,8 @@
 
 `Values.text_of(node)` follows a prompt's text through string and template literals (escapes
 decoded, each character kept with its file offset), constants of the file, `+`, `.join()`,
-`.trim()`, and calls of functions that return a template literal (their last `return`);
+`.trim()`, calls of functions that return a template literal (their last `return`), a
+constant imported from a module of the repository (`ts_imports`);
 and what code adds to a declared prompt afterwards (`ts_assembly`: `+=`, `push` then `join`,
 `.replace('{var}', value)`); every other expression is a placeholder, made by
 `FillSites.field` (`ts_fill_sites`: named by its words, classified by what fills it).
@@ -18,6 +19,7 @@ from prefixlint.load.source_text import dedent_pieces, strip_pieces
 from prefixlint.load.ts_assembly import additions, assigned, replaced_field
 from prefixlint.load.ts_callers import parameter_nodes
 from prefixlint.load.ts_fill_sites import FillSites
+from prefixlint.load.ts_imports import imported_text, placed
 from prefixlint.load.ts_scopes import node_key
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0", "\n": "", "\r\n": ""}
@@ -59,6 +61,11 @@ class Values(FillSites):
         argument = self.given(binding)
         if argument is not None:
             return self.text_of(argument, depth + 1)
+        if binding is not None and binding.kind == "import":  # `import { SYSTEM } from "./prompts"`
+            pieces = imported_text(self, binding, depth + 1)
+            if pieces is not None:
+                self.touched.append(node_key(binding.node))
+            return placed(pieces, self.at(node.start_byte)) if pieces is not None else None
         return self.declared(binding, depth + 1, until=node.start_byte) \
             if binding is not None and binding.declarator is not None else None
 
