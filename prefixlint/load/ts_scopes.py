@@ -229,7 +229,7 @@ def in_function(node) -> bool:
 def evaluated(root):
     """The nodes under `root` that run when `root` is evaluated, in source order: a function
     written inside it runs only when called, so its body is left out (`() => new Date()` is no
-    clock read), unless it is called right there (`(() => new Date())()`)."""
+    clock read), unless it is called right there (`(() => new Date())()`) or passed to a call."""
     stack = [root]
     while stack:
         node = stack.pop()
@@ -238,8 +238,18 @@ def evaluated(root):
 
 
 def _invoked(function) -> bool:
+    """Whether a function is run where it is written: called right there, or passed to a call
+    (`items.map(item => ...)`: a callback the call runs)."""
     holder = function.parent
     while holder is not None and holder.type == "parenthesized_expression":
         function, holder = holder, holder.parent
-    return holder is not None and holder.type == "call_expression" and \
-        node_key(holder.child_by_field_name("function")) == node_key(function)
+    return holder is not None and (holder.type == "arguments" or holder.type == "call_expression" and
+                                   node_key(holder.child_by_field_name("function")) == node_key(function))
+
+
+def function_around(node):
+    """The innermost function `node` is written in, else None (the module)."""
+    node = node.parent
+    while node is not None and node.type not in FUNCTIONS:
+        node = node.parent
+    return node

@@ -205,9 +205,10 @@ class _Source(Messages):
         if listed is not None and listed.type == "array":
             consumed.add(node_key(listed))
             messages += self.role_messages(listed)
-        elif listed is not None and messages and listed.type in ("identifier", "shorthand_property_identifier",
-                                                                 "member_expression"):
-            messages += self.listed(listed)  # `system: rules, messages: history`: the conversation after it
+        elif listed is not None and messages and listed.type in (
+                "identifier", "shorthand_property_identifier", "member_expression", "call_expression",
+                "await_expression"):  # `system: rules, messages: history` (or `convertToModelMessages(m)`)
+            messages += self.listed(listed)  # the conversation after it
         for key in ("prompt", "input"):
             if key in pairs:
                 messages += self.content(pairs[key], "user" if messages else None)

@@ -20,7 +20,7 @@ from prefixlint.load.ts_assembly import additions, assigned, replaced_field
 from prefixlint.load.ts_callers import parameter_nodes
 from prefixlint.load.ts_fill_sites import FillSites
 from prefixlint.load.ts_imports import imported_text, placed
-from prefixlint.load.ts_scopes import node_key
+from prefixlint.load.ts_scopes import function_around, node_key
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0", "\n": "", "\r\n": ""}
 _DEPTH = 8
@@ -66,8 +66,11 @@ class Values(FillSites):
             if pieces is not None:
                 self.touched.append(node_key(binding.node))
             return placed(pieces, self.at(node.start_byte)) if pieces is not None else None
-        return self.declared(binding, depth + 1, until=node.start_byte) \
-            if binding is not None and binding.declarator is not None else None
+        if binding is None or binding.declarator is None:
+            return None
+        # read where it is written in the declaring function; a function defined there reads it when called
+        same = node_key(function_around(node) or self.root) == node_key(function_around(binding.node) or self.root)
+        return self.declared(binding, depth + 1, until=node.start_byte if same else None)
 
     def declared(self, binding, depth: int, function: bool = False, until: int | None = None) -> list | None:
         """A variable's text where it is read (byte `until`, else the end of its scope): its value

@@ -19,6 +19,7 @@ import json
 import pytest
 
 from prefixlint.load.registry import NotATemplate, load_templates
+from prefixlint.load.ts_grammar import parse, walk
 from tests.load.test_ts_assembly import write
 from tests.test_python_source import findings, run, where
 
@@ -150,3 +151,28 @@ def test_a_local_system_message_before_the_spread_history_is_followed_by_it(tmp_
         ("system", f"Today is {{now}}. {RULES}"), ("(conversation)", "past"), ("user", "{question}")]
     (finding,) = findings(path)
     assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(path, "${new Date()"))
+
+
+def test_a_function_reads_a_let_when_called_and_a_callback_passed_to_a_call_runs(tmp_path):
+    path = write(tmp_path, "late.ts", (
+        f'let rules = "{RULES}";\n'
+        "export const reply = (question: string) =>\n"        # reads `rules` when called: after line 5
+        "  generateText({ model, system: rules, messages: convertToModelMessages(question) });\n"
+        "export const stamped = (lines: string[]) => lines.map(() => `${Date.now()}`).join();\n"
+        'rules += "\\nAlways end with: Thank you for baking with us.";\n'))
+    (template,) = load_templates(str(path))
+    assert [(m.role, m.content) for m in template.messages] == [
+        ("system", f"{RULES}\nAlways end with: Thank you for baking with us."),
+        ("(conversation)", "convertToModelMessages(question)")]  # a list computed beside `system:`
+    sites = _sites(path)
+    callback = next(n for n in walk(sites.root) if n.type == "call_expression" and n.text.startswith(b"lines.map"))
+    assert sites.clock(callback) is not None  # `map` runs its callback: `Date.now()` is read there
+
+
+def _sites(path):
+    from prefixlint.load.ts_fill_sites import FillSites
+
+    text = path.read_text()
+    sites = FillSites(text, str(path))
+    sites.root = parse(str(path), text)
+    return sites
