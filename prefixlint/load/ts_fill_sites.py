@@ -26,6 +26,7 @@ from prefixlint.load.source_prompts import CLOCK_CALLS, Field, clock_variable, f
 from prefixlint.load.template import Variable
 from prefixlint.load.ts_assembly import returned_expression
 from prefixlint.load.ts_callers import from_callers
+from prefixlint.load.ts_clocks import factory_clock, format_frequency
 from prefixlint.load.ts_grammar import source_kind, walk
 from prefixlint.load.ts_names import segments
 from prefixlint.load.ts_scopes import FUNCTIONS, Binding, Scopes, evaluated, in_function, node_key
@@ -216,7 +217,7 @@ class FillSites:
 
     def clock(self, node):
         names = []
-        found = None
+        found = formatted = None
         for child in evaluated(node):
             if child.type == "new_expression":
                 constructor = child.child_by_field_name("constructor")
@@ -224,10 +225,14 @@ class FillSites:
                 if constructor is not None and constructor.text == b"Date" and (
                         arguments is None or not arguments.named_children):
                     found = found or CLOCK_CALLS["new Date()"]
+            elif child.type == "call_expression" and factory_clock(child):  # `moment()`, `dayjs()`
+                found = found or CLOCK_CALLS["new Date()"]
             elif child.type == "call_expression":
                 callee = child.child_by_field_name("function").text.decode()
                 found = found or CLOCK_CALLS.get(".".join(callee.split(".")[-2:])) or CLOCK_CALLS.get(
                     callee.split(".")[-1] + "()")
+                if callee.endswith(".format") and formatted is None:
+                    formatted = format_frequency(child)
             elif child.type == "property_identifier":
                 names.append(child.text.decode())
             elif child.type == "identifier" and child.parent is not None and child.parent.type == "member_expression" \
@@ -243,6 +248,8 @@ class FillSites:
             frequency, generate = "per_day", "iso_date"
         if YEAR_METHODS & set(names):
             frequency = "per_deployment"
+        if formatted is not None and formatted != "per_request":  # `moment().format('YYYY-MM-DD')`
+            frequency, generate = formatted, "iso_date" if formatted == "per_day" else generate
         return filled_by(clock_variable(name, frequency, generate), self.written(node), node.start_point[0] + 1,
                          not in_function(node))
 

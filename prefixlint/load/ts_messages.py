@@ -75,12 +75,14 @@ class Messages(Values):
         return item if item.type == "object" else None
 
     def returned_message(self, node) -> list[PromptMessage]:
-        """The message a function returns as a `{role, content}` object, else []."""
+        """The messages a function returns: a `{role, content}` object, or a list of them, else []."""
         function = node if node.type == "function_declaration" else node.child_by_field_name("value")
         if function is None or function.type not in ("function_declaration", "arrow_function", "function_expression"):
             return []
         body = returned_expression(function)
         body = inside(body) if body is not None else None  # `return { role, content } as const`
+        if body is not None and body.type == "array":  # `return [currentTime, rules]`: its messages in order
+            return self.role_messages(body)
         return self.role_messages_of([body]) if body is not None and body.type == "object" else []
 
     def unshifted_into(self, target) -> list[PromptMessage]:

@@ -176,3 +176,23 @@ def _sites(path):
     sites = FillSites(text, str(path))
     sites.root = parse(str(path), text)
     return sites
+
+
+def test_a_returned_list_of_local_messages_with_a_date_library_clock_first(tmp_path):
+    path = write(tmp_path, "system.ts", (
+        'import moment from "moment";\n'
+        "function getSystemMessage(): Message[] {\n"
+        "  const clock = { role: 'system', content: `Local time: ${moment().format('YYYY-MM-DD HH:mm')}` };\n"
+        "  const day = { role: 'system', content: `Weekday: ${moment().format('dddd')}` };\n"
+        "  const born = { role: 'system', content: `Founded: ${moment('1921-04-01').format('YYYY')}` };\n"
+        f"  const rules = {{ role: 'system', content: '{RULES}' }};\n"
+        "  return [clock, day, born, rules];\n}\n"))
+    (template,) = load_templates(str(path))  # before: each message alone, `moment()` no clock: no finding
+    assert [m.content for m in template.messages] == [
+        "Local time: {now}", "Weekday: {now_2}", "Founded: {value}", RULES]
+    clock, day = template.variables["now"], template.variables["now_2"]
+    assert (clock.kind, clock.line, clock.evidence) == ("per_request", 3, "filled by moment().format('YYYY-MM-DD HH:mm')")
+    assert (day.kind, day.line) == ("per_day", 4)  # `dddd`: the weekday
+    assert "value" not in template.variables  # `moment(date)` parses a given date: no clock, its name decides
+    first = findings(path)[0]
+    assert (first["code"], first["line"], first["column"]) == ("PFX001", *where(path, "${moment().format('YYYY"))
