@@ -2,12 +2,14 @@
 
 - A module-level template literal is evaluated once per process whatever it interpolates; a
   function named without a call (`${getTime}`) is its own source text; inside a function, a
-  called local function gives the clock it returns.
+  called local function gives the clock it returns; a callback passed to a call runs there;
+  `moment()` is the clock, its `.format(...)` deciding how often it changes.
 - A ternary of two texts is the fuller one; a function returning `{ role, content } as const`
   and a list of role-named message calls (`OpenAIChatMessage.system(text)`, `new SystemMessage`)
   are chats.
 - A `let` is read where it is used: the statements before that place, a plain reassignment in
-  the declaring block replacing what came before.
+  the declaring block replacing what came before; a function defined there reads it when called.
+- A function returning a list of its local message constants is a chat in that order.
 - A list named beside a system prompt (`system: rules, messages: history`) is the conversation.
 - A prompt that is a package's imported text is nothing to measure in the file, not a refusal.
 Each module is written here in our own words with the structure of a real one."""
