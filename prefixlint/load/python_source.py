@@ -117,6 +117,10 @@ class _Finder:
         last = name.rsplit(".", 1)[-1]
         if last == "from_messages" or last == "ChatPromptTemplate":
             items = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "messages"), None)
+            if isinstance(items, (ast.Name, ast.Attribute)):  # `messages = [...]` then `from_messages(messages)`
+                items = self.resolve.bound(items)
+            if isinstance(items, ast.BinOp):  # `[system] + examples + [human]`
+                items = ast.List(elts=concatenated(items, self.resolve.bound))
             if isinstance(items, (ast.List, ast.Tuple)):
                 self.done.add(id(call))
                 chat = [m for m in (self.langchain_message(item) for item in items.elts) if m is not None]
