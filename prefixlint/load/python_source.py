@@ -116,7 +116,8 @@ class _Finder:
         name = dotted(call.func)
         last = name.rsplit(".", 1)[-1]
         if last == "from_messages" or last == "ChatPromptTemplate":
-            items = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "messages"), None)
+            items = self.listed(call.args[0] if call.args else keyword_value(  # `from_messages(messages)`, bound above
+                {k.arg: k.value for k in call.keywords if k.arg}, "messages"))
             if isinstance(items, (ast.List, ast.Tuple)):
                 self.done.add(id(call))
                 chat = [m for m in (self.langchain_message(item) for item in items.elts) if m is not None]
@@ -143,10 +144,7 @@ class _Finder:
     def message_list(self, items: ast.AST | None) -> list[PromptMessage] | None:
         """A list of `{"role", "content"}` dicts or message objects; `*state.messages` in it is
         the conversation so far (the slot). None when it is not such a list."""
-        if isinstance(items, (ast.Name, ast.Attribute)):
-            items = self.resolve.bound(items)
-        if isinstance(items, ast.BinOp):  # `[system] + history + [user]`: the history is the slot
-            items = ast.List(elts=concatenated(items, self.resolve.bound))
+        items = self.listed(items)
         if not isinstance(items, (ast.List, ast.Tuple)) or not any(
                 isinstance(e, ast.Dict) and any(isinstance(k, ast.Constant) and k.value == "role" for k in e.keys)
                 or isinstance(e, ast.Call) and dotted(e.func).rsplit(".", 1)[-1] in MESSAGE_CLASSES for e in items.elts):
@@ -161,6 +159,12 @@ class _Finder:
                 message = self.langchain_message(item)
                 messages += [message] if message is not None else []
         return messages
+
+    def listed(self, items: ast.AST | None) -> ast.AST | None:
+        """The list a name holds; `[system] + history + [user]` as one list (the history spread in)."""
+        if isinstance(items, (ast.Name, ast.Attribute)):
+            items = self.resolve.bound(items)
+        return ast.List(elts=concatenated(items, self.resolve.bound)) if isinstance(items, ast.BinOp) else items
 
     def langchain_message(self, item: ast.expr) -> PromptMessage | None:
         if isinstance(item, (ast.Name, ast.Attribute)) and isinstance(bound := self.resolve.bound(item), (ast.Tuple, ast.Call)):
@@ -200,9 +204,8 @@ class _Finder:
         return PromptMessage(role, pieces, self.start(content))
 
     def sdk_message(self, item: ast.expr) -> list[PromptMessage]:
-        if not isinstance(item, ast.Dict):
-            return []
-        entries = {k.value: v for k, v in zip(item.keys, item.values) if isinstance(k, ast.Constant)}
+        entries = ({k.value: v for k, v in zip(item.keys, item.values) if isinstance(k, ast.Constant)}
+                   if isinstance(item, ast.Dict) else {})
         role = entries.get("role")
         if not isinstance(role, ast.Constant) or "content" not in entries:
             return []
@@ -213,12 +216,9 @@ class _Finder:
         if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(self.resolve.bound(node), ast.List):
             node = self.resolve.bound(node)  # type: ignore[assignment]  # `system=blocks`, bound in the module
         if isinstance(node, ast.List):
-            blocks = []
-            for block in node.elts:
-                if isinstance(block, ast.Dict):
-                    entries = {k.value: v for k, v in zip(block.keys, block.values) if isinstance(k, ast.Constant)}
-                    if "text" in entries:
-                        blocks.append(self.message(role, entries["text"], "plain"))
+            entries = [{k.value: v for k, v in zip(b.keys, b.values) if isinstance(k, ast.Constant)}
+                       for b in node.elts if isinstance(b, ast.Dict)]
+            blocks = [self.message(role, e["text"], "plain") for e in entries if "text" in e]
             return [b for b in blocks if b is not None]
         message = self.message(role, node, self.content_style)
         return [message] if message is not None else []

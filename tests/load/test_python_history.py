@@ -89,3 +89,27 @@ def test_a_name_that_says_system_prompt_anywhere_is_the_system_message(name, sys
             'System Time: {time}"""\n')
     (template,) = load_templates("prompts.py", text)
     assert (template.messages[0].role == "system") is system
+
+
+CLOSED = ('from langchain.prompts.chat import ChatPromptTemplate, SystemMessagePromptTemplate, HumanMessagePromptTemplate\n\n'
+          'guide = """Answer from the pieces of context below. Say so when they do not hold the answer.\n'
+          '----\n{context}"""\n')
+
+
+@pytest.mark.parametrize("build", [
+    "messages = [\n    SystemMessagePromptTemplate.from_template(guide),\n"
+    '    HumanMessagePromptTemplate.from_template("{question}"),\n]\n'
+    "PROMPT = ChatPromptTemplate.from_messages(messages)\n",
+    'head = [SystemMessagePromptTemplate.from_template(guide)]\n'
+    'PROMPT = ChatPromptTemplate.from_messages(head + [HumanMessagePromptTemplate.from_template("{question}")])\n',
+])
+def test_a_message_list_passed_by_name_is_one_closed_chat(build):
+    """`messages = [...]` then `from_messages(messages)` is the same chat as the list written in
+    the call: its system message is not a lone system prompt (no conversation follows it, the
+    question is the chat's own last message)."""
+    text = CLOSED + build
+    (template,) = load_templates("prompt.py", text)
+    assert [m.role for m in template.messages] == ["system", "user"]
+    assert template.is_chat and template.slot is None
+    assert template.messages[0].offsets[0] == text.index("Answer from the pieces")
+    assert template.messages[1].offsets[0] == text.index("{question}")
