@@ -225,7 +225,7 @@ class _Finder:
 
     # -- single prompts ---------------------------------------------------------------------
     def single_call(self, call: ast.Call) -> None:
-        if (agent := crewai_prompt(self.resolve, call)) is not None:
+        if (agent := crewai_prompt(self.resolve, call, self.path)) is not None:
             return self.add(call, agent)  # CrewAI's `Agent(role=...)`, `Task(description=...)`
         name = dotted(call.func)
         parts = name.split(".")
