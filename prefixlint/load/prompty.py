@@ -18,7 +18,8 @@
     user:
     {{question}}
 
-The body is rendered first, then split into messages at lines holding only a role
+A file that does not start with `---` has no front matter: the whole file is the body, as in
+Prompty's own loader. The body is rendered first, then split into messages at lines holding only a role
 (`system:`, `user:`, `assistant:`, also `developer`, `tool`, `function`, optionally
 `# system:` or `system[name="x"]:`), as Prompty's own parser does; text before the first role
 line is a system message. Variables come from `inputs`
@@ -35,7 +36,7 @@ import re
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.base import Loader
 from prefixlint.load.file_refs import resolve
-from prefixlint.load.front_matter import has_front_matter, python, split, trimmed, variable
+from prefixlint.load.front_matter import python, split, trimmed, variable
 from prefixlint.load.template import SLOT_NAMES, Template, Variable
 from prefixlint.load.yaml_source import line_of, mapping_get
 
@@ -47,11 +48,13 @@ HINT = "a .prompty file is YAML front matter between `---` lines, then `system:`
 
 
 def sniff(text: str) -> bool:
-    return has_front_matter(text)
+    """Every `.prompty` file is Prompty's: without front matter, as Prompty reads it, the whole
+    file is the body (with no inputs and the chat API)."""
+    return True
 
 
 def load(path: str, text: str) -> Template:
-    root, body = split(text, path, "Prompty")
+    root, body = split(text, path, "Prompty") if text.startswith("---") else (None, 0)
     front = python(root, path) or {}
     variables: dict[str, Variable] = {}
     slot = None

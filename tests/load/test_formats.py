@@ -157,6 +157,34 @@ def test_prompty_front_matter_roles_and_samples():
     assert messages[-1].text == "Jane Doe asks: Where is my order?"
 
 
+BODY_ONLY = "system:\nYou are a trail guide for {{hiker}}. Answer in two sentences.\n\nuser:\n{{question}}\n"
+
+
+def test_prompty_without_front_matter_is_the_body_alone(tmp_path):
+    """Prompty's loader reads a file without `---` front matter as a body alone: the role lines
+    still split it, and its placeholders are read from the body (no `inputs` to declare them)."""
+    path = tmp_path / "guide.prompty"
+    path.write_text(BODY_ONLY)
+    template = load_template(str(path))
+    assert template.format == "prompty" and template.is_chat and template.variables == {}
+    (rendered,) = compile_template(template).render({"hiker": "Sam", "question": "Where?"}, {})
+    from prefixlint.render.conversation import split_roles
+
+    messages = split_roles(rendered, template.role_line)
+    assert [(m.role, m.text) for m in messages] == [
+        ("system", "You are a trail guide for Sam. Answer in two sentences."), ("user", "Where?")]
+
+
+def test_prompty_front_matter_left_open_is_named(tmp_path):
+    path = tmp_path / "open.prompty"
+    path.write_text("---\nname: Guide\nmodel: {api: chat}\n" + BODY_ONLY)
+    result = CliRunner().invoke(cli, ["check", str(path)])
+    assert result.exit_code == 2, result.output
+    assert f"prefixlint: error: {path}:1:" in result.stderr
+    assert "the Prompty front matter has no closing `---` line" in result.stderr
+    assert "Traceback" not in result.output
+
+
 def test_prompty_mustache_renders_the_history_section():
     from prefixlint.render.history import TURNS, History
 
