@@ -206,13 +206,16 @@ class Measurer:
             placeholder = first_use(self.template, volatility.name)
         span_end = base.starts[message] + span.end if span else at
         history_tokens, history_start = self._history_after(base, span_end)
+        stop = None
         if history_tokens and volatility.frequency not in ("per_request", "per_day"):
             # constant within a conversation: it costs the stable text up to the history, not the history
-            history_tokens, stable_after = 0, self._stable_tokens_after(base, span_end, history_start)
-        else:
-            stable_after = self._stable_tokens_after(base, span_end)
+            history_tokens, stop = 0, history_start
+        stable_after = self._stable_tokens_after(base, span_end, stop)
         last_user = last_user_turn(base.messages, message, self.template)
-        block_after = self._stable_tokens_after(base, span_end, longest=True) if last_user else stable_after
+        # with no history after it, only a whole stable block is worth moving it past (the labels
+        # between later values move with them)
+        block_after = self._stable_tokens_after(base, span_end, stop, longest=True) \
+            if last_user or not history_tokens else stable_after
         measured = self.compare(base, varied, moved if stable_after >= self.min_stable_tokens else set())
         merged_text, merged_token, unmerged = "", "", measured.shared_prefix_tokens
         if span is not None:
@@ -261,7 +264,7 @@ class Measurer:
         """Tokens of the text after `end` (up to `stop`) no volatile value changes; `longest`: its longest run."""
         everything = self.render(frozenset(v.name for v in self.volatiles) - self.appended)  # earlier turns: stable
         volatile = variants.changed_placeholders(base.messages, everything.messages)
-        pieces: list[str] = []
+        runs: list[list[str]] = [[]]  # the stable text between values; a message's end does not cut a run
         for number, message in enumerate(base.messages):
             offset = base.starts[number]
             cursor = max(end - offset, 0)
@@ -270,10 +273,12 @@ class Measurer:
                 continue
             for span in message.spans:
                 if span.placeholder in volatile and span.end > cursor and span.start < limit:
-                    pieces.append(message.text[cursor : max(span.start, cursor)])
+                    runs[-1].append(message.text[cursor : max(span.start, cursor)])
+                    runs.append([])
                     cursor = max(cursor, span.end)
-            pieces.append(message.text[cursor:limit])
-        text = "".join(pieces)  # `longest`: in the user's last turn the labels between values move with them
+            runs[-1].append(message.text[cursor:limit])
+        pieces = ["".join(run) for run in runs]
+        text = "".join(pieces)  # `longest`: the labels between later values move with them
         return max((len(self.encode(p)) for p in pieces if p.strip()), default=0) if longest else \
             len(self.encode(text)) if text.strip() else 0
 

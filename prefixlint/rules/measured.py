@@ -43,8 +43,9 @@ class VolatileMeasurement:
     #: Whether the value is in the last user message of a conversation: where a per-request value
     #: belongs, so only a long text after it (`Measured.min_tail_tokens`) makes it worth a finding.
     in_last_user_message: bool = False
-    #: In the last user message: tokens of the longest stable block after the value (the labels
-    #: between its later values move with them, so only a block is worth moving it past).
+    #: With no history after the value (or in the last user message): tokens of the longest run
+    #: of stable text after it, which later values do not cut (a message's end does not): the
+    #: labels between its later values move with them, so only a whole run is worth moving past.
     stable_block_after: int = 0
 
 
@@ -79,4 +80,6 @@ class Measured:
         """Enough stable text after the value to be worth a finding (issue 19 item 8)."""
         if item.in_last_user_message:
             return item.stable_block_after >= max(self.min_tail_tokens, self.min_stable_tokens)
+        if not item.history_tokens:  # the labels between later values move with them
+            return item.stable_block_after >= self.min_stable_tokens
         return item.stable_tokens_after >= self.min_stable_tokens
