@@ -12,6 +12,8 @@ The placeholder syntax is decided from the text, in this order:
 4. A file containing `{name}` (a Python identifier in single braces) is str.format; there
    `{{` and `}}` are literal braces (LangChain f-string templates write JSON that way).
 5. Otherwise Jinja2 (a file without placeholders renders to itself either way).
+A file written in Go's text/template (`{{ .Field }}`, `{{ define "name" }}`) is no template
+prefixlint reads: named, it is refused with that reason; walked, it is skipped with it.
 Plain files declare no variables: every free name in a placeholder is a variable, classified
 by what the code that reads the file fills it with (`prefixlint.load.file_fills`), else from
 its name by the catalog. A file with role lines (`# system:`, `# user:`, `# assistant:`
@@ -37,6 +39,9 @@ _JINJA_TAG = re.compile(r"(?<!\{)\{[%#]")
 _HANDLEBARS = re.compile(r"\{\{~?\s*(?:#[A-Za-z_][\w-]*\s+[^}\s]|else\s*~?\}\}|#\*inline|>\s*[\w\"'])")
 _MUSTACHE = re.compile(r"\{\{\s*[#^/][A-Za-z_][\w.-]*\s*\}\}")
 _SK = re.compile(r"\{\{\s*\$[A-Za-z_]")
+#: Go's text/template (Helm, Hugo, Go services): `{{ .Field }}`, `{{ if .X }}`, `{{ define "n" }}`.
+#: No syntax prefixlint reads writes an action that way (Mustache's `{{.}}` has no name after it).
+_GO_ACTION = re.compile(r"\{\{-?\s*(?:\.[A-Za-z_]|(?:define|template|block)\s+\"|(?:if|range|with)\s+\.[A-Za-z_])")
 _DOLLAR = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_.]*\}")
 _FORMAT_FIELD = re.compile(r"(?<!\{)\{[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_]\w*|\[\w+\])*(?:![rsa])?(?::[^{}]*)?\}(?!\})")
 
@@ -68,6 +73,12 @@ def load(path: str, text: str) -> Template:
     from prefixlint.load.compose import compose_origins, composes, through_child
     from prefixlint.load.file_fills import file_variables
 
+    if PurePath(path).suffix.lower() not in JINJA_EXTENSIONS and (go := _GO_ACTION.search(text)):
+        from prefixlint.load.registry import NotATemplate
+
+        raise NotATemplate(f"a Go text/template (`{go.group(0)}`...): a template syntax prefixlint does not read",
+                           path=path, line=text.count("\n", 0, go.start()) + 1,
+                           hint="Go templates are not measured; a walk skips this file")
     message = identity_message(None, text, 0)
     if composes(text):  # `{% include %}`, `{% extends %}`, `{{> partial}}`: the prompt as sent
         composed, offsets, origins = compose_origins(path, text)

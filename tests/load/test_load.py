@@ -137,6 +137,24 @@ def test_plain_text_placeholder_syntax(name, text, syntax):
     assert t.messages[0].content == text and t.messages[0].offsets == tuple(range(len(text)))
 
 
+@pytest.mark.parametrize("text, line", [
+    ("Answer the question.\nQuestion: {{ .payload.question }}\n", 2),
+    ('{{ define "config" }}model: x{{ end }}\nBe brief.\n', 1),
+    ("Intro\n\n{{- range .Items }}- {{ . }}\n{{ end }}", 3),
+])
+def test_a_go_template_is_refused_with_its_reason_and_line(text, line):
+    from prefixlint.load.registry import NotATemplate
+
+    with pytest.raises(NotATemplate, match="a Go text/template") as raised:
+        plain_text.load("prompt.md", text)
+    assert raised.value.line == line
+
+
+@pytest.mark.parametrize("text", ["{{#items}}{{.}}{{/items}}", "Hello {{ name }}.", "{{ user.name }} asks"])
+def test_mustache_and_jinja_are_not_taken_for_go(text):
+    assert plain_text.load("prompt.md", text).messages[0].content == text
+
+
 def test_registry_reads_by_extension_and_sniffs(tmp_path):
     assert {".yaml", ".yml", ".md", ".txt", ".j2", ".jinja", ".jinja2"} <= set(LOADERS)
     (tmp_path / "p.yml").write_text("prompt: hi\n")
