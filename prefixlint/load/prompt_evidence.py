@@ -129,19 +129,36 @@ def _named_like_prompt(path: Path) -> bool:
     """A prompt's folder or name, prompt template files beside it, or a prompt format's front
     matter. A README (or any file named as documentation by convention) in a prompts folder
     documents the prompts beside it: the folder and its neighbours speak for them, not for it,
-    so only its own front matter or code that reads it makes it a prompt."""
+    so only its own front matter or code that reads it makes it a prompt; so for a page in a
+    documentation tree (`docs/prompts.md`), whatever its name."""
     try:
         where = path.resolve()
         siblings = [entry.name.lower() for entry in where.parent.iterdir()]
     except OSError:
         return False
-    if documentation_by_name(where.name):
+    if documentation_by_name(where.name) or _in_documentation_tree(where):
         return _front_matter(where) or read_by_code(where)
     if any(PROMPT_PATH.search(part) for part in (*where.parent.parts[-2:], where.stem)):
         return True
     if any(name.endswith(TEMPLATE_SUFFIXES) for name in siblings):
         return True
     return _front_matter(where)
+
+
+#: Trees of documentation pages (fixture trees hold test data, not pages).
+_DOCUMENTATION_TREES = NOT_PROMPT_TREES - {"fixtures", "__fixtures__", "testdata", "test_data", "__snapshots__",
+                                          "snapshots", "cassettes"}
+
+
+def _in_documentation_tree(where: Path) -> bool:
+    """Whether a folder above the file, inside its repository, holds documentation (`docs/`,
+    `website/`, `blog/`): a page there named like a prompt (`docs/prompts.md`) documents prompts."""
+    for folder in list(where.parents)[:8]:
+        if folder.name.lower() in _DOCUMENTATION_TREES:
+            return True
+        if (folder / ".git").exists():
+            return False
+    return False
 
 
 def _front_matter(where: Path) -> bool:

@@ -83,6 +83,24 @@ def test_a_named_documentation_page_with_template_syntax_only_in_code_is_skipped
     assert findings(report) == [("PFX001", "today", 7)]
 
 
+def test_a_page_named_like_a_prompt_in_a_documentation_tree_is_documentation(tmp_path):
+    """`docs/prompts.md` documents the prompts (its templates sit in code blocks); the same page
+    outside a documentation tree is taken for a prompt, as its name says."""
+    (tmp_path / ".git").mkdir()
+    text = ("# Prompts\n\nThe user template:\n\n```\nToday is {{ today }}.\n" + RULES + "{question}\n```\n\n"
+            "- `{question}`: the user's question\n")
+    page = tmp_path / "docs" / "reference" / "prompts.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(text)
+    result, report = check(page)
+    assert result.exit_code == 0 and report["files"] == [] and "documentation" in report["skipped"][0]["reason"]
+    beside = tmp_path / "app" / "prompts.md"
+    beside.parent.mkdir()
+    beside.write_text(text)
+    _, report = check(beside)
+    assert report["files"] and report["files"][0]["path"] == str(beside)
+
+
 def test_a_base_template_is_measured_as_a_child_renders_it(tmp_path):
     folder = tmp_path / "templates"
     folder.mkdir()
