@@ -18,7 +18,7 @@ from prefixlint.check.caps import refuse_long_words, refuse_too_many_values
 from prefixlint.check.locate import first_use, span_at
 from prefixlint.check.served import history_region, own_target, serve, tokens_before
 from prefixlint.engines.profiles import EngineProfile
-from prefixlint.engines.serve import reuse_after
+from prefixlint.engines.serve import ReuseMemo
 from prefixlint.fix.source import placements
 from prefixlint.load.classify import Catalog, Volatility, classify_call, classify_variable
 from prefixlint.load.registry import loader_for
@@ -50,7 +50,7 @@ class Request:
 class Measurer:
     def __init__(self, template: Template, compiled: CompiledTemplate, tokenizer, profile: EngineProfile,
                  catalog: Catalog, min_stable_tokens: int, framing=None, history: History | None = None,
-                 lines: dict[str, list[int]] | None = None) -> None:
+                 like: Measurer | None = None) -> None:
         self.template, self.compiled, self.tokenizer, self.profile = template, compiled, tokenizer, profile
         #: The earlier turns of the conversation (the same object the framing expands slots with).
         self.history = History() if history is None else history
@@ -78,9 +78,11 @@ class Measurer:
         self._writes_history = bool(self.appended) or any(v.kind == "conversation" for v in declared.values())
         self._renders: dict[frozenset[str], Request] = {}
         self._encoded: dict[str, list[int]] = {}
-        #: line runs -> ids, for `encode_lines`; `lines`: another measurer's with the same tokenizer
-        #: (a fixed text shares most of its lines with the text it fixes)
-        self._lines: dict[str, list[int]] = {} if lines is None else lines
+        #: line runs -> ids, for `encode_lines`, and the engine's reuse of one request after another;
+        #: `like`: another measurer of the file (its tokenizer and engine) whose memos this one shares
+        #: (a fixed text shares most of its lines and requests with the text it fixes)
+        self._lines: dict[str, list[int]] = {} if like is None else like._lines
+        self._reuse = ReuseMemo() if like is None else like._reuse
         #: Measurements made, by their arguments: a fix's check asks for the fixed text's values
         #: more than once (the value's own reuse, then how many values are flagged).
         self._measured: dict[Volatility, VolatileMeasurement | None] = {}
@@ -157,8 +159,8 @@ class Measurer:
         # Sizes are those of the first request (the same base render for every value and for
         # the file's summary); what the engine reuses is computed for the second, as it is the
         # one served from the cache, by the engine's simulator (`prefixlint.engines.serve`).
-        return Measurement(len(a.ids), shared, reuse_after(a.ids, b.ids, self.profile),
-                           len(fixed_a), fixed_shared, reuse_after(fixed_a, fixed_b_ids, self.profile))
+        return Measurement(len(a.ids), shared, self._reuse(a.ids, b.ids, self.profile),
+                           len(fixed_a), fixed_shared, self._reuse(fixed_a, fixed_b_ids, self.profile))
 
     def fixed_ids(self, request: Request, moved: set[int]) -> list[int]:
         """The ids of `request` with the `moved` placeholders moved after the stable content."""

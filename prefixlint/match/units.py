@@ -68,6 +68,8 @@ def masked(text: str, spans: Sequence) -> str:
 
 
 def words(text: str) -> list[str]:
+    if text.isascii():  # lower-casing keeps every ASCII character in its class: the same words
+        return WORD.findall(text.lower())
     return [w.lower().replace("’", "'") for w in WORD.findall(text)]
 
 
