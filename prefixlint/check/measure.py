@@ -185,7 +185,8 @@ class Measurer:
         the base render (a placeholder the template's content does not hold verbatim)."""
         if not moved:
             return {}
-        modes = {i: self.placements[i] for i in moved if i in self.placements}
+        placed = self.placements
+        modes = {i: placed[i] for i in moved if i in placed}
         missing = set(moved) - set(modes)
         if missing:
             modes.update(variants.decide(base.messages, missing))
