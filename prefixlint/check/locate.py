@@ -1,11 +1,13 @@
 """Where a measured value sits: the substitution of a render at a text offset, the first place a
-value is named in a template's source. Pure lookups of `prefixlint.check.measure`."""
+value is named in a template's source, the token it merges into. Pure lookups of
+`prefixlint.check.measure`."""
 
 from __future__ import annotations
 
 import re
 
 from prefixlint.load.template import Template
+from prefixlint.match import variants
 from prefixlint.render.spans import Placeholder
 
 
@@ -29,3 +31,22 @@ def span_at(request, at: int, moved: set[int]):
         return message, min(inside, key=lambda s: s.end - s.start)
     after = [s for s in spans if s.start >= local]
     return message, (after[0] if after else (spans[-1] if spans else None))
+
+
+def merged_at(tokenizer, base, varied, message: int, shared: int) -> tuple[str, str]:
+    """(stable text, token) when the first differing token of either request starts inside
+    the stable text before the changed substitution: the boundary token merged with the value."""
+    for request, other in ((base, varied), (varied, base)):
+        if shared >= len(request.ids):
+            continue
+        changed = variants.changed_placeholders(request.messages, other.messages)
+        token_start = tokenizer.char_offset(request.text, request.ids, shared)
+        token = tokenizer.token_text(request.ids[shared])
+        starts = [request.starts[message] + s.start for s in request.messages[message].spans
+                  if s.placeholder in changed and request.starts[message] + s.start > token_start]
+        if not starts:
+            continue
+        span_start = min(starts)
+        if span_start < token_start + len(token):
+            return request.text[token_start:span_start], token
+    return "", ""

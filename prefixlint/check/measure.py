@@ -12,13 +12,14 @@ framing (`prefixlint.render.framing`). Each distinct text is rendered and tokeni
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 from prefixlint.check.caps import refuse_long_words, refuse_too_many_values
-from prefixlint.check.locate import first_use, span_at
+from prefixlint.check.locate import first_use, merged_at, span_at
 from prefixlint.check.served import history_region, own_target, serve, tokens_before
 from prefixlint.engines.profiles import EngineProfile
-from prefixlint.engines.serve import reuse_after
+from prefixlint.engines.serve import ReuseMemo
 from prefixlint.fix.source import placements
 from prefixlint.load.classify import Catalog, Volatility, classify_call, classify_variable
 from prefixlint.load.registry import loader_for
@@ -50,7 +51,7 @@ class Request:
 class Measurer:
     def __init__(self, template: Template, compiled: CompiledTemplate, tokenizer, profile: EngineProfile,
                  catalog: Catalog, min_stable_tokens: int, framing=None, history: History | None = None,
-                 lines: dict[str, list[int]] | None = None) -> None:
+                 like: Measurer | None = None) -> None:
         self.template, self.compiled, self.tokenizer, self.profile = template, compiled, tokenizer, profile
         #: The earlier turns of the conversation (the same object the framing expands slots with).
         self.history = History() if history is None else history
@@ -78,16 +79,16 @@ class Measurer:
         self._writes_history = bool(self.appended) or any(v.kind == "conversation" for v in declared.values())
         self._renders: dict[frozenset[str], Request] = {}
         self._encoded: dict[str, list[int]] = {}
-        #: line runs -> ids, for `encode_lines`; `lines`: another measurer's with the same tokenizer
-        #: (a fixed text shares most of its lines with the text it fixes)
-        self._lines: dict[str, list[int]] = {} if lines is None else lines
+        #: line runs -> ids, for `encode_lines`, and the engine's reuse of one request after another;
+        #: `like`: another measurer of the file (its tokenizer and engine) whose memos this one shares
+        #: (a fixed text shares most of its lines and requests with the text it fixes)
+        self._lines: dict[str, list[int]] = {} if like is None else like._lines
+        self._reuse: ReuseMemo = ReuseMemo() if like is None else like._reuse
         #: Measurements made, by their arguments: a fix's check asks for the fixed text's values
         #: more than once (the value's own reuse, then how many values are flagged).
         self._measured: dict[Volatility, VolatileMeasurement | None] = {}
         self._measured_all: dict[tuple, Measurement] = {}
         refuse_too_many_values(len(self.volatiles))  # before the work that grows with the values
-        #: How each value moves in the fixed variant, decided once: both renders and the fix agree.
-        self.placements, self.no_unit = placements(template, compiled.placeholders, self._leads())
 
     def _leads(self) -> dict[int, str]:
         """The lead-in of each placeholder whose value would move as its own sentence."""
@@ -100,6 +101,21 @@ class Measurer:
                     leads[p.index] = lead
                     break
         return leads
+
+    @cached_property
+    def _placed(self) -> tuple[dict[int, str], dict[int, str]]:
+        """How each value moves in the fixed variant, decided once (when a move is first measured:
+        a fixed text's values seldom move again): both renders and the fix agree."""
+        return placements(self.template, self.compiled.placeholders, self._leads())
+
+    @property
+    def placements(self) -> dict[int, str]:
+        return self._placed[0]
+
+    @property
+    def no_unit(self) -> dict[int, str]:
+        """Why a placeholder cannot be cut out cleanly (`fix.source.placements`)."""
+        return self._placed[1]
 
     @property
     def volatiles(self) -> list[Volatility]:
@@ -157,8 +173,8 @@ class Measurer:
         # Sizes are those of the first request (the same base render for every value and for
         # the file's summary); what the engine reuses is computed for the second, as it is the
         # one served from the cache, by the engine's simulator (`prefixlint.engines.serve`).
-        return Measurement(len(a.ids), shared, reuse_after(a.ids, b.ids, self.profile),
-                           len(fixed_a), fixed_shared, reuse_after(fixed_a, fixed_b_ids, self.profile))
+        return Measurement(len(a.ids), shared, self._reuse(a.ids, b.ids, self.profile),
+                           len(fixed_a), fixed_shared, self._reuse(fixed_a, fixed_b_ids, self.profile))
 
     def fixed_ids(self, request: Request, moved: set[int]) -> list[int]:
         """The ids of `request` with the `moved` placeholders moved after the stable content."""
@@ -167,7 +183,10 @@ class Measurer:
     def modes(self, moved: set[int], base: Request) -> dict[int, str]:
         """LINE/SENTENCE for each moved placeholder: as decided from the template, else from
         the base render (a placeholder the template's content does not hold verbatim)."""
-        modes = {i: self.placements[i] for i in moved if i in self.placements}
+        if not moved:
+            return {}
+        placed = self.placements
+        modes = {i: placed[i] for i in moved if i in placed}
         missing = set(moved) - set(modes)
         if missing:
             modes.update(variants.decide(base.messages, missing))
@@ -219,7 +238,7 @@ class Measurer:
         measured = self.compare(base, varied, moved if stable_after >= self.min_stable_tokens else set())
         merged_text, merged_token, unmerged = "", "", measured.shared_prefix_tokens
         if span is not None:
-            merged_text, merged_token = self._merge_at(base, varied, message, measured.shared_prefix_tokens)
+            merged_text, merged_token = merged_at(self.tokenizer, base, varied, message, measured.shared_prefix_tokens)
             if merged_text:
                 unmerged = len(self.encode(base.text[: base.starts[message] + span.start]))
         return VolatileMeasurement(volatility, placeholder, frozenset(moved), measured, stable_after, merged_text, merged_token,
@@ -238,24 +257,6 @@ class Measurer:
         start, stop = region
         return tokens_before(self.tokenizer, base.text, base.ids, stop) - tokens_before(
             self.tokenizer, base.text, base.ids, start), start
-
-    def _merge_at(self, base: Request, varied: Request, message: int, shared: int) -> tuple[str, str]:
-        """(stable text, token) when the first differing token of either request starts inside
-        the stable text before the changed substitution: the boundary token merged with the value."""
-        for request, other in ((base, varied), (varied, base)):
-            if shared >= len(request.ids):
-                continue
-            changed = variants.changed_placeholders(request.messages, other.messages)
-            token_start = self.tokenizer.char_offset(request.text, request.ids, shared)
-            token = self.tokenizer.token_text(request.ids[shared])
-            starts = [request.starts[message] + s.start for s in request.messages[message].spans
-                      if s.placeholder in changed and request.starts[message] + s.start > token_start]
-            if not starts:
-                continue
-            span_start = min(starts)
-            if span_start < token_start + len(token):
-                return request.text[token_start:span_start], token
-        return "", ""
 
     def _first(self, placeholders: set[int]) -> Placeholder:
         return min((self.compiled.placeholders[i] for i in placeholders), key=lambda p: p.offset)

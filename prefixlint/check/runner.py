@@ -134,6 +134,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None, te
     from prefixlint.check.measure import Measurer
     from prefixlint.engines.profiles import get_profile
     from prefixlint.fix.attach import after_fixes, attach, planned_fixes
+    from prefixlint.fix.build import Builder
     from prefixlint.load.classify import builtin_catalog, load_catalog_extension
     from prefixlint.load.registry import load_template, loader_for
     from prefixlint.load.source_prompts import finding_tags
@@ -200,10 +201,11 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None, te
     findings = [replace(f, extra={**tags, **f.extra}) for f in kept if f.path == path] + unused
     findings.sort(key=Finding.sort_key)
     remeasure = lambda t: Measurer(t, compile_template(t), tokenizer, profile, catalog,  # noqa: E731 (a fixed text)
-                                   settings.min_stable_tokens, framing, measurer.history, lines=measurer._lines)
+                                   settings.min_stable_tokens, framing, measurer.history, like=measurer)
     vary = frozenset(v.name for v in measurer.volatiles if v.name not in slot_names)
-    reload = yield (planned_fixes(findings, template, compiled.placeholders, measurer, measured) if plan else None)
-    findings, fix_source, after = attach(findings, template, compiled.placeholders, measurer, measured, remeasure, vary,
+    build = Builder(template, compiled.placeholders)  # each fix built once: planned, offered, combined
+    reload = yield (planned_fixes(findings, build, measurer, measured) if plan else None)
+    findings, fix_source, after = attach(findings, build, measurer, measured, remeasure, vary,
                                          reload=reload(template) if reload is not None else None)
     findings = [at_origin(f) for f in findings]  # a value written in a base template: at its line there
     overall = after_fixes(overall, after)  # one number: the measurement of the fixed text

@@ -42,6 +42,21 @@ def reuse_after(first: Sequence[int], second: Sequence[int], profile: EngineProf
     return [outcome.cached_tokens for _, outcome in results][1]
 
 
+class ReuseMemo:
+    """`reuse_after` once per pair of token sequences: one check asks for the same two requests
+    several times (a value's measurement, the file's with every value different, the fixed text's)."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple, int] = {}
+
+    def __call__(self, first: Sequence[int], second: Sequence[int], profile: EngineProfile) -> int:
+        key = (tuple(first), tuple(second), profile)
+        found = self._known.get(key)
+        if found is None:
+            found = self._known[key] = reuse_after(first, second, profile)
+        return found
+
+
 @dataclass(frozen=True)
 class Prompt:
     """A request as `compare` is given it: where it came from, its text and its token ids."""

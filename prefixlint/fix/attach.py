@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import PurePath
 
-from prefixlint.fix.build import NoFix, build_fix
-from prefixlint.fix.edits import apply_edits, edits_json
+from prefixlint.fix.build import Builder, NoFix
+from prefixlint.fix.edits import edits_json
 from prefixlint.fix.file_reload import Planned
 from prefixlint.fix.plan import FixSource, Offered, combine
 from prefixlint.fix.source import source_messages
@@ -126,17 +126,18 @@ def _moving(findings, template, measured):
             yield k, finding, item
 
 
-def planned_fixes(findings, template, placeholders, measurer, measured) -> Planned:
+def planned_fixes(findings, build: Builder, measurer, measured) -> Planned:
     """The edit sets `attach` will ask to be loaded, in its order, when every fix holds: each
     finding's fix, then each combination of them (`fix/file_reload.py` loads a file's prompts'
-    plans together). Built without loading anything; nothing here is offered."""
-    base, edits, offered = measurer.render(), [], []
+    plans together). Built without loading anything (`attach` takes them from `build`); nothing
+    here is offered."""
+    template, base, edits, offered = build.template, measurer.render(), [], []
     for _, _, item in _moving(findings, template, measured):
         modes = measurer.modes(set(item.moved), base)
         if any(i in measurer.no_unit for i in modes):
             continue
         try:
-            edits.append(build_fix(template, placeholders, modes).edits)
+            edits.append(build(modes).edits)
         except NoFix:
             continue
         offered.append(modes)
@@ -144,20 +145,21 @@ def planned_fixes(findings, template, placeholders, measurer, measured) -> Plann
     for modes in offered:  # as `fix.plan.combine` tries them
         trial = {**combined, **modes}
         try:
-            edits.append(build_fix(template, placeholders, trial).edits)
+            edits.append(build(trial).edits)
         except NoFix:
             continue
         combined = trial
     return Planned(tuple(dict.fromkeys(edits)))
 
 
-def attach(findings, template, placeholders, measurer, measured, remeasure=None, vary=None, reload=None):
+def attach(findings, build: Builder, measurer, measured, remeasure=None, vary=None, reload=None):
     """(the findings with their `fix`, the file's FixSource, the measurement of its fixed text
-    or None when no fix is offered). `reload(text)` loads an edited text as this template
-    (default: `reloader(template)`)."""
+    or None when no fix is offered), the fixes made by `build` (of the template checked).
+    `reload(text)` loads an edited text as this template (default: `reloader(template)`)."""
+    template, placeholders = build.template, build.placeholders
     checker = Checker(template, measurer, remeasure) if remeasure is not None else None
     reload = reload if reload is not None else reloader(template)
-    source = FixSource(template, tuple(placeholders), check=checker, reload=reload)
+    source = FixSource(template, tuple(placeholders), check=checker, reload=reload, build=build)
     out, fixes = list(findings), {}
     for k, finding in enumerate(out):  # written in a base template: the fix belongs there, shared by all that extend it
         if "origin" in finding.extra and finding.code in MOVING_CODES:
@@ -171,9 +173,9 @@ def attach(findings, template, placeholders, measurer, measured, remeasure=None,
             reason = next((measurer.no_unit[i] for i in sorted(modes) if i in measurer.no_unit), None)
             if reason:
                 raise NoFix(reason)
-            fix = build_fix(template, placeholders, modes, reload)
+            fix = build(modes, reload)
             if checker is not None:
-                _grows(checker(reload(apply_edits(template.source, fix.edits))), item, before)
+                _grows(checker(reload(build.text(modes))), item, before)
         except (NoFix, Rejected) as exc:
             out[k] = _unfixed(finding, str(exc))
             continue
@@ -181,7 +183,7 @@ def attach(findings, template, placeholders, measurer, measured, remeasure=None,
         source.offered.append(Offered(finding.sort_key(), modes, fix.applicability))
     after = None
     if fixes and checker is not None:
-        _, count, fixed = combine(template, placeholders, source.offered, reload, checker)
+        _, count, fixed = combine(build, source.offered, reload, checker)
         if fixed is not None:
             fixed_measurer = checker(fixed)
             after = fixed_measurer.measure_all(set(), vary)
@@ -193,7 +195,7 @@ def attach(findings, template, placeholders, measurer, measured, remeasure=None,
                           " (the next value then ends the shared prefix)")
                 out = [_unfixed(f, reason) if k in fixes else f for k, f in enumerate(out)]
                 fixes, after = {}, None
-                source = FixSource(template, tuple(placeholders), check=checker, reload=reload)
+                source = FixSource(template, tuple(placeholders), check=checker, reload=reload, build=build)
     for k, fix in fixes.items():
         data = {"applicability": fix.applicability, "message": fix.message,
                 "edits": edits_json(template.source, fix.edits)}

@@ -31,7 +31,6 @@ _BLOCK_OPEN = re.compile(r"\{%-?\s*(if|for|macro|call|filter|raw|block|with|set\
 _BLOCK_CLOSE = re.compile(r"\{%-?\s*end\w*|\{\{/")
 
 
-
 @dataclass(frozen=True)
 class Fix:
     edits: tuple[Edit, ...]
@@ -46,9 +45,59 @@ class NoFix(Exception):
     """Why a value cannot be moved automatically in this file."""
 
 
-def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix:
-    """The edits that move every placeholder of `modes`; NoFix when it cannot be written.
-    `reload(text)` loads an edited text as the same template (None: no check)."""
+class Builder:
+    """The fixes of one template, each set of moves built once: a finding's fix is asked for
+    when the file's loads are planned, when it is offered and when the fixes are combined."""
+
+    def __init__(self, template, placeholders) -> None:
+        self.template, self.placeholders = template, placeholders
+        self._built: dict[tuple, _Built | str] = {}  # moves -> the fix, or why there is none
+
+    def __call__(self, modes: dict[int, str], reload=None) -> Fix:
+        """The edits that move every placeholder of `modes`; NoFix when it cannot be written.
+        `reload(text)` loads an edited text as the same template (None: no check)."""
+        built = self._get(modes)
+        if reload is not None:
+            _verify(reload(built.text()), built.expected)
+        return built.fix
+
+    def text(self, modes: dict[int, str]) -> str:
+        """The file's text with the fix of `modes` made, one string for every load asked of it."""
+        return self._get(modes).text()
+
+    def _get(self, modes: dict[int, str]) -> _Built:
+        key = tuple(modes.items())  # in their order: the move plan follows it
+        if key not in self._built:
+            try:
+                self._built[key] = _build(self.template, self.placeholders, modes)
+            except NoFix as exc:
+                self._built[key] = str(exc)
+        built = self._built[key]
+        if isinstance(built, str):
+            raise NoFix(built)
+        return built
+
+
+@dataclass
+class _Built:
+    fix: Fix
+    source: str
+    expected: list[str]  # each message's content after the fix, as loading the fixed text must give
+    overlap_is_no_fix: bool  # edits that overlap in the source: no fix (else the ValueError goes up)
+    _text: str | None = None
+
+    def text(self) -> str:
+        if self._text is None:
+            try:
+                self._text = apply_edits(self.source, self.fix.edits)
+            except ValueError as exc:  # the moves' spans overlap in the source (escapes, odd offsets)
+                if not self.overlap_is_no_fix:
+                    raise
+                raise NoFix(f"the moves overlap in the file's source ({exc})") from None
+        return self._text
+
+
+def _build(template, placeholders, modes: dict[int, str]) -> _Built:
     traits = loader_for(template.format)
     if traits.assembled:
         # text assembled from several fields (CrewAI's role/goal/backstory with its fixed text,
@@ -81,7 +130,9 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
             edits.append(added_message(template, messages, plan))
         except CannotAdd as exc:
             raise NoFix(str(exc)) from None
-        return _checked(template, placeholders, reload, messages, plan, edits, "a new system message")
+        what = "value as its own sentence" if any(lead for lead, _ in plan.wraps) else "line"
+        fix = Fix(tuple(_merged(edits)), "unsafe", f"Move the {what} to a new system message")  # a literal of its own
+        return _Built(fix, source, apply_plan([m.text for m in messages], plan), False)
     target = messages[plan.target]
     if target.role == SLOT_ROLE:
         raise NoFix("no user message to move it into (only the conversation follows)")
@@ -115,12 +166,6 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
         text = text[: -len(newline)] if text.endswith(newline) else text.rstrip("\n")
         edits.append(Edit(target.end, target.end, newline + text))
     edits = _merged(edits)
-    if reload is not None:
-        try:
-            edited = apply_edits(source, edits)
-        except ValueError as exc:  # the moves' spans overlap in the source (escapes, odd offsets)
-            raise NoFix(f"the moves overlap in the file's source ({exc})") from None
-        _verify(template, placeholders, reload(edited), apply_plan([m.text for m in messages], plan))
     # In program source a move from one string literal into another changes every prompt that
     # uses the other literal too: unsafe. Within one literal (or between messages of a prompt
     # file) the move only reorders whole units.
@@ -130,7 +175,8 @@ def build_fix(template, placeholders, modes: dict[int, str], reload=None) -> Fix
             for number, start, _ in plan.origins))
     where = "the last user message" if target.role == "user" else "the end"
     what = "value as its own sentence" if any(lead for lead, _ in plan.wraps) else _what(modes.values())
-    return Fix(tuple(edits), "unsafe" if unsafe else "safe", f"Move the {what} to {where}")
+    fix = Fix(tuple(edits), "unsafe" if unsafe else "safe", f"Move the {what} to {where}")
+    return _Built(fix, source, apply_plan([m.text for m in messages], plan), True)
 
 
 @lru_cache(maxsize=4)
@@ -154,15 +200,6 @@ def _quoted(source: str, target: SourceMessage, template, text: str, newline: st
     if closing == "'" and ("yaml" in template.format or "prompty" in template.format):
         return text.replace("'", "''")
     return text.replace(closing, "\\" + closing)
-
-
-def _checked(template, placeholders, reload, messages, plan, edits, where: str) -> Fix:
-    edits = _merged(edits)
-    if reload is not None:
-        _verify(template, placeholders, reload(apply_edits(template.source, edits)),
-                apply_plan([m.text for m in messages], plan))
-    what = "value as its own sentence" if any(lead for lead, _ in plan.wraps) else "line"
-    return Fix(tuple(edits), "unsafe", f"Move the {what} to {where}")  # into a literal of its own
 
 
 def _one_literal(source: str, message: SourceMessage, start: int, target: SourceMessage, same: bool) -> bool:
@@ -255,7 +292,7 @@ def _check_blocks(text: str, start: int, end: int) -> None:
         raise NoFix("the value sits inside an {% if %}/{% for %} block")
 
 
-def _verify(template, placeholders, reloaded, expected: list[str]) -> None:
+def _verify(reloaded, expected: list[str]) -> None:
     if reloaded is None:
         raise NoFix("the edited file no longer loads")
     again = source_messages(reloaded, ())

@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from prefixlint.fix.build import Fix, NoFix, build_fix
-from prefixlint.fix.edits import apply_edits
+from prefixlint.fix.build import Builder, Fix, NoFix
 from prefixlint.fix.verify import Rejected
 
 
@@ -40,19 +39,22 @@ class FixSource:
     #: `reload(text)`: an edited text loaded as this template (`fix.attach.reloader`, or the
     #: file's prompts loaded together, `fix.file_reload`); None: a reloader of its own.
     reload: Callable[[str], Any] | None = None
+    #: The template's fixes as `check` built them (None: built anew).
+    build: Builder | None = None
 
 
-def combine(template, placeholders, offered, reload, check: Callable[[Any], None] | None = None
+def combine(build: Builder, offered, reload, check: Callable[[Any], None] | None = None
             ) -> tuple[Fix | None, int, Any]:
-    """(the combined fix, how many findings it fixes, the fixed template loaded again);
-    `check(fixed_template)` raises Rejected for a combination that must not be offered."""
+    """(the combined fix, how many findings it fixes, the fixed template loaded again), the
+    fixes made by `build`; `check(fixed_template)` raises Rejected for a combination that must
+    not be offered."""
     combined: dict[int, str] = {}
     taken, count, fixed = None, 0, None
     for item in offered:
         trial = {**combined, **item.modes}
         try:
-            fix = build_fix(template, placeholders, trial, reload)
-            again = reload(apply_edits(template.source, fix.edits)) if check is not None else None
+            fix = build(trial, reload)
+            again = reload(build.text(trial)) if check is not None else None
             if check is not None:
                 check(again)
         except (NoFix, Rejected):

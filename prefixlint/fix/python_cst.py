@@ -24,8 +24,8 @@ def same_code(before: str, after: str) -> None:
     the same in both (issue 19 item 9: a fix of one prompt of a large module costs that prompt)."""
     import libcst as cst
 
-    before, after = _changed_statements(before, after)
-    if _one_literal_rewritten(before, after):
+    before, after, statements = _changed_statements(before, after)
+    if _one_literal_rewritten(before, after, statements):
         return
     try:
         old, new = cst.parse_module(before), cst.parse_module(after)
@@ -37,12 +37,13 @@ def same_code(before: str, after: str) -> None:
         raise CodeChanged("the fix would change the module outside its string literals")
 
 
-def _one_literal_rewritten(before: str, after: str) -> bool:
+def _one_literal_rewritten(before: str, after: str, statements: tuple[list, int] | None = None) -> bool:
     """True when `after` is `before` (which libcst parses) with one string literal's text
     rewritten into another literal of the same prefix and quotes, each one literal on its own:
     the module with its literals emptied is then the same, without building either copy (a
     prompt's fix is one such rewrite; about a third of the time). False decides nothing: the
-    whole comparison is made."""
+    whole comparison is made. `statements`: the `ast` statements `before` holds, as parsed in
+    their module, and the line it starts at (None: `before` is parsed here)."""
     import ast
     import warnings
 
@@ -50,13 +51,14 @@ def _one_literal_rewritten(before: str, after: str) -> bool:
 
     head = _common_prefix(before, after)
     end = len(before) - _common_suffix(before, after, min(len(before), len(after)) - head)
-    try:
-        with warnings.catch_warnings():  # an invalid escape in the module is not ours to report
-            warnings.simplefilter("ignore")
-            tree = ast.parse(before)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    span = _literal_around(before, tree, head, end)
+    if statements is None:
+        try:
+            with warnings.catch_warnings():  # an invalid escape in the module is not ours to report
+                warnings.simplefilter("ignore")
+                statements = (ast.parse(before).body, 1)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+    span = _literal_around(before, statements[0], statements[1], head, end)
     if span is None:
         return False
     start, stop = span
@@ -71,18 +73,19 @@ def _one_literal_rewritten(before: str, after: str) -> bool:
             and empty.code_for_node(old) == old_text and empty.code_for_node(new) == new_text)
 
 
-def _literal_around(text: str, tree, start: int, end: int) -> tuple[int, int] | None:
-    """The span of the outermost string literal (str or bytes, f-string included) of `tree` that
-    holds text[start:end], else None (its positions are a line and a UTF-8 byte column)."""
+def _literal_around(text: str, statements: list, first_line: int, start: int, end: int) -> tuple[int, int] | None:
+    """The span of the outermost string literal (str or bytes, f-string included) of the
+    `statements` of `text` that holds text[start:end], else None (their positions are a line,
+    `first_line` being the first of `text`, and a UTF-8 byte column)."""
     import ast
 
     lines = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
 
     def offset(line: int, column: int) -> int:
-        at = lines[line - 1]
+        at = lines[line - first_line]
         return at + len(text[at : at + column].encode("utf-8")[:column].decode("utf-8", errors="ignore"))
 
-    stack: list = [tree]
+    stack: list = list(statements)
     while stack:
         node = stack.pop()
         if isinstance(node, ast.JoinedStr) or isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
@@ -137,35 +140,39 @@ def _skeleton(module) -> str:
     return module.visit(Blank()).code
 
 
-def _changed_statements(before: str, after: str) -> tuple[str, str]:
+def _changed_statements(before: str, after: str) -> tuple[str, str, tuple[list, int] | None]:
     """The run of whole top-level statements of `before` that holds every changed character,
-    and the same run of `after` (its text outside that run is unchanged). Both modules whole
-    when `before` does not parse or the change is not inside a run of statements."""
+    the same run of `after` (its text outside that run is unchanged), and the run's `ast`
+    statements with its first line. Both modules whole (and None) when `before` does not parse
+    or the change is not inside a run of statements."""
     head = _common_prefix(before, after)
     tail = _common_suffix(before, after, min(len(before), len(after)) - head)
     try:
-        body = _top_level(before)
+        body, nodes, lines = _top_level(before)
     except (SyntaxError, ValueError, RecursionError):
-        return before, after
+        return before, after, None
     starts, ends = [start for start, _ in body], [end for _, end in body]
     first = bisect_right(starts, head) - 1  # the last statement starting at or before the change
     last = bisect_left(ends, len(before) - tail)  # the first ending at or after it
     if first < 0 or last == len(body) or first > last:
-        return before, after
+        return before, after, None
     start, end = body[first][0], body[last][1]
     shift = len(after) - len(before)
-    return before[start:end], after[start : end + shift]
+    statements = (nodes[first : last + 1], lines[first]) if lines else None
+    return before[start:end], after[start : end + shift], statements
 
 
 @lru_cache(maxsize=4)
-def _top_level(text: str) -> list[tuple[int, int]]:
+def _top_level(text: str) -> tuple[list[tuple[int, int]], list, list[int]]:
     """(start, end) character offsets of the module's top-level statements, each from the start
-    of its first line (its decorators) to the end of its last line."""
+    of its first line (its decorators) to the end of its last line; the statements (`ast`) and
+    their first lines, none when a lone `\\r` breaks a line for `ast` and not here. The module
+    is parsed once for all the fixes of its prompts."""
     import ast
     import warnings
 
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    spans = []
+    spans, lines = [], []
     with warnings.catch_warnings():  # an invalid escape in the module is not ours to report
         warnings.simplefilter("ignore")
         body = ast.parse(text).body
@@ -173,7 +180,8 @@ def _top_level(text: str) -> list[tuple[int, int]]:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
         last = node.end_lineno or node.lineno
         spans.append((starts[first - 1], starts[last] if last < len(starts) else len(text)))
-    return spans
+        lines.append(first)
+    return spans, body, [] if re.search("\r(?!\n)", text) else lines
 
 
 def _common_prefix(a: str, b: str) -> int:

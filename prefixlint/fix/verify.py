@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import chain
 
 from prefixlint.match.units import masked, words
 
@@ -37,7 +38,7 @@ def placeholder_names(compiled) -> Counter:
 
 
 def text_words(messages) -> Counter:
-    return Counter(w for m in messages for w in words(masked(m.text, m.spans)))
+    return Counter(chain.from_iterable(words(masked(m.text, m.spans)) for m in messages))
 
 
 def empty_containers(texts) -> int:

@@ -16,6 +16,7 @@ import os
 from prefixlint.errors import PrefixlintError
 from prefixlint.fix.atomic import replace_atomically
 from prefixlint.fix.attach import reloader
+from prefixlint.fix.build import Builder
 from prefixlint.fix.edits import apply_edits
 from prefixlint.fix.plan import combine
 
@@ -36,8 +37,8 @@ def fixed_text(result, unsafe: bool = False) -> tuple[str, str, int] | None:
         chosen = [o for o in source.offered if unsafe or o.applicability == "safe"]
         if not chosen:
             continue
-        taken, count, _ = combine(source.template, source.placeholders, chosen, source.reload or reloader(source.template),
-                                  source.check)
+        build = source.build or Builder(source.template, source.placeholders)
+        taken, count, _ = combine(build, chosen, source.reload or reloader(source.template), source.check)
         if taken is not None and not _overlaps(edits, taken.edits):  # two prompts of one literal
             edits += [e for e in taken.edits if e not in edits]
             before, fixed = source.template.source, fixed + count

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from prefixlint.load.classify import name_words
-from prefixlint.load.python_walk import SYSTEM_KEYWORDS, USER_KEYWORDS
+from prefixlint.load.python_walk import SYSTEM_KEYWORDS, USER_KEYWORDS, walked
 from prefixlint.load.source_prompts import filled_by
 from prefixlint.load.template import Variable
 
@@ -150,7 +150,7 @@ def _index(resolver):
     if index is None:
         functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         calls: dict[str | None, list[ast.Call]] = {}
-        for node in ast.walk(resolver.tree):
+        for node in walked(resolver.tree)[0]:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 functions.append(node)
             elif isinstance(node, ast.Call):
@@ -171,7 +171,7 @@ def _function_with_parameter(functions, parameter: str, line: int):
 
 def function_lines(tree: ast.Module) -> list[tuple[int, int]]:
     """(first, last) line of every function and lambda: code outside them runs once, at import."""
-    return sorted((n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree)
+    return sorted((n.lineno, n.end_lineno or n.lineno) for n in walked(tree)[0]
                   if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from weakref import WeakKeyDictionary
 
-from prefixlint.load.python_walk import dotted
+from prefixlint.load.python_walk import dotted, walked
 
 _MESSAGE_CLASSES = {"HumanMessage": "user", "SystemMessage": "system"}
 _ROLES = {"user": "user", "human": "user", "system": "system", "developer": "system"}
@@ -44,12 +44,10 @@ _INDEXES: WeakKeyDictionary[ast.Module, tuple[dict, dict, dict]] = WeakKeyDictio
 
 def _index(tree: ast.Module) -> tuple[dict, dict, dict[str, list[ast.Call]]]:
     if tree not in _INDEXES:
-        parents: dict[int, ast.AST] = {}
+        nodes, parents = walked(tree)
         defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         calls: dict[str, list[ast.Call]] = {}
-        for node in ast.walk(tree):  # breadth first: the calls in the order they were searched before
-            for child in ast.iter_child_nodes(node):
-                parents[id(child)] = node
+        for node in nodes:  # breadth first: the calls in the order they were searched before
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 defs.setdefault(node.name, node)
             elif isinstance(node, ast.Call):

@@ -1,12 +1,14 @@
 """Which parts of a Python module's AST the prompt finder looks at: every statement of every
 body, and the calls of the statements that span a line naming a prompt call (a module is mostly
-other code, so only those have their expressions walked)."""
+other code, so only those have their expressions walked); every node once, for the indexes
+that read a whole module (`walked`)."""
 
 from __future__ import annotations
 
 import ast
 import re
 from bisect import bisect_left, bisect_right
+from weakref import WeakKeyDictionary
 
 from prefixlint.load.template import line_starts
 
@@ -15,6 +17,23 @@ from prefixlint.load.template import line_starts
 SYSTEM_KEYWORDS = ("system", "instructions", "system_prompt", "system_message")
 #: Keyword arguments that take the user's prompt (completions' `prompt`, an agent's `input`).
 USER_KEYWORDS = ("prompt", "input")
+
+
+_WALKED: WeakKeyDictionary[ast.AST, tuple[list[ast.AST], dict[int, ast.AST]]] = WeakKeyDictionary()
+
+
+def walked(tree: ast.AST) -> tuple[list[ast.AST], dict[int, ast.AST]]:
+    """Every node of `tree` in `ast.walk`'s order (breadth first) and each node's parent by its
+    id, worked out once per tree: the indexes of one module read it, one walk for them all."""
+    if tree not in _WALKED:
+        nodes: list[ast.AST] = [tree]
+        parents: dict[int, ast.AST] = {}
+        for node in nodes:  # grows as it goes: each node's children after the nodes before it
+            for child in ast.iter_child_nodes(node):
+                parents[id(child)] = node
+                nodes.append(child)
+        _WALKED[tree] = (nodes, parents)
+    return _WALKED[tree]
 
 
 def dotted(node: ast.AST) -> str:

@@ -38,7 +38,7 @@ def test_a_change_is_judged_as_the_whole_modules_would_be(old, new, ok):
 
 
 def test_only_the_statement_holding_the_change_is_compared():
-    before, after = _changed_statements(MODULE, changed("Rules follow.", "Rules follow!"))
+    before, after, _ = _changed_statements(MODULE, changed("Rules follow.", "Rules follow!"))
     assert before.startswith("@decorator\ndef second") and before.endswith('Rules follow."""\n')
     assert after == before.replace("Rules follow.", "Rules follow!")
 
