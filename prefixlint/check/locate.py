@@ -50,3 +50,22 @@ def merged_at(tokenizer, base, varied, message: int, shared: int) -> tuple[str, 
         if span_start < token_start + len(token):
             return request.text[token_start:span_start], token
     return "", ""
+
+
+def stable_runs(messages, starts, volatile, end: int, stop: int | None) -> list[str]:
+    """The runs of text after offset `end` (up to `stop`) that no `volatile` placeholder cuts; a
+    message's end does not cut a run (its next message goes on with it)."""
+    runs: list[list[str]] = [[]]
+    for number, message in enumerate(messages):
+        offset = starts[number]
+        cursor = max(end - offset, 0)
+        limit = len(message.text) if stop is None else min(len(message.text), stop - offset)
+        if cursor > limit:
+            continue
+        for span in message.spans:
+            if span.placeholder in volatile and span.end > cursor and span.start < limit:
+                runs[-1].append(message.text[cursor : max(span.start, cursor)])
+                runs.append([])
+                cursor = max(cursor, span.end)
+        runs[-1].append(message.text[cursor:limit])
+    return ["".join(run) for run in runs]

@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from prefixlint.check.caps import refuse_long_words, refuse_too_many_values
-from prefixlint.check.locate import first_use, merged_at, span_at
+from prefixlint.check.locate import first_use, merged_at, span_at, stable_runs
 from prefixlint.check.served import history_region, own_target, serve, tokens_before
 from prefixlint.engines.profiles import EngineProfile
 from prefixlint.engines.serve import ReuseMemo
@@ -265,20 +265,7 @@ class Measurer:
         """Tokens of the text after `end` (up to `stop`) no volatile value changes; `longest`: its longest run."""
         everything = self.render(frozenset(v.name for v in self.volatiles) - self.appended)  # earlier turns: stable
         volatile = variants.changed_placeholders(base.messages, everything.messages)
-        runs: list[list[str]] = [[]]  # the stable text between values; a message's end does not cut a run
-        for number, message in enumerate(base.messages):
-            offset = base.starts[number]
-            cursor = max(end - offset, 0)
-            limit = len(message.text) if stop is None else min(len(message.text), stop - offset)
-            if cursor > limit:
-                continue
-            for span in message.spans:
-                if span.placeholder in volatile and span.end > cursor and span.start < limit:
-                    runs[-1].append(message.text[cursor : max(span.start, cursor)])
-                    runs.append([])
-                    cursor = max(cursor, span.end)
-            runs[-1].append(message.text[cursor:limit])
-        pieces = ["".join(run) for run in runs]
+        pieces = stable_runs(base.messages, base.starts, volatile, end, stop)
         text = "".join(pieces)  # `longest`: the labels between later values move with them
         return max((len(self.encode(p)) for p in pieces if p.strip()), default=0) if longest else \
             len(self.encode(text)) if text.strip() else 0
