@@ -38,6 +38,10 @@ def test_name_words(name, words):
     ("userQuestion", "request-content", "per_request"),  # the head word decides first
     ("iterationCount", "counter-or-random", "per_request"),
     ("birthDate", "user-data", "per_user"),  # the longest phrase at the head wins
+    # a user's saved instructions: set once, constant within a conversation
+    ("customInstructions", "user-data", "per_user"),
+    ("sanitized_instructions", "user-data", "per_user"),
+    ("instruction_input", "request-content", "per_request"),  # named whole: the request's input
 ])
 def test_volatile_by_words(name, cls, frequency):
     v = classify_variable(CATALOG, name, None)
