@@ -229,12 +229,12 @@ class Measurer:
         if history_tokens and volatility.frequency not in ("per_request", "per_day"):
             # constant within a conversation: it costs the stable text up to the history, not the history
             history_tokens, stop = 0, history_start
-        stable_after = self._stable_tokens_after(base, span_end, stop)
+        runs = self._stable_runs(base, span_end, stop)
+        stable_after = self._tokens("".join(runs))
         last_user = last_user_turn(base.messages, message, self.template)
-        # with no history after it, only a whole stable block is worth moving it past (the labels
-        # between later values move with them)
-        block_after = self._stable_tokens_after(base, span_end, stop, longest=True) \
-            if last_user or not history_tokens else stable_after
+        # with no history after it, only a whole run of stable text is worth moving it past (the
+        # labels between later values move with them)
+        block_after = max(map(self._tokens, runs), default=0) if last_user or not history_tokens else stable_after
         measured = self.compare(base, varied, moved if stable_after >= self.min_stable_tokens else set())
         merged_text, merged_token, unmerged = "", "", measured.shared_prefix_tokens
         if span is not None:
@@ -261,14 +261,14 @@ class Measurer:
     def _first(self, placeholders: set[int]) -> Placeholder:
         return min((self.compiled.placeholders[i] for i in placeholders), key=lambda p: p.offset)
 
-    def _stable_tokens_after(self, base: Request, end: int, stop: int | None = None, longest: bool = False) -> int:
-        """Tokens of the text after `end` (up to `stop`) no volatile value changes; `longest`: its longest run."""
+    def _stable_runs(self, base: Request, end: int, stop: int | None) -> list[str]:
+        """The runs of text after `end` (up to `stop`) that no volatile value changes."""
         everything = self.render(frozenset(v.name for v in self.volatiles) - self.appended)  # earlier turns: stable
         volatile = variants.changed_placeholders(base.messages, everything.messages)
-        pieces = stable_runs(base.messages, base.starts, volatile, end, stop)
-        text = "".join(pieces)  # `longest`: the labels between later values move with them
-        return max((len(self.encode(p)) for p in pieces if p.strip()), default=0) if longest else \
-            len(self.encode(text)) if text.strip() else 0
+        return stable_runs(base.messages, base.starts, volatile, end, stop)
+
+    def _tokens(self, text: str) -> int:
+        return len(self.encode(text)) if text.strip() else 0
 
     def measure_all(self, moved: set[int] | None = None, fixed_vary: frozenset[str] | None = None) -> Measurement:
         """All volatile values differ at once (two unrelated requests); the fix moves `moved`

@@ -23,11 +23,14 @@ NOT_TEMPLATES: tuple[str, ...] = (
     # notes for coding agents about the repository, not the application's prompts
     "claude.md", "agents.md", "gemini.md", "copilot-instructions.md",
 )
-#: Directory names whose files are documentation, a website, a blog or test fixtures, not prompts.
-NOT_PROMPT_TREES = frozenset({
+#: Directory names whose files are documentation pages: a website, a blog.
+DOCUMENTATION_TREES = frozenset({
     "docs", "doc", "documentation", "website", "site", "www", "blog", "_posts", "posts", "_site",
-    "fixtures", "__fixtures__", "testdata", "test_data", "__snapshots__", "snapshots", "cassettes",
 })
+#: Directory names whose files are documentation or test fixtures, not prompts.
+NOT_PROMPT_TREES = DOCUMENTATION_TREES | {
+    "fixtures", "__fixtures__", "testdata", "test_data", "__snapshots__", "snapshots", "cassettes",
+}
 #: Files that make their directory a documentation site (MkDocs, Jekyll, Docusaurus, Sphinx, Hugo ...).
 SITE_MARKERS = ("mkdocs.yml", "mkdocs.yaml", "_config.yml", "docusaurus.config.js", "docusaurus.config.ts",
                 "conf.py", "hugo.toml", "book.toml", "astro.config.mjs", "vitepress.config.ts", "_quarto.yml")
@@ -145,16 +148,11 @@ def _named_like_prompt(path: Path) -> bool:
     return _front_matter(where)
 
 
-#: Trees of documentation pages (fixture trees hold test data, not pages).
-_DOCUMENTATION_TREES = NOT_PROMPT_TREES - {"fixtures", "__fixtures__", "testdata", "test_data", "__snapshots__",
-                                          "snapshots", "cassettes"}
-
-
 def _in_documentation_tree(where: Path) -> bool:
     """Whether a folder above the file, inside its repository, holds documentation (`docs/`,
     `website/`, `blog/`): a page there named like a prompt (`docs/prompts.md`) documents prompts."""
     for folder in list(where.parents)[:8]:
-        if folder.name.lower() in _DOCUMENTATION_TREES:
+        if folder.name.lower() in DOCUMENTATION_TREES:
             return True
         if (folder / ".git").exists():
             return False

@@ -7,7 +7,6 @@ beside it that mention its name (`python_modules`); the first turn found is the 
 from __future__ import annotations
 
 import ast
-from weakref import WeakKeyDictionary
 
 from prefixlint.load.python_walk import dotted, walked
 
@@ -37,13 +36,12 @@ def _in_module(tree: ast.Module, function: str) -> str | None:
     return None
 
 
-#: A module's parent links, first function of each name and calls by the last part of their
-#: name, built once per tree: a module of n prompt functions asks once for each (was n walks).
-_INDEXES: WeakKeyDictionary[ast.Module, tuple[dict, dict, dict]] = WeakKeyDictionary()
-
-
 def _index(tree: ast.Module) -> tuple[dict, dict, dict[str, list[ast.Call]]]:
-    if tree not in _INDEXES:
+    """A module's parent links, first function of each name and calls by the last part of their
+    name, built once per tree (kept on it, as `walked` is): a module of n prompt functions asks
+    once for each (was n walks)."""
+    found = getattr(tree, "_prefixlint_turns", None)
+    if found is None:
         nodes, parents = walked(tree)
         defs: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
         calls: dict[str, list[ast.Call]] = {}
@@ -52,8 +50,8 @@ def _index(tree: ast.Module) -> tuple[dict, dict, dict[str, list[ast.Call]]]:
                 defs.setdefault(node.name, node)
             elif isinstance(node, ast.Call):
                 calls.setdefault(dotted(node.func).rsplit(".", 1)[-1], []).append(node)
-        _INDEXES[tree] = (parents, defs, calls)
-    return _INDEXES[tree]
+        found = tree._prefixlint_turns = (parents, defs, calls)  # type: ignore[attr-defined]
+    return found
 
 
 def _carried(value: ast.expr, parents: dict, defs: dict, depth: int) -> str | None:

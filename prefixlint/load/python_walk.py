@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 import re
 from bisect import bisect_left, bisect_right
-from weakref import WeakKeyDictionary
 
 from prefixlint.load.template import line_starts
 
@@ -19,21 +18,21 @@ SYSTEM_KEYWORDS = ("system", "instructions", "system_prompt", "system_message")
 USER_KEYWORDS = ("prompt", "input")
 
 
-_WALKED: WeakKeyDictionary[ast.AST, tuple[list[ast.AST], dict[int, ast.AST]]] = WeakKeyDictionary()
-
-
 def walked(tree: ast.AST) -> tuple[list[ast.AST], dict[int, ast.AST]]:
     """Every node of `tree` in `ast.walk`'s order (breadth first) and each node's parent by its
-    id, worked out once per tree: the indexes of one module read it, one walk for them all."""
-    if tree not in _WALKED:
+    id, worked out once per tree: the indexes of one module read it, one walk for them all. Kept
+    on the tree itself, so it goes when the tree goes (a weak-keyed table would keep every tree
+    alive: its value refers to the tree)."""
+    found = getattr(tree, "_prefixlint_walked", None)
+    if found is None:
         nodes: list[ast.AST] = [tree]
         parents: dict[int, ast.AST] = {}
         for node in nodes:  # grows as it goes: each node's children after the nodes before it
             for child in ast.iter_child_nodes(node):
                 parents[id(child)] = node
                 nodes.append(child)
-        _WALKED[tree] = (nodes, parents)
-    return _WALKED[tree]
+        found = tree._prefixlint_walked = (nodes, parents)  # type: ignore[attr-defined]
+    return found
 
 
 def dotted(node: ast.AST) -> str:

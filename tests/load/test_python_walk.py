@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import glob
 import sysconfig
 from bisect import bisect_right
@@ -48,3 +49,23 @@ def test_the_same_lines_on_the_standard_library():
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
         assert _lines(text, hint_offsets(text)) == _lines(text, [m.start() for m in _CALL_HINT.finditer(text)]), path
+
+
+def test_a_module_s_indexes_go_with_its_tree():
+    """The walk and the turn index are kept on the tree, not in a table that would keep every
+    module parsed in a long run (a repository walk, the language server) alive."""
+    import gc
+    import weakref
+
+    from prefixlint.load import python_turns
+    from prefixlint.load.python_walk import walked
+
+    tree = ast.parse("def build():\n    return ask(SYSTEM)\n\nask(build())\n")
+    nodes, parents = walked(tree)
+    assert nodes[0] is tree and [type(n).__name__ for n in nodes[:3]] == ["Module", "FunctionDef", "Expr"]
+    assert walked(tree)[0] is nodes and parents[id(tree.body[0])] is tree
+    python_turns._index(tree)
+    alive = weakref.ref(tree)
+    del tree, nodes, parents
+    gc.collect()
+    assert alive() is None
