@@ -19,13 +19,12 @@ from functools import lru_cache
 
 from prefixlint.fix.edits import Edit, apply_edits
 from prefixlint.fix.new_message import CannotAdd, added_message
-from prefixlint.fix.source import SourceMessage, _doubled_brace, source_messages
+from prefixlint.fix.source import SourceMessage, source_messages, spelled_length
 from prefixlint.load.registry import loader_for
 from prefixlint.load.template import SLOT_ROLE
 from prefixlint.match.units import BLOCK, SENTENCE, UNSAFE_MARK, applicability
 from prefixlint.match.variants import apply_plan, plan_moves
 
-_ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|\r\n|.)", re.DOTALL)
 #: Block tags a moved line must not leave or enter (Jinja/Nunjucks, Handlebars sections).
 _BLOCK_OPEN = re.compile(r"\{%-?\s*(if|for|macro|call|filter|raw|block|with|set\s+\w+\s*-?%\})|\{\{[#^]")
 _BLOCK_CLOSE = re.compile(r"\{%-?\s*end\w*|\{\{/")
@@ -227,20 +226,10 @@ def _merged(edits: list[Edit]) -> list[Edit]:
 
 
 def _char_length(source: str, message: SourceMessage, index: int) -> int:
-    at = message.files[index]
-    char = message.text[index]
-    if _doubled_brace(source, message.files, message.text, index):
-        return 2
-    if index > 0 and message.files[index - 1] == at and index + 1 < len(message.files):
-        return message.files[index + 1] - at  # the end of a placeholder rewritten at one offset
-    if source[at : at + 1] == char:
-        return 1
-    escape = _ESCAPE.match(source, at)
-    if escape:
-        return escape.end() - at
-    if char == "'" and source.startswith("''", at):
-        return 2
-    raise NoFix("the file spells this text in a way the fix cannot move")
+    length = spelled_length(source, message.files, message.text, index)
+    if length is None:
+        raise NoFix("the file spells this text in a way the fix cannot move")
+    return length
 
 
 def _file_start(source: str, message: SourceMessage, index: int, *, extend: bool) -> int:

@@ -9,6 +9,7 @@ Prompt flow) is split into its role sections the way the renderer splits it.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from dataclasses import dataclass
 
@@ -66,11 +67,35 @@ def source_messages(template: Template, placeholders) -> list[SourceMessage]:
         spans.sort(key=lambda s: s.start)
         files = message.offsets
         end = message.file_offset(len(message.content))
-        if _doubled_brace(template.source, files, message.content, len(files) - 1):
-            end += 1
+        if files:  # past the last character as the file spells it (`\\n` in a JSON string is two)
+            end = files[-1] + (spelled_length(template.source, files, message.content, len(files) - 1) or 1)
         whole = SourceMessage(message.role, message.content, tuple(spans), files, end)
         out += _split(whole, template.role_line) if template.role_markers else [whole]
     return out
+
+
+#: A backslash escape of a quoted string (JSON, YAML, Python, JavaScript).
+ESCAPE = re.compile(r"\\(?:u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|\r\n|.)", re.DOTALL)
+
+
+def spelled_length(source: str, files, text: str, index: int) -> int | None:
+    """How many file characters spell text[index] (`files[index]` its offset): 1 as written,
+    2 for `\\n` or a doubled brace, 6 for `\\u00e9` ...; None when the file spells it some other way."""
+    at, char = files[index], text[index]
+    if _doubled_brace(source, files, text, index):
+        return 2
+    if index > 0 and files[index - 1] == at and index + 1 < len(files):
+        return files[index + 1] - at  # the end of a placeholder rewritten at one offset
+    if source[at : at + 1] == char and not (
+            char == "\\" and source[at + 1 : at + 2] == "\\"
+            and not (index + 1 < len(files) and files[index + 1] == at + 1)):  # `\\\\`, not a raw `\\`
+        return 1
+    escape = ESCAPE.match(source, at)
+    if escape:
+        return escape.end() - at
+    if char == "'" and source.startswith("''", at):
+        return 2
+    return None
 
 
 def _doubled_brace(source: str, files, text: str, index: int) -> bool:

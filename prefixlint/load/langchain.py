@@ -254,24 +254,62 @@ def _escape(text: str, syntax: str) -> str:
 
 
 def load(path: str, text: str) -> Template:
+    return load_all(path, text)[0]
+
+
+def load_all(path: str, text: str) -> list[Template]:
+    """The file's prompt, or each prompt of a serialized chain (`_type: llm_chain` ...).
+
+    A chain (LangChain's `load_chain` reads it) holds its prompts as nested objects: `prompt` of
+    an `llm_chain`, `llm_chain.prompt` of a documents chain, `initial_llm_chain` and
+    `refine_llm_chain` of a refine chain ...; each is read as the prompt it is, in file order.
+    """
     root = compose_json(text, path) if looks_like_json(text) else compose(text, path)
     if root is None or root.id != "mapping":
         raise PrefixlintError("a LangChain prompt is a mapping", path=path, line=line_of(root) if root else 1)
-    reader = _Reader(path, text)
     kind_node = mapping_get(root, "_type")
+    if _kind(root) is not None:
+        return [_template(path, text, root)]
+    nested = list(_nested_prompts(root, depth=0))
+    if not nested:
+        raise PrefixlintError(f"unsupported LangChain prompt type {kind_node.value if kind_node else None!r}",
+                              path=path, line=line_of(kind_node or root))
+    return [_template(path, text, node) for node in nested]
+
+
+def _kind(node) -> str | None:
+    """`prompt`, `few_shot` or `chat` when this mapping is a prompt, else None."""
+    kind_node = mapping_get(node, "_type")
     kind = kind_node.value if kind_node is not None else {
         "PromptTemplate": "prompt", "FewShotPromptTemplate": "few_shot", "ChatPromptTemplate": "chat",
-    }.get(_class_name(root) or "", None)
-    if kind_node is None and kind is None and (mapping_get(root, "template") or mapping_get(root, "template_path")):
+    }.get(_class_name(node) or "", None)
+    if kind_node is None and kind is None and (mapping_get(node, "template") or mapping_get(node, "template_path")):
         kind = "prompt"  # LangChain's load_prompt: `config.get("_type", "prompt")`
+    return kind if kind in ("prompt", "few_shot", "chat") else None
+
+
+def _nested_prompts(node, depth: int):
+    """The prompt mappings inside a chain's mapping, outermost first, in file order."""
+    if depth > 32:
+        return
+    for key, value in node.value:
+        if value.id != "mapping" or key.value == "document_prompt":
+            continue
+        if mapping_get(value, "_type") is not None and _kind(value) is not None:
+            yield value
+        else:
+            yield from _nested_prompts(value, depth + 1)
+
+
+def _template(path: str, text: str, root) -> Template:
+    reader = _Reader(path, text)
+    kind = _kind(root)
     if kind == "prompt":
         messages = [reader.template(root)]
     elif kind == "few_shot":
         messages = [reader.few_shot(root)]
-    elif kind == "chat":
-        messages = reader.chat(root)
     else:
-        raise reader.error(f"unsupported LangChain prompt type {kind!r}", kind_node or root)
+        messages = reader.chat(root)
     syntax = reader.syntax or "format"
     names = set(re.findall(r"[A-Za-z_]\w*", " ".join(m.content for m in messages if m.role != SLOT_ROLE)))
     for name in sorted(names & SLOT_NAMES):  # a conversation name used inside a text
@@ -280,4 +318,4 @@ def load(path: str, text: str) -> Template:
                     variables=reader.variables, is_chat=kind == "chat", slot=reader.slot)
 
 
-LOADER = Loader(FORMAT, sniff, load, hint=HINT)
+LOADER = Loader(FORMAT, sniff, load, hint=HINT, many=load_all)

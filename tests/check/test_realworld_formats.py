@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from prefixlint.cli import cli
+from prefixlint.errors import PrefixlintError
 from prefixlint.load.registry import load_template, load_templates
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.compile import compile_template
@@ -206,3 +207,72 @@ def test_dotted_paths_differ_between_the_renders(tmp_path):
     path.write_text("{{#if customer}}Hello {{customer.firstName}}.{{/if}}\n" + STABLE + "\n")
     (finding,) = check(path)["findings"]
     assert (finding["code"], finding["variable"], finding["placeholder"]) == ("PFX003", "customer", "{{customer.firstName}}")
+
+
+def _chain(prompt: dict, document_prompt: dict | None = None) -> dict:
+    """A serialized `stuff_documents_chain` as LangChain's `Chain.save` writes it: its prompt sits
+    inside `llm_chain`, beside the LLM's settings; `document_prompt` formats each document."""
+    chain = {"memory": None, "input_key": "input_documents",
+             "llm_chain": {"memory": None, "prompt": prompt, "llm": {"model_name": "gpt-4o-mini", "_type": "openai"},
+                           "output_key": "text", "_type": "llm_chain"},
+             "document_variable_name": "context", "_type": "stuff_documents_chain"}
+    if document_prompt is not None:
+        chain["document_prompt"] = document_prompt
+    return chain
+
+
+def test_a_langchain_chain_file_holds_its_prompts(tmp_path, tok):
+    """`_type: stuff_documents_chain` is not a prompt, but its `llm_chain.prompt` is one: read as
+    LangChain's `load_chain` reads it, the document formatter left out (it fills `context`)."""
+    template = f"Today is {{date}}.\n{STABLE}\nContext: {{context}}\nQuestion: {{question}}"
+    prompt = {"input_variables": ["date", "context", "question"], "template": template,
+              "template_format": "f-string", "_type": "prompt"}
+    document = {"input_variables": ["page_content"], "template": "{page_content}", "_type": "prompt"}
+    path = tmp_path / "chain.json"
+    path.write_text(json.dumps(_chain(prompt, document), indent=4))
+    (loaded,) = load_templates(str(path))
+    assert loaded.format == "langchain" and loaded.messages[0].content == template
+    result = check(path)
+    (finding,) = [f for f in result["findings"] if f["code"] == "PFX001"]
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if '"template": "Today' in text)
+    assert (finding["line"], finding["variable"]) == (line, "date")
+    a = tok.encode("Today is 2025-03-14.\n" + STABLE + "\nContext: ")
+    b = tok.encode("Today is 2025-03-15.\n" + STABLE + "\nContext: ")
+    assert finding["shared_prefix_tokens"] == shared_prefix(a, b)
+    assert not [f for f in result["findings"] if f.get("variable") == "page_content"]
+
+
+def test_each_prompt_of_a_refine_chain_is_read_in_file_order(tmp_path):
+    first = {"input_variables": ["question"], "template": STABLE + " {question}", "_type": "prompt"}
+    second = {"input_variables": ["answer"], "template": "Improve this answer: {answer}", "_type": "prompt"}
+    chain = {"initial_llm_chain": {"prompt": first, "_type": "llm_chain"},
+             "refine_llm_chain": {"prompt": second, "_type": "llm_chain"}, "_type": "refine_documents_chain"}
+    path = tmp_path / "chain.yaml"
+    path.write_text(json.dumps(chain, indent=2))  # JSON is YAML: the YAML reader takes it too
+    assert [t.messages[0].content for t in load_templates(str(path))] == [STABLE + " {question}",
+                                                                         "Improve this answer: {answer}"]
+
+
+def test_a_chain_whose_only_prompt_formats_documents_is_refused_at_its_type(tmp_path):
+    document = {"input_variables": ["page_content"], "template": "{page_content}", "_type": "prompt"}
+    chain = {"document_prompt": document, "_type": "map_rerank_documents_chain"}
+    path = tmp_path / "chain.json"
+    path.write_text(json.dumps(chain, indent=2))
+    with pytest.raises(PrefixlintError) as caught:
+        load_templates(str(path))
+    line = path.read_text().splitlines().index('  "_type": "map_rerank_documents_chain"') + 1
+    assert (caught.value.message, caught.value.line) == (
+        "unsupported LangChain prompt type 'map_rerank_documents_chain'", line)
+
+
+def test_a_fix_at_the_end_of_a_json_string_goes_after_its_last_escape(tmp_path):
+    """A JSON template ending `\\n`: its end in the file is past both characters of the escape, so
+    the moved value is written after it, not between `\\` and `n` (which no longer loads)."""
+    template = f"Context: {{context}}\n{STABLE}\nQuestion: {{question}}\n"
+    path = tmp_path / "prompt.json"
+    path.write_text(json.dumps({"input_variables": ["context", "question"], "template": template,
+                                "_type": "prompt"}, indent=4))
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--fix", str(path)])
+    assert result.exit_code in (0, 1), result.output
+    fixed = json.loads(path.read_text())["template"]
+    assert fixed == f"{STABLE}\nQuestion: {{question}}\nContext: {{context}}\n"
