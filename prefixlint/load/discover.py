@@ -122,12 +122,15 @@ def _expand(raw: str, walk: "_Walk") -> Iterator[Path]:
         if not (walk.force_exclude and walk.excluded(Path(os.path.abspath(path)), False)):
             yield path
         return
+    before = len(walk.reasons)
     files, skipped = walk.files(path)
+    if not files and len(walk.reasons) > before:
+        return  # every file is what it is (documentation, tests, no prompt): nothing to check, no error
     if not files:
         hint = "name a file on the command line to check it whatever its name"
         if skipped:
             hint = (f"{skipped} matching file{'s' if skipped != 1 else ''} skipped by .gitignore,"
-                    f" exclude or as non-templates (README, LICENSE...); {hint}")
+                    f" exclude or as a link out of the repository; {hint}")
         raise PrefixlintError(
             f"no template files found under {raw} (patterns: {' '.join(walk.patterns)})", hint=hint
         )

@@ -28,11 +28,16 @@ from prefixlint.load.yaml_source import compose, line_of, mapping_get, to_python
 
 FORMAT = "native-yaml"
 _TOP_KEY = re.compile(r"^(messages|prompt)\s*:", re.MULTILINE)
+#: A top-level `prompt:` whose value is a mapping (`prompt:` then indented `key:` lines, or a
+#: `{...}` flow): settings of some tool (a REPL's prompt character), not a prompt's text.
+_PROMPT_MAPPING = re.compile(
+    r"^prompt\s*:[ \t]*(?:\{|(?:#[^\n]*)?\n(?:[ \t]*(?:#[^\n]*)?\n)*[ \t]+[\w\"'-][^\n:]*:(?:[ \t]|$))", re.MULTILINE)
 
 
 def sniff(text: str) -> bool:
-    """True when a YAML file looks like the native format: a top-level `messages` or `prompt`."""
-    return bool(_TOP_KEY.search(text))
+    """True when a YAML file looks like the native format: a top-level `messages`, or a top-level
+    `prompt` holding text (a `prompt:` of settings is another tool's configuration)."""
+    return any(m.group(1) == "messages" or not _PROMPT_MAPPING.match(text, m.start()) for m in _TOP_KEY.finditer(text))
 
 
 def load(path: str, text: str) -> Template:

@@ -27,8 +27,11 @@ NOT_TEMPLATES: tuple[str, ...] = (
 DOCUMENTATION_TREES = frozenset({
     "docs", "doc", "documentation", "website", "site", "www", "blog", "_posts", "posts", "_site",
 })
-#: Directory names whose files are documentation or test fixtures, not prompts.
-NOT_PROMPT_TREES = DOCUMENTATION_TREES | {
+#: Directory names whose files are tests: the prompts in them are inputs the tests make up
+#: (a date, a user name in a mock request), checked where the application writes its own.
+TEST_TREES = frozenset({"tests", "test", "__tests__", "spec", "specs", "e2e"})
+#: Directory names whose files are documentation, tests or test fixtures, not prompts.
+NOT_PROMPT_TREES = DOCUMENTATION_TREES | TEST_TREES | {
     "fixtures", "__fixtures__", "testdata", "test_data", "__snapshots__", "snapshots", "cassettes",
 }
 #: Files that make their directory a documentation site (MkDocs, Jekyll, Docusaurus, Sphinx, Hugo ...).
@@ -51,6 +54,8 @@ _PROMPT_FRONT_MATTER = re.compile(r"^(?:model|inputs?|sample|template_format|inp
 
 def not_prompt_tree(directory: Path) -> str | None:
     """Why the files under `directory` are not prompts (documentation, a site, fixtures), or None."""
+    if directory.name.lower() in TEST_TREES:
+        return f"a test tree ({directory.name}/): its prompts are the tests' inputs"
     if directory.name.lower() in NOT_PROMPT_TREES:
         return f"a documentation, website or fixture tree ({directory.name}/), not prompts"
     for marker in SITE_MARKERS:

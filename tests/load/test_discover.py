@@ -183,7 +183,7 @@ def test_a_missing_path_is_an_error_naming_it(repo):
 
 
 def test_a_directory_without_templates_is_an_error(repo):
-    make(repo, "src/main.py", "src/data.json")
+    make(repo, "src/table.csv", "src/logo.png")
     with pytest.raises(PrefixlintError) as caught:
         discover(["src"])
     assert caught.value.message == (
@@ -192,18 +192,27 @@ def test_a_directory_without_templates_is_an_error(repo):
     assert caught.value.hint == "name a file on the command line to check it whatever its name"
 
 
+def test_a_directory_whose_files_are_all_skipped_for_what_they_are_is_no_error(repo):
+    """Program source with no prompt, a README, a page with no evidence: each skipped with its
+    reason (issue 19: a walk never fails on what is not a prompt), and nothing left is no error."""
+    make(repo, "src/main.py", "src/data.json", "src/README.md", "src/notes.md")
+    skipped: dict[str, str] = {}
+    assert discover(["src"], skipped=skipped) == []
+    assert sorted(skipped) == ["src/README.md", "src/data.json", "src/main.py", "src/notes.md"]
+
+
 def test_the_hint_counts_files_that_were_skipped(repo):
     make(repo, ".gitignore", text="*.yaml\n")
-    make(repo, "docs/README.md", "docs/a.yaml", "docs/b.yaml")
+    make(repo, "docs/a.yaml", "docs/b.yaml")
     with pytest.raises(PrefixlintError) as caught:
         discover(["docs"], exclude=())
     assert caught.value.hint == (
-        "3 matching files skipped by .gitignore, exclude or as non-templates (README, LICENSE...);"
+        "2 matching files skipped by .gitignore, exclude or as a link out of the repository;"
         " name a file on the command line to check it whatever its name")
 
 
 def test_an_errors_list_collects_problems_and_discovery_goes_on(repo):
-    make(repo, "p/a.yaml", "empty/x.py", "b.md")
+    make(repo, "p/a.yaml", "empty/x.csv", "b.md")
     errors: list[PrefixlintError] = []
     found = discover(["missing", "p", "empty", "b.md"], errors=errors)
     assert spelled(found) == ["b.md", "p/a.yaml"]
@@ -229,7 +238,7 @@ TREE = st.lists(st.tuples(st.lists(NAME, max_size=3), NAME, EXTENSION), min_size
 def test_the_walk_matches_an_independent_filter(tree):
     with tempfile.TemporaryDirectory() as name:
         root = Path(name) / "t"
-        expected, markdown = set(), []
+        expected, markdown, sniffed = set(), [], []
         for folders, stem, extension in tree:
             relative = Path(*folders, stem + extension)
             target = root / relative
@@ -245,9 +254,15 @@ def test_the_walk_matches_an_independent_filter(tree):
                 expected.add((root / relative).as_posix())
             elif not hidden and extension == ".md":
                 markdown.append((target, prompt_named))
+            elif not hidden and extension in (".json", ".py"):
+                sniffed.append(target)  # read, and skipped with its reason: no prompt in "x"
         # Markdown is taken on evidence: a prompt-like name, or a template file (.j2) beside it
         expected |= {target.as_posix() for target, named in markdown
                      if named or any(p.suffix == ".j2" and p.is_file() for p in target.parent.iterdir())}
+        if not expected and (markdown or sniffed):
+            # every file skipped for what it is (Markdown without evidence, JSON data): no error
+            assert discover([str(root)], respect_gitignore=False) == []
+            return
         if not expected:
             with pytest.raises(PrefixlintError):
                 discover([str(root)], respect_gitignore=False)

@@ -194,3 +194,35 @@ def test_a_readme_the_code_reads_is_a_prompt_whatever_its_name(tmp_path):
     python_modules._modules.cache_clear()
     result, report = check(prompts / "README.md")
     assert result.exit_code == 0 and report["files"] == []
+
+
+def test_a_test_tree_is_not_walked_and_says_why(tmp_path):
+    """A walk leaves `tests/` out (its prompts are inputs the tests make up) and lists why; the
+    same file named on the command line is checked."""
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "support.j2").write_text("Today is {{ today }}.\n" + RULES)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_agent.py").write_text(
+        "from openai import OpenAI\n\ndef test_reply():\n    OpenAI().chat.completions.create(model='m', messages=[\n"
+        "        {'role': 'system', 'content': f'Today is {today()}. ' + '''" + RULES + "'''}])\n")
+    result, report = check(tmp_path)
+    assert [entry["path"] for entry in report["files"]] == [str(tmp_path / "prompts" / "support.j2")]
+    assert findings(report) == [("PFX001", "today", 1)]
+    shown = CliRunner().invoke(cli, ["check", "--isolated", "--show-files", str(tmp_path)])
+    assert f"skipped: {tmp_path / 'tests'}/ (a test tree (tests/): its prompts are the tests' inputs)" in shown.output
+    _, named = check(tmp_path / "tests" / "test_agent.py")
+    assert [code for code, _, _ in findings(named)] == ["PFX001"]
+
+
+def test_a_yaml_file_whose_prompt_key_holds_settings_is_not_a_prompt(tmp_path):
+    """`prompt:` of a REPL's configuration (its character, its colours) is no native prompt file:
+    a walk skips it with its reason rather than failing on it."""
+    (tmp_path / "repl_config.yaml").write_text(
+        "# the REPL's appearance\nprompt:\n  character: \"> \"  # the input marker\n  continuation: \"  \"\n"
+        "colors:\n  prompt: bold\n")
+    result, report = check(tmp_path)
+    assert result.exit_code == 0 and report["errors"] == [] and findings(report) == []
+    assert [entry["path"] for entry in report["skipped"]] == [str(tmp_path / "repl_config.yaml")]
+    assert report["skipped"][0]["reason"] in ("no string with prose in this file", "not a recognised template ("
+                                              "promptfoo or langchain or semantic-kernel or crewai or agent-yaml or"
+                                              " native-yaml or prompt-strings)")
