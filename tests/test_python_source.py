@@ -312,7 +312,8 @@ def test_a_value_in_the_last_user_message_needs_a_long_tail_to_be_a_finding(tmp_
 
 def test_a_parameter_is_classified_by_what_its_callers_pass(tmp_path):
     """Issue 19 item 5: every caller passes the environment: a deployment constant (stable);
-    a caller passing a request's value leaves the name as the only evidence."""
+    a caller passing a request's value leaves the parameter's own evidence (filled at each
+    call), its class by its name, at the rule's own severity."""
     rules = " ".join(f"Rule {i}: answer in full sentences and cite the source document." for i in range(20))
     module = tmp_path / "bot.py"
     module.write_text(
@@ -327,10 +328,11 @@ def test_a_parameter_is_classified_by_what_its_callers_pass(tmp_path):
     bot = template.variables["bot_name"]
     assert (bot.kind, bot.line, bot.evidence) == (
         "stable", 12, 'filled by os.getenv("BOT_NAME", "Ada"): the same on every request')
-    assert "user_name" not in template.variables  # user.name: known by its name only
+    user = template.variables["user_name"]  # user.name: how often it changes, its name says
+    assert (user.kind, user.line, user.evidence) == (None, 7, "a parameter of system_prompt(), filled at each call")
     (finding,) = findings(module)
     assert (finding["variable"], finding["evidence"], finding["severity"]) == (
-        "user_name", "its name (user_name)", "info")
+        "user_name", "a parameter of system_prompt(), filled at each call (bot.py:7)", "warning")
 
 
 def test_a_list_of_chat_messages_is_a_prompt_by_its_shape_whatever_its_name(tmp_path):
@@ -371,3 +373,18 @@ def test_a_system_prompt_name_is_read_by_its_words(tmp_path, name, system):
         return
     (template,) = load_templates(str(module))
     assert (template.messages[0].role == "system") is system
+
+
+def test_a_parameter_with_no_caller_in_the_repository_is_filled_at_each_call(tmp_path):
+    """A prompt-building function's parameter with no caller beside it: the caller fills it at
+    each call, evidence stronger than its name, so the finding keeps the rule's severity (a
+    value of unknown meaning stays stable: the parameter says when it changes, not that it does)."""
+    rules = " ".join(f"Rule {i}: classify the e-mail and cite the policy section you used." for i in range(20))
+    module = tmp_path / "prompts.py"
+    module.write_text(f'def user_prompt(email, column):\n    return f"""Customer e-mail:\n{{email}}\n{{column}}\n{rules}"""\n')
+    (template,) = load_templates(str(module))
+    assert template.variables["email"].evidence == "a parameter of user_prompt(), filled at each call"
+    (finding,) = findings(module)
+    assert (finding["code"], finding["variable"], finding["line"], finding["column"], finding["severity"]) == (
+        "PFX003", "email", 3, 1, "warning")
+    assert finding["evidence"] == "a parameter of user_prompt(), filled at each call (prompts.py:1)"

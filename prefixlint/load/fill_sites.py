@@ -43,9 +43,15 @@ def deployment_constant(value: str, shown: str, line: int) -> Variable:
                     f"{variable.evidence}: the same on every request")
 
 
-def from_callers(resolver, name: ast.Name, line: int) -> Variable | None:
+def from_callers(resolver, name: ast.Name, line: int, parameter: bool = False) -> Variable | None:
     """The variable of the parameter `name` (used at `line`) by what the callers of its function
-    pass; None when a caller passes anything else, or no caller is in the module."""
+    pass; None when a caller passes anything else, or no caller is in the module (`parameter`:
+    then a parameter's own evidence, `parameter_fill`)."""
+    found = _from_callers(resolver, name, line)
+    return parameter_fill(resolver, name, line) if found is None and parameter else found
+
+
+def _from_callers(resolver, name: ast.Name, line: int) -> Variable | None:
     functions, calls = _index(resolver)
     function = _function_with_parameter(functions, name.id, line)
     if function is None:
@@ -68,6 +74,17 @@ def from_callers(resolver, name: ast.Name, line: int) -> Variable | None:
         found.append(variable)
     volatile = [v for v in found if v.kind != "stable"]
     return (volatile or found)[0] if found else None
+
+
+def parameter_fill(resolver, name: ast.Name, line: int) -> Variable | None:
+    """A parameter of the function that builds the prompt, no caller saying it is constant: its
+    caller fills it at each call. That is evidence the value changes between calls (how often
+    its name says), stronger than the name alone."""
+    functions, _calls = _index(resolver)
+    function = _function_with_parameter(functions, name.id, line)
+    if function is None or isinstance(function, ast.Lambda):
+        return None
+    return Variable("value", None, (), function.lineno, f"a parameter of {function.name}(), filled at each call")
 
 
 def state_fill(resolver, node: ast.expr, name: str) -> Variable | None:

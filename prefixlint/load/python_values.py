@@ -201,7 +201,7 @@ class Resolver:
                 variable = replace(variable, unknown=True, evidence=f"{value}: its text is not in this module, unknown"
                                    " (the same on every request: read once, at import)")
             return Field(offset, written, variable_name(segments, keyed), variable)
-        found = fills.from_callers(self, node, line) if isinstance(node, ast.Name) else None
+        found = fills.from_callers(self, node, line, parameter=True) if isinstance(node, ast.Name) else None
         return Field(offset, written, variable_name(segments, keyed), found)
 
     def declared(self, node: ast.expr, name: str = "value"):
@@ -218,7 +218,8 @@ class Resolver:
         pieces = self.text(node, "plain") if isinstance(node, (ast.Constant, ast.Name, ast.Attribute)) else None
         if pieces and all(isinstance(p, Text) for p in pieces):
             return stable_variable("value", "".join(p.chars for p in pieces))
-        return fills.stable_fill(self, node)  # settings, the environment, CLI options, literals
+        stable = fills.stable_fill(self, node)  # settings, the environment, CLI options, literals
+        return stable or (fills.parameter_fill(self, node, node.lineno) if isinstance(node, ast.Name) else None)
 
     def clock(self, node: ast.AST, spec: str = "", where: tuple[int, str] | None = None, outer: tuple = ()):
         """The variable of an expression that calls the clock, a UUID or a random source, directly

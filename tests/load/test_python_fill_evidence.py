@@ -113,7 +113,8 @@ def test_an_fstring_s_doubled_braces_are_the_fields_of_a_later_format(tmp_path):
     time = next(f for f in found if f["variable"] == "time")
     # `{{time}}` on line 17 (the rules take lines 4-15), written with its doubled braces
     assert (time["code"], time["line"], time["column"], time["placeholder"]) == ("PFX001", 17, 14, "{{time}}")
-    assert time["evidence"] == "its name (time)"  # the call passes a parameter: the name decides
+    # the call passes `path`, a parameter of __call__: filled at each call, its name says how often
+    assert time["evidence"] == "a parameter of __call__(), filled at each call (reviewer/graph.py:12)"
 
 
 def test_doubled_braces_without_a_fill_call_stay_text(tmp_path):
