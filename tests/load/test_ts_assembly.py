@@ -270,3 +270,16 @@ def test_unshift_into_a_request_built_here_is_not_the_history(tmp_path):
         "  return client.chat.completions.create({ model: 'gpt-4o', messages });\n}\n"))
     (template,) = load_templates(str(module))
     assert [m.role for m in template.messages] == ["system", "user"] and template.slot is None
+
+
+def test_a_constant_prompt_with_format_fields_is_filled_later_as_in_python(tmp_path):
+    """A prompt constant with no `${...}` but `{name}` fields (filled later by a `.replace` or a
+    helper in another module) has those fields as placeholders, as a Python constant has; `{{x}}`,
+    `${x}` and a JSON example are not such fields."""
+    module = write(tmp_path, "prompts.js", (
+        "export const DETAIL_PROMPT = `Meeting transcript so far:\n{transcript}\n\n"
+        f"{_RULES}\nAnswer with JSON such as {{\"answer\": \"...\"}}.`;\n"))
+    (template,) = load_templates(str(module))
+    assert template.messages[0].content.startswith("Meeting transcript so far:\n{transcript}\n")
+    (finding,) = [f for f in findings(module) if f["code"] == "PFX005"]
+    assert (finding["variable"], finding["line"], finding["column"]) == ("transcript", 2, 1)
