@@ -2,10 +2,10 @@
 
 `Resolver.text(node)` follows a prompt's text through what Python code does to it: string
 literals and f-strings (scanned by `source_literals` for exact positions), names bound in the
-module, `+`, `"\\n".join([...])`, `.format(...)`, `%`, `string.Template(...).substitute(...)`,
-`textwrap.dedent`, `.strip()`, pydantic `Field(default=...)`. `Resolver.field(node)` makes the
-placeholder a value becomes, by its fill site (a clock, `uuid4()`, `random` call; evaluated at
-import: per process; configuration and callers: `fill_sites`), else named by its words.
+module, `+`, `"\\n".join([...])` (or a list the function builds: `python_lists`), `.format(...)`, `%`,
+`string.Template(...).substitute(...)`, `textwrap.dedent`, `.strip()`, pydantic `Field(default=...)`.
+`Resolver.field(node)` makes the placeholder a value becomes, by its fill site (a clock, `uuid4()`,
+`random` call; at import: per process; configuration and callers: `fill_sites`), else by its words.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from prefixlint.load import fill_sites as fills
+from prefixlint.load.python_lists import joined_items
 from prefixlint.load.python_scopes import Scopes
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_imports, template_kind
 from prefixlint.load.python_walk import calls, dotted, statements
@@ -130,10 +131,10 @@ class Resolver:
         if method in ("strip", "lstrip", "rstrip") and receiver is not None and not node.args:
             pieces = self.text(receiver, style, depth + 1)
             return strip_pieces(pieces, method != "rstrip", method != "lstrip") if pieces is not None else None
-        if method == "join" and isinstance(receiver, ast.Constant) and isinstance(first, (ast.List, ast.Tuple)):
+        if method == "join" and isinstance(receiver, ast.Constant) and (items := joined_items(self, first)) is not None:
             separator = self.text(receiver, "plain", depth + 1) or []
             out: list = []
-            for number, item in enumerate(first.elts):
+            for number, item in enumerate(items):
                 out += (separator if number else []) + (self.text(item, style, depth + 1) or [self.field(item)])
             return out
         if method == "Field":
@@ -277,9 +278,7 @@ class Resolver:
             if (isinstance(node.func, ast.Attribute) and node.func.attr == "get"
                     and isinstance(key, ast.Constant) and isinstance(key.value, str)):
                 return self.segments(node.func.value)[0] + [key.value], True
-            if node.args:
-                return self.segments(node.args[0])
-            return [dotted(node.func).replace("?", "value")], False
+            return self.segments(node.args[0]) if node.args else ([dotted(node.func).replace("?", "value")], False)
         names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
         return (names[:1] or ["value"]), False
 
