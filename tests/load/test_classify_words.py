@@ -73,3 +73,26 @@ def test_calls_by_last_word(name, frequency):
 @pytest.mark.parametrize("name", ["recall", "get_weather", "date_format", "TimePlugin.Format"])
 def test_other_calls_stay_stable(name):
     assert not classify_call(CATALOG, name).volatile
+
+
+@pytest.mark.parametrize("name, cls, frequency", [
+    # a job a request is about: `role` qualified by the job, not the assistant's role
+    ("job_role", "request-content", "per_request"),
+    ("targetRole", "request-content", "per_request"),
+    ("jobDescription", "request-content", "per_request"),
+    # names in Spanish, Portuguese, French, German
+    ("fecha_actual", "timestamp", "per_day"),
+    ("hora", "timestamp", "per_request"),
+    ("mensaje", "request-content", "per_request"),
+    ("contexto", "request-content", "per_request"),
+    ("nombre_usuario", "user-data", "per_user"),
+    ("kontext", "request-content", "per_request"),
+])
+def test_qualified_roles_and_other_languages(name, cls, frequency):
+    found = classify_variable(CATALOG, name, None)
+    assert (found.cls, found.frequency) == (cls, frequency)
+
+
+@pytest.mark.parametrize("name", ["role", "assistant_role", "agent_role", "bot_name"])
+def test_the_assistants_role_stays_a_deployment_constant(name):
+    assert classify_variable(CATALOG, name, None).frequency == "per_deployment"
