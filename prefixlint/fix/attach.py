@@ -181,14 +181,15 @@ def attach(findings, build: Builder, measurer, measured, remeasure=None, vary=No
             continue
         fixes[k] = fix
         source.offered.append(Offered(finding.sort_key(), modes, fix.applicability))
-    after = None
+    after = now_all = None
     if fixes and checker is not None:
         _, count, fixed = combine(build, source.offered, reload, checker)
         if fixed is not None:
             fixed_measurer = checker(fixed)
             after = fixed_measurer.measure_all(set(), vary)
             source = replace(source, fixed_ids=tuple(fixed_measurer.render().ids))
-            if after.fixed_reusable_tokens <= measurer.measure_all(set(), vary).reusable_tokens:
+            now_all = measurer.measure_all(set(), vary)
+            if after.fixed_reusable_tokens <= now_all.reusable_tokens:
                 # the one number says the fixed file reuses no more than now (the next value then
                 # opens the shared prefix): not offered, as a fix that does not help
                 reason = ("moving it leaves the file reusing no more than now with every value different"
@@ -199,7 +200,7 @@ def attach(findings, build: Builder, measurer, measured, remeasure=None, vary=No
     for k, fix in fixes.items():
         data = {"applicability": fix.applicability, "message": fix.message,
                 "edits": edits_json(template.source, fix.edits)}
-        out[k] = _promised(replace(out[k], extra={**out[k].extra, "fix": data}), after, len(fixes))
+        out[k] = _promised(replace(out[k], extra={**out[k].extra, "fix": data}), after, len(fixes), now_all)
     return out, source, after
 
 
@@ -265,7 +266,7 @@ def _around(message: str, promise) -> tuple[str, str] | None:
     return None if at < 0 else (message[:at], message[at + len(promise):])
 
 
-def _promised(finding, after, fixes: int):
+def _promised(finding, after, fixes: int, now_all=None):
     """The finding's promise restated as the measurement of the file's fixed text."""
     extra = finding.extra
     promise = extra.get("promise")
@@ -274,9 +275,13 @@ def _promised(finding, after, fixes: int):
         return finding
     where = extra.get("promise_where", "Moved")
     together = f", with the file's other fix{'es' if fixes > 2 else ''}" if fixes > 1 else ""
+    # the file's other values differ too: its reuse now is theirs as well (below this value's own)
+    now = (f", from {percent(now_all.reusable_tokens, now_all.tokens, bare_ends=True)} now with every value different"
+           if together and now_all is not None and finding.reusable_tokens is not None
+           and now_all.reusable_tokens < finding.reusable_tokens else "")
     restated = (f" {where}{together}: {percent(after.fixed_shared_prefix_tokens, after.fixed_tokens, bare_ends=True)}"
                 f" ({percent(after.fixed_reusable_tokens, after.fixed_tokens, bare_ends=True)}"
-                f" after {extra.get('promise_unit', 'blocks')}).")
+                f" after {extra.get('promise_unit', 'blocks')}{now}).")
     return replace(finding, message=parts[0] + restated + parts[1],
                    fixed_reusable_tokens=after.fixed_reusable_tokens,
                    extra={**extra, "promise": restated, "fixed_tokens": after.fixed_tokens,

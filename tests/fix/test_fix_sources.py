@@ -5,8 +5,12 @@ The expected texts are written by hand."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from click.testing import CliRunner
+
+from prefixlint.cli import cli
 from prefixlint.fix.write import fixed_text
 from tests.fix.helpers import check
 
@@ -100,3 +104,23 @@ def test_two_prompts_over_one_literal_are_fixed_once(tmp_path):
     assert after.count("Review id: {datetime.now():%Y%m%d%H%M%S}") == 1
     assert after.index("Review id:") > after.index("Tab-separated summary")
     compile(after, "planner_prompts.py", "exec")
+
+
+def test_a_later_values_promise_says_the_files_reuse_now_with_every_value_different(tmp_path):
+    """Two values: the later one alone leaves most of the prompt reusable, but with the earlier
+    one also differing the file reuses far less; its promise with the other fix states that
+    figure, the file's own "reusable now", so the promise never reads as a loss."""
+    rules = "".join(f"Rule {i}: answer from the notes only, and say plainly when they do not hold the answer.\n"
+                    for i in range(8))
+    module = tmp_path / "builder.py"
+    module.write_text(f'def build_prompt(memory, query):\n    return f"""You are the assistant.\n\nMemory:\n{{memory}}\n\n'
+                      f'{rules}\nQuestion:\n{{query}}\n\n'
+                      'Answer in two short paragraphs, citing the note you used for every claim.\n"""\n')
+    result = CliRunner().invoke(cli, ["check", "--isolated", str(module)])
+    lines = result.output.splitlines()
+    query = next(line for line in lines if "{query}" in line)
+    whole = next(line for line in lines if line.startswith(f"{module}: "))
+    now = re.search(r"reusable now ([\d.]+%)", whole).group(1)
+    assert "now with every value different)" in query and f"from {now} now with every value different" in query
+    memory = next(line for line in lines if "{memory}" in line)
+    assert "every value different" not in memory  # its own figure is the file's: nothing to add
