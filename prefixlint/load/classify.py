@@ -9,7 +9,8 @@ is split into words at `_ - . [ ] $` and camelCase/PascalCase boundaries (`custo
 longest phrase of a signal's `words` that ends the name: `birth date` before `date`), then a
 phrase anywhere in it (`customer_orders` -> customer). A function's last word decides (`time.Date` -> date).
 A signal whose frequency is `per_deployment` (deployment constants: `assistant name`, `top k`)
-marks a name stable.
+marks a name stable, as does a name opening with a bound (`max_search_queries`, `minScore`): a
+limit the deployment sets, whatever it bounds.
 """
 
 from __future__ import annotations
@@ -175,6 +176,10 @@ def name_words(name: str) -> list[str]:
     return [w.lower() for part in _WORD_SPLIT.split(name) for w in _CAMEL.findall(part)]
 
 
+#: Words that open a name for a bound on something (`max_search_queries`, `minScore`): a limit.
+_BOUNDS = frozenset({"max", "min", "maximum", "minimum"})
+
+
 def _by_words(catalog: Catalog, words: tuple[str, ...], calls: bool) -> Signal | None:
     """The signal whose phrases a name's words hold: of the call signals for a function (its
     last word), of the others for a variable (the head word first, then anywhere)."""
@@ -183,6 +188,8 @@ def _by_words(catalog: Catalog, words: tuple[str, ...], calls: bool) -> Signal |
     if calls:
         return next((s for s in catalog.signals if s.calls and s.words and s.phrase_at(words[-1:], True)), None)
     signals = [s for s in catalog.signals if s.words and not s.calls]
+    if len(words) > 1 and words[0] in _BOUNDS:  # `max_search_queries`: a limit on queries, set by the deployment
+        return next((s for s in signals if s.frequency == "per_deployment"), None)
     head = next((s for size in (3, 2, 1) for s in signals if s.phrase_at(words, True, size)), None)
     return head or next((s for s in signals if s.phrase_at(words, False)), None)
 

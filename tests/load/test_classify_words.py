@@ -93,6 +93,8 @@ def test_qualified_roles_and_other_languages(name, cls, frequency):
     assert (found.cls, found.frequency) == (cls, frequency)
 
 
-@pytest.mark.parametrize("name", ["role", "assistant_role", "agent_role", "bot_name"])
+@pytest.mark.parametrize("name", ["role", "assistant_role", "agent_role", "bot_name",
+                                  # a bound on something is a limit the deployment sets
+                                  "max_search_queries", "maxSearchQueries", "min_score", "maximum_questions"])
 def test_the_assistants_role_stays_a_deployment_constant(name):
     assert classify_variable(CATALOG, name, None).frequency == "per_deployment"
