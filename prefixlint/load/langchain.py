@@ -32,6 +32,7 @@ from pathlib import Path
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.base import Loader
 from prefixlint.load.json_source import compose_json, looks_like_json, node_offsets
+from prefixlint.load.langchain_chain import class_name, nested_prompts, prompt_kind
 from prefixlint.load.langchain_sniff import sniff
 from prefixlint.load.template import SLOT_NAMES, SLOT_ROLE, Message, Template, Variable, align
 from prefixlint.load.yaml_source import compose, line_of, mapping_get, to_python
@@ -168,7 +169,7 @@ class _Reader:
             return _with_role(self.string(item.value[1], "message text"), ROLES.get(role, role))
         if item.id != "mapping":
             raise self.error("a chat message is {role, content}, [role, text] or a placeholder", item)
-        kind = _class_name(item) or (mapping_get(item, "_type").value if mapping_get(item, "_type") else None)
+        kind = class_name(item) or (mapping_get(item, "_type").value if mapping_get(item, "_type") else None)
         kwargs = _kwargs(item)
         if kind in ("MessagesPlaceholder", "placeholder", "messages_placeholder"):
             name_node = mapping_get(kwargs, "variable_name")
@@ -198,13 +199,6 @@ def _kwargs(node):
     """An `lc` constructor's `kwargs` mapping, or the node itself."""
     kwargs = mapping_get(node, "kwargs") if mapping_get(node, "lc") is not None else None
     return kwargs if kwargs is not None else node
-
-
-def _class_name(node) -> str | None:
-    ids = mapping_get(node, "id")
-    if mapping_get(node, "lc") is not None and ids is not None and ids.id == "sequence" and ids.value:
-        return ids.value[-1].value
-    return None
 
 
 def _with_role(message: Message, role: str) -> Message:
@@ -268,42 +262,18 @@ def load_all(path: str, text: str) -> list[Template]:
     if root is None or root.id != "mapping":
         raise PrefixlintError("a LangChain prompt is a mapping", path=path, line=line_of(root) if root else 1)
     kind_node = mapping_get(root, "_type")
-    if _kind(root) is not None:
+    if prompt_kind(root) is not None:
         return [_template(path, text, root)]
-    nested = list(_nested_prompts(root, depth=0))
+    nested = list(nested_prompts(root))
     if not nested:
         raise PrefixlintError(f"unsupported LangChain prompt type {kind_node.value if kind_node else None!r}",
                               path=path, line=line_of(kind_node or root))
     return [_template(path, text, node) for node in nested]
 
 
-def _kind(node) -> str | None:
-    """`prompt`, `few_shot` or `chat` when this mapping is a prompt, else None."""
-    kind_node = mapping_get(node, "_type")
-    kind = kind_node.value if kind_node is not None else {
-        "PromptTemplate": "prompt", "FewShotPromptTemplate": "few_shot", "ChatPromptTemplate": "chat",
-    }.get(_class_name(node) or "", None)
-    if kind_node is None and kind is None and (mapping_get(node, "template") or mapping_get(node, "template_path")):
-        kind = "prompt"  # LangChain's load_prompt: `config.get("_type", "prompt")`
-    return kind if kind in ("prompt", "few_shot", "chat") else None
-
-
-def _nested_prompts(node, depth: int):
-    """The prompt mappings inside a chain's mapping, outermost first, in file order."""
-    if depth > 32:
-        return
-    for key, value in node.value:
-        if value.id != "mapping" or key.value == "document_prompt":
-            continue
-        if mapping_get(value, "_type") is not None and _kind(value) is not None:
-            yield value
-        else:
-            yield from _nested_prompts(value, depth + 1)
-
-
 def _template(path: str, text: str, root) -> Template:
     reader = _Reader(path, text)
-    kind = _kind(root)
+    kind = prompt_kind(root)
     if kind == "prompt":
         messages = [reader.template(root)]
     elif kind == "few_shot":
