@@ -48,10 +48,23 @@ class Request:
     target: int | None = None
 
 
+class Memos:
+    """What the measurers of one file's check share, by content (`check/runner.py`): the ids of the texts
+    and line runs each tokenizer encoded (a module's prompts share most lines, a fixed text's renders are
+    its original's fixed variants) and the engine's reuse of one request after another."""
+
+    def __init__(self) -> None:
+        self.reuse = ReuseMemo()
+        self._encodings: dict[Any, tuple[dict[str, list[int]], dict[str, list[int]]]] = {}
+
+    def encodings(self, tokenizer) -> tuple[dict[str, list[int]], dict[str, list[int]]]:  # text, line run -> ids
+        return self._encodings.setdefault(tokenizer, ({}, {}))
+
+
 class Measurer:
     def __init__(self, template: Template, compiled: CompiledTemplate, tokenizer, profile: EngineProfile,
                  catalog: Catalog, min_stable_tokens: int, framing=None, history: History | None = None,
-                 like: Measurer | None = None) -> None:
+                 like: Measurer | None = None, memos: Memos | None = None) -> None:
         self.template, self.compiled, self.tokenizer, self.profile = template, compiled, tokenizer, profile
         #: The earlier turns of the conversation (the same object the framing expands slots with).
         self.history = History() if history is None else history
@@ -78,12 +91,9 @@ class Measurer:
                                                                    or declared[name].samples)))
         self._writes_history = bool(self.appended) or any(v.kind == "conversation" for v in declared.values())
         self._renders: dict[frozenset[str], Request] = {}
-        self._encoded: dict[str, list[int]] = {}
-        #: line runs -> ids, for `encode_lines`, and the engine's reuse of one request after another;
-        #: `like`: another measurer of the file (its tokenizer and engine) whose memos this one shares
-        #: (a fixed text shares most of its lines and requests with the text it fixes)
-        self._lines: dict[str, list[int]] = {} if like is None else like._lines
-        self._reuse: ReuseMemo = ReuseMemo() if like is None else like._reuse
+        self.memos: Memos = like.memos if like is not None else memos or Memos()  # `like`: a measurer of the file
+        self._encoded, self._lines = self.memos.encodings(tokenizer)  # texts, line runs (`encode_lines`) -> ids
+        self._reuse = self.memos.reuse
         #: Measurements made, by their arguments: a fix's check asks for the fixed text's values
         #: more than once (the value's own reuse, then how many values are flagged).
         self._measured: dict[Volatility, VolatileMeasurement | None] = {}
