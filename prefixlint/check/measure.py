@@ -25,7 +25,7 @@ from prefixlint.load.classify import Catalog, Volatility, classify_call, classif
 from prefixlint.load.registry import loader_for
 from prefixlint.load.template import SLOT_ROLE, Template
 from prefixlint.match import variants
-from prefixlint.match.clause import lead_in
+from prefixlint.match.clause import lead_ins
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.conversation import split_json, split_roles
 from prefixlint.render.framing import ApproximateFraming
@@ -97,26 +97,15 @@ class Measurer:
         #: Measurements made, by their arguments: a fix's check asks for the fixed text's values
         #: more than once (the value's own reuse, then how many values are flagged).
         self._measured: dict[Volatility, VolatileMeasurement | None] = {}
+        self._unmerged: dict[Volatility, VolatileMeasurement | None] = {}  # `measure(merges=False)`
         self._measured_all: dict[tuple, Measurement] = {}
         refuse_too_many_values(len(self.volatiles))  # before the work that grows with the values
-
-    def _leads(self) -> dict[int, str]:
-        """The lead-in of each placeholder whose value would move as its own sentence."""
-        leads = {}
-        for p in self.compiled.placeholders:
-            for name in (*p.calls, *p.names):
-                v = self.volatility.get(name)
-                lead = lead_in(name, v.cls, v.frequency) if v is not None and v.volatile else None
-                if lead:
-                    leads[p.index] = lead
-                    break
-        return leads
 
     @cached_property
     def _placed(self) -> tuple[dict[int, str], dict[int, str]]:
         """How each value moves in the fixed variant, decided once (when a move is first measured:
         a fixed text's values seldom move again): both renders and the fix agree."""
-        return placements(self.template, self.compiled.placeholders, self._leads())
+        return placements(self.template, self.compiled.placeholders, lead_ins(self.compiled.placeholders, self.volatility))
 
     @property
     def placements(self) -> dict[int, str]:
@@ -215,12 +204,14 @@ class Measurer:
         renamed = tuple(RenderedMessage(role, t, ()) for role, t in zip(roles, texts))
         return self.framing.frame(renamed, self.encode).ids
 
-    def measure(self, volatility: Volatility) -> VolatileMeasurement | None:
-        if volatility not in self._measured:
-            self._measured[volatility] = self._measure(volatility)
-        return self._measured[volatility]
+    def measure(self, volatility: Volatility, merges: bool = True) -> VolatileMeasurement | None:
+        """The value's measurement; without `merges`, not where its tokens merge with the text before
+        it (`merged_text`, `merged_token`, `unmerged`: a fix's check reads only reuse and stable text)."""
+        if volatility not in self._measured and (merges or volatility not in self._unmerged):
+            (self._measured if merges else self._unmerged)[volatility] = self._measure(volatility, merges)
+        return self._measured[volatility] if volatility in self._measured else self._unmerged[volatility]
 
-    def _measure(self, volatility: Volatility) -> VolatileMeasurement | None:
+    def _measure(self, volatility: Volatility, merges: bool = True) -> VolatileMeasurement | None:
         base, varied = self.render(), self.render(frozenset({volatility.name}))
         if base.text == varied.text:
             return None  # the value never reaches the output
@@ -247,7 +238,7 @@ class Measurer:
         block_after = max(map(self._tokens, runs), default=0) if last_user or not history_tokens else stable_after
         measured = self.compare(base, varied, moved if stable_after >= self.min_stable_tokens else set())
         merged_text, merged_token, unmerged = "", "", measured.shared_prefix_tokens
-        if span is not None:
+        if span is not None and merges:
             merged_text, merged_token = merged_at(self.tokenizer, base, varied, message, measured.shared_prefix_tokens)
             if merged_text:
                 unmerged = len(self.encode(base.text[: base.starts[message] + span.start]))
