@@ -41,6 +41,16 @@ def text_words(messages) -> Counter:
     return Counter(chain.from_iterable(words(masked(m.text, m.spans)) for m in messages))
 
 
+def _lines(messages) -> Counter:
+    """The lines of the messages, their values blanked, counted: a word never spans a line, so the
+    words two texts do not share are those of the lines they do not share."""
+    return Counter(line for m in messages for line in masked(m.text, m.spans).split("\n"))
+
+
+def _words(lines: Counter) -> Counter:
+    return Counter(chain.from_iterable(words(line) for line in lines.elements()))
+
+
 def empty_containers(texts) -> int:
     """Empty tag pairs, empty code fences, triple quotes quoting nothing and headers with no body,
     over the texts."""
@@ -79,7 +89,9 @@ def verify(before_messages, before_names: Counter, after_messages, after_names: 
         lost, doubled = before_names - after_names, after_names - before_names
         raise Rejected("the fixed file would " + ("lose " + ", ".join(sorted(lost)) if lost else
                                                   "repeat " + ", ".join(sorted(doubled))))
-    before, after = text_words(before_messages), text_words(after_messages)
+    before_lines, after_lines = _lines(before_messages), _lines(after_messages)
+    # `text_words(before) - text_words(after)` and the other way: the common lines' words cancel
+    before, after = _words(before_lines - after_lines), _words(after_lines - before_lines)
     lost_words = {w: n for w, n in (before - after).items() if w not in CONNECTORS}
     if lost_words:
         raise Rejected(f"the fixed file would lose the word{'s' if len(lost_words) > 1 else ''} "
