@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import partial
 from itertools import chain
 
+from prefixlint.load.template import line_starts
 from prefixlint.match.units import masked, words
 
 #: Words a clause loses when it becomes a sentence of its own (`, and today's date is {d}`).
@@ -56,8 +58,11 @@ def empty_containers(texts) -> int:
     over the texts."""
     count = 0
     for text in texts:
-        count += len(_EMPTY_ELEMENT.findall(text)) + len(_EMPTY_FENCE.findall(text)) + len(_EMPTY_QUOTES.findall(text))
-        for header in _HEADER.finditer(text):
+        count += len(_EMPTY_ELEMENT.findall(text))
+        # each below only where its marks are; a header is one line, matched at each line's start
+        count += len(_EMPTY_FENCE.findall(text)) if "```" in text or "~~~" in text else 0
+        count += len(_EMPTY_QUOTES.findall(text)) if '"""' in text or "'''" in text or "``" in text else 0
+        for header in filter(None, map(partial(_HEADER.match, text), line_starts(text))):
             if header.group(2) and "END" in header.group(0).upper().split():  # `=== END REPORT ===` closes
                 continue
             rest = text[header.end():]

@@ -54,8 +54,10 @@ def fill_style(node: ast.AST, dollar: bool = False) -> str:
     """How a text assigned to a prompt-like name is filled in later, from its fields: `{name}`
     (str.format, LangChain's default), `%(name)s` (printf-style), `${name}` (string.Template,
     asked for a message list: `dollar`), else used as it is."""
+    if isinstance(node, ast.JoinedStr):
+        return "plain"
     texts = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-    if isinstance(node, ast.JoinedStr) or not texts:
+    if not texts:
         return "plain"
     field = r"(?<![{$])\{" if dollar else r"(?<!\{)\{"  # in a message list `${x}` is string.Template's
     if any(re.search(field + r"[A-Za-z_][\w.\[\]']*\}", text) for text in texts):

@@ -254,7 +254,7 @@ class _Finder:
         a_list = isinstance(value, (ast.List, ast.Tuple))  # a list of chat messages is a prompt by its shape
         if name is None or not (PROMPT_NAME.search(name) or is_system_name(name) or a_list) or not is_text_expression(value):
             return
-        if any(id(n) in self.done for n in ast.walk(value)):
+        if self.done and any(id(n) in self.done for n in ast.walk(value)):
             return
         before, self.resolve.touched = set(self.resolve.used), []
         if isinstance(value, ast.Dict):  # `TASK_PROMPTS = {"summarize": "Summarize ...", ...}`: one prompt a value

@@ -52,3 +52,28 @@ def test_masked_blanks_values_and_keeps_line_breaks():
     text = "Today is {d}.\nRule one."
     assert masked(text, (Span(0, 9, 20),)) == "Today is" + " " * 5 + "\n" + " " * 6 + "ne."
     assert masked(text, (Span(0, 9, 12), Span(1, 10, 11))) == "Today is" + " " * 4 + ".\nRule one."
+
+
+def _containers_scanned(texts) -> int:
+    """`empty_containers` as every pattern scanning the whole text counts them."""
+    from prefixlint.fix.verify import _EMPTY_ELEMENT, _EMPTY_FENCE, _EMPTY_QUOTES, _HEADER
+
+    count = 0
+    for text in texts:
+        count += len(_EMPTY_ELEMENT.findall(text)) + len(_EMPTY_FENCE.findall(text)) + len(_EMPTY_QUOTES.findall(text))
+        for header in _HEADER.finditer(text):
+            if header.group(2) and "END" in header.group(0).upper().split():
+                continue
+            following = next((line for line in text[header.end():].split("\n") if line.strip()), None)
+            count += following is None or bool(_HEADER.fullmatch(following))
+    return count
+
+
+MARKS = ["#", "## ", " ", "\n", "A", "END", "x", ":", "===", "***", "~~~", "```", "---", '"""', "'''", "``", "<a>", "</a>"]
+
+
+@given(st.lists(st.sampled_from(MARKS), max_size=14).map("".join))
+def test_empty_containers_are_counted_as_a_whole_scan_counts_them(text):
+    from prefixlint.fix.verify import empty_containers
+
+    assert empty_containers([text]) == _containers_scanned([text])
