@@ -99,6 +99,7 @@ class Measurer:
         self._measured: dict[Volatility, VolatileMeasurement | None] = {}
         self._unmerged: dict[Volatility, VolatileMeasurement | None] = {}  # `measure(merges=False)`
         self._measured_all: dict[tuple, Measurement] = {}
+        self._fixed_ids: dict[tuple, tuple[Request, list[int]]] = {}  # a value and the file measure a render alike
         refuse_too_many_values(len(self.volatiles))  # before the work that grows with the values
 
     @cached_property
@@ -194,6 +195,12 @@ class Measurer:
     def _fixed(self, request: Request, modes: dict[int, str]) -> list[int]:
         if not modes:
             return request.ids
+        key = (id(request), tuple(sorted(modes.items())))  # a render (kept below: its id stays its own)
+        if key not in self._fixed_ids or self._fixed_ids[key][0] is not request:
+            self._fixed_ids[key] = (request, self._fixed_variant(request, modes))
+        return self._fixed_ids[key][1]
+
+    def _fixed_variant(self, request: Request, modes: dict[int, str]) -> list[int]:
         in_place = loader_for(self.template.format).program_source
         plan = variants.plan_moves(request.messages, modes, in_place)
         if request.target is not None and not (in_place and variants.in_place_target(request.messages, plan.cuts, plan.origins)
