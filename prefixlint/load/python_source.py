@@ -292,7 +292,7 @@ class _Finder:
         method = call.func.attr if call is not None and isinstance(call.func, ast.Attribute) else None
         if kind is not None and isinstance(value, ast.Call) and method in FILL_METHODS[kind]:
             return self.resolve.formatted(value.args[0], kind, fill_arguments(call), 0, filler)  # type: ignore[arg-type]
-        if kind is None and formatted_later(value, call, method, self.resolve.statements, name):
+        if kind is None and formatted_later(value, call, method, self.resolve, name):
             return self.resolve.formatted(value, "format", call, 0, filler)
         return None
 
