@@ -174,7 +174,8 @@ class _Layout:
         for offsets in spans:
             if not offsets:
                 continue
-            low, high = min(offsets), max(offsets)
+            ordered = list(offsets)
+            low, high = (ordered[0], ordered[-1]) if ordered == sorted(ordered) else (min(offsets), max(offsets))
             covered: set[int] | None = None
             for k in range(max(bisect_left(self.starts, low) - 1, 0), bisect_right(self.starts, high)):
                 edit = self.edits[k]
