@@ -17,9 +17,9 @@ from typing import Any
 
 from prefixlint.check.caps import refuse_long_words, refuse_too_many_values
 from prefixlint.check.locate import first_use, merged_at, span_at, stable_runs
+from prefixlint.check.memos import Memos
 from prefixlint.check.served import history_region, own_target, serve, tokens_before
 from prefixlint.engines.profiles import EngineProfile
-from prefixlint.engines.serve import ReuseMemo
 from prefixlint.fix.source import placements
 from prefixlint.load.classify import Catalog, Volatility, classify_call, classify_variable
 from prefixlint.load.registry import loader_for
@@ -46,19 +46,6 @@ class Request:
     #: The message a fix moves values into, as `check --fix` plans it on the template's own
     #: messages (`own_target`); None: as planned on these messages.
     target: int | None = None
-
-
-class Memos:
-    """What the measurers of one file's check share, by content (`check/runner.py`): the ids of the texts
-    and line runs each tokenizer encoded (a module's prompts share most lines, a fixed text's renders are
-    its original's fixed variants) and the engine's reuse of one request after another."""
-
-    def __init__(self) -> None:
-        self.reuse = ReuseMemo()
-        self._encodings: dict[Any, tuple[dict[str, list[int]], dict[str, list[int]]]] = {}
-
-    def encodings(self, tokenizer) -> tuple[dict[str, list[int]], dict[str, list[int]]]:  # text, line run -> ids
-        return self._encodings.setdefault(tokenizer, ({}, {}))
 
 
 class Measurer:
@@ -100,6 +87,7 @@ class Measurer:
         self._unmerged: dict[Volatility, VolatileMeasurement | None] = {}  # `measure(merges=False)`
         self._measured_all: dict[tuple, Measurement] = {}
         self._fixed_ids: dict[tuple, tuple[Request, list[int]]] = {}  # a value and the file measure a render alike
+        self._compared: dict[tuple, tuple[Request, Request, Request, Measurement]] = {}
         refuse_too_many_values(len(self.volatiles))  # before the work that grows with the values
 
     @cached_property
@@ -165,10 +153,18 @@ class Measurer:
 
     def compare(self, a: Request, b: Request, moved: set[int], fixed_b: Request | None = None) -> Measurement:
         """`a` against `b` now, and their fixed variants (`fixed_b`: the request the fixed
-        variant is compared with, when not `b`)."""
+        variant is compared with, when not `b`); once per such renders (a value's measurement is
+        often the file's with every value different: a single value, or none moved)."""
+        key = (id(a), id(b), id(fixed_b or b), frozenset(moved))  # renders, kept below: their ids stay theirs
+        known = self._compared.get(key)
+        if known is None or known[0] is not a or known[1] is not b or known[2] is not (fixed_b or b):
+            known = self._compared[key] = (a, b, fixed_b or b, self._compare(a, b, moved, fixed_b or b))
+        return known[3]
+
+    def _compare(self, a: Request, b: Request, moved: set[int], fixed_b: Request) -> Measurement:
         shared = shared_prefix(a.ids, b.ids)
         modes = self.modes(moved, a)
-        fixed_a, fixed_b_ids = self._fixed(a, modes), self._fixed(fixed_b or b, modes)
+        fixed_a, fixed_b_ids = self._fixed(a, modes), self._fixed(fixed_b, modes)
         fixed_shared = shared_prefix(fixed_a, fixed_b_ids)
         # Sizes are those of the first request (the same base render for every value and for
         # the file's summary); what the engine reuses is computed for the second, as it is the

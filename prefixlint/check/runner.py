@@ -111,9 +111,9 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
 def _checked_together(path: str, settings: Settings, templates, chat_templates) -> list[FileResult]:
     """The results of the prompts of one file, checked together: each measured and its fixes
     planned, then verified on one load of the file per round of fixes (`fix/file_reload.py`);
-    their measurers share one set of memos (`check/measure.py:Memos`)."""
+    their measurers share one set of memos (`check/memos.py`)."""
     from prefixlint.check.boundary import Steps
-    from prefixlint.check.measure import Memos
+    from prefixlint.check.memos import Memos
     from prefixlint.fix.file_reload import FileReload
     from prefixlint.load.registry import load_templates
 
