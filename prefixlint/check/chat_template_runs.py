@@ -12,6 +12,7 @@ findings are reported against `harmony format (openai-harmony)`, line 1.
 Each chat file decides what it lets through: its `--select`/`--ignore` and configuration, and
 its `disable-file` suppressions (`# prefixlint: disable-file PFX101`: the user cannot edit a
 vendor's template in the hub cache). A finding is reported once if any file lets it through.
+A chat-template file checked on its own gets the same checks (`check_chat_template`).
 """
 
 from __future__ import annotations
@@ -96,6 +97,33 @@ def _check_template(chat_template, tokenizer_spec: str, tokenizer, settings, pro
         return _check_unfiled(chat_template, tokenizer, profile)
     except PrefixlintError as exc:
         return FileResult(chat_template.origin, error=exc.located(chat_template.origin))
+
+
+def check_chat_template(path, template, settings, profile, suppressions) -> FileResult:
+    """A chat template file on its own (`check/runner.py` hands it here): PFX101/PFX102 from probe
+    renders with the run's tokenizer."""
+    from prefixlint.check.runner import offline_for
+    from prefixlint.load.classify import builtin_catalog
+    from prefixlint.rules.chat_template_check import detect, prompt_tokens
+    from prefixlint.rules.measured import Measured
+    from prefixlint.rules.registry import run_checks
+    from prefixlint.tokenize import load_tokenizer
+
+    enabled = settings.enabled or (lambda code: True)
+    tokenizer = load_tokenizer(template.tokenizer or settings.tokenizer, offline=offline_for(template, settings))
+    detections = detect(template, tokenizer, enabled)
+    data = Measured(path, True, profile, builtin_catalog(), settings.min_stable_tokens, [],
+                    chat_template=detections)
+    findings = list(run_checks(data, enabled))
+    kept, unused = suppressions.apply(findings, path, enabled=settings.enabled)
+    findings = sorted(kept + unused, key=Finding.sort_key)
+    date = detections.date
+    tokens = date.prompt_tokens if date is not None else prompt_tokens(tokenizer, template)
+    stable = date.stable_prefix_tokens if date is not None else tokens
+    return FileResult(path, tokens, profile.reusable_tokens(stable, tokens), profile.reusable_tokens(tokens, tokens),
+                      tuple(findings), format=template.format, model=template.model or None,
+                      tokenizer=tokenizer.name, engine=profile.name, block_size=profile.unit,
+                      shared_prefix_tokens=stable)
 
 
 def _chat_template_rules(code: str) -> bool:

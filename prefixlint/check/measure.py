@@ -17,15 +17,15 @@ from typing import Any
 
 from prefixlint.check.caps import refuse_long_words, refuse_too_many_values
 from prefixlint.check.locate import first_use, merged_at, span_at, stable_runs
+from prefixlint.check.memos import Memos
 from prefixlint.check.served import history_region, own_target, serve, tokens_before
 from prefixlint.engines.profiles import EngineProfile
-from prefixlint.engines.serve import ReuseMemo
 from prefixlint.fix.source import placements
 from prefixlint.load.classify import Catalog, Volatility, classify_call, classify_variable
 from prefixlint.load.registry import loader_for
 from prefixlint.load.template import SLOT_ROLE, Template
 from prefixlint.match import variants
-from prefixlint.match.clause import lead_in
+from prefixlint.match.clause import lead_ins
 from prefixlint.match.prefix import shared_prefix
 from prefixlint.render.conversation import split_json, split_roles
 from prefixlint.render.framing import ApproximateFraming
@@ -51,7 +51,7 @@ class Request:
 class Measurer:
     def __init__(self, template: Template, compiled: CompiledTemplate, tokenizer, profile: EngineProfile,
                  catalog: Catalog, min_stable_tokens: int, framing=None, history: History | None = None,
-                 like: Measurer | None = None) -> None:
+                 like: Measurer | None = None, memos: Memos | None = None) -> None:
         self.template, self.compiled, self.tokenizer, self.profile = template, compiled, tokenizer, profile
         #: The earlier turns of the conversation (the same object the framing expands slots with).
         self.history = History() if history is None else history
@@ -78,35 +78,23 @@ class Measurer:
                                                                    or declared[name].samples)))
         self._writes_history = bool(self.appended) or any(v.kind == "conversation" for v in declared.values())
         self._renders: dict[frozenset[str], Request] = {}
-        self._encoded: dict[str, list[int]] = {}
-        #: line runs -> ids, for `encode_lines`, and the engine's reuse of one request after another;
-        #: `like`: another measurer of the file (its tokenizer and engine) whose memos this one shares
-        #: (a fixed text shares most of its lines and requests with the text it fixes)
-        self._lines: dict[str, list[int]] = {} if like is None else like._lines
-        self._reuse: ReuseMemo = ReuseMemo() if like is None else like._reuse
+        self.memos: Memos = like.memos if like is not None else memos or Memos()  # `like`: a measurer of the file
+        self._encoded, self._lines = self.memos.encodings(tokenizer)  # texts, line runs (`encode_lines`) -> ids
+        self._reuse = self.memos.reuse
         #: Measurements made, by their arguments: a fix's check asks for the fixed text's values
         #: more than once (the value's own reuse, then how many values are flagged).
         self._measured: dict[Volatility, VolatileMeasurement | None] = {}
+        self._unmerged: dict[Volatility, VolatileMeasurement | None] = {}  # `measure(merges=False)`
         self._measured_all: dict[tuple, Measurement] = {}
+        self._fixed_ids: dict[tuple, tuple[Request, list[int]]] = {}  # a value and the file measure a render alike
+        self._compared: dict[tuple, tuple[Request, Request, Request, Measurement]] = {}
         refuse_too_many_values(len(self.volatiles))  # before the work that grows with the values
-
-    def _leads(self) -> dict[int, str]:
-        """The lead-in of each placeholder whose value would move as its own sentence."""
-        leads = {}
-        for p in self.compiled.placeholders:
-            for name in (*p.calls, *p.names):
-                v = self.volatility.get(name)
-                lead = lead_in(name, v.cls, v.frequency) if v is not None and v.volatile else None
-                if lead:
-                    leads[p.index] = lead
-                    break
-        return leads
 
     @cached_property
     def _placed(self) -> tuple[dict[int, str], dict[int, str]]:
         """How each value moves in the fixed variant, decided once (when a move is first measured:
         a fixed text's values seldom move again): both renders and the fix agree."""
-        return placements(self.template, self.compiled.placeholders, self._leads())
+        return placements(self.template, self.compiled.placeholders, lead_ins(self.compiled.placeholders, self.volatility))
 
     @property
     def placements(self) -> dict[int, str]:
@@ -165,10 +153,18 @@ class Measurer:
 
     def compare(self, a: Request, b: Request, moved: set[int], fixed_b: Request | None = None) -> Measurement:
         """`a` against `b` now, and their fixed variants (`fixed_b`: the request the fixed
-        variant is compared with, when not `b`)."""
+        variant is compared with, when not `b`); once per such renders (a value's measurement is
+        often the file's with every value different: a single value, or none moved)."""
+        key = (id(a), id(b), id(fixed_b or b), frozenset(moved))  # renders, kept below: their ids stay theirs
+        known = self._compared.get(key)
+        if known is None or known[0] is not a or known[1] is not b or known[2] is not (fixed_b or b):
+            known = self._compared[key] = (a, b, fixed_b or b, self._compare(a, b, moved, fixed_b or b))
+        return known[3]
+
+    def _compare(self, a: Request, b: Request, moved: set[int], fixed_b: Request) -> Measurement:
         shared = shared_prefix(a.ids, b.ids)
         modes = self.modes(moved, a)
-        fixed_a, fixed_b_ids = self._fixed(a, modes), self._fixed(fixed_b or b, modes)
+        fixed_a, fixed_b_ids = self._fixed(a, modes), self._fixed(fixed_b, modes)
         fixed_shared = shared_prefix(fixed_a, fixed_b_ids)
         # Sizes are those of the first request (the same base render for every value and for
         # the file's summary); what the engine reuses is computed for the second, as it is the
@@ -195,6 +191,12 @@ class Measurer:
     def _fixed(self, request: Request, modes: dict[int, str]) -> list[int]:
         if not modes:
             return request.ids
+        key = (id(request), tuple(sorted(modes.items())))  # a render (kept below: its id stays its own)
+        if key not in self._fixed_ids or self._fixed_ids[key][0] is not request:
+            self._fixed_ids[key] = (request, self._fixed_variant(request, modes))
+        return self._fixed_ids[key][1]
+
+    def _fixed_variant(self, request: Request, modes: dict[int, str]) -> list[int]:
         in_place = loader_for(self.template.format).program_source
         plan = variants.plan_moves(request.messages, modes, in_place)
         if request.target is not None and not (in_place and variants.in_place_target(request.messages, plan.cuts, plan.origins)
@@ -205,12 +207,14 @@ class Measurer:
         renamed = tuple(RenderedMessage(role, t, ()) for role, t in zip(roles, texts))
         return self.framing.frame(renamed, self.encode).ids
 
-    def measure(self, volatility: Volatility) -> VolatileMeasurement | None:
-        if volatility not in self._measured:
-            self._measured[volatility] = self._measure(volatility)
-        return self._measured[volatility]
+    def measure(self, volatility: Volatility, merges: bool = True) -> VolatileMeasurement | None:
+        """The value's measurement; without `merges`, not where its tokens merge with the text before
+        it (`merged_text`, `merged_token`, `unmerged`: a fix's check reads only reuse and stable text)."""
+        if volatility not in self._measured and (merges or volatility not in self._unmerged):
+            (self._measured if merges else self._unmerged)[volatility] = self._measure(volatility, merges)
+        return self._measured[volatility] if volatility in self._measured else self._unmerged[volatility]
 
-    def _measure(self, volatility: Volatility) -> VolatileMeasurement | None:
+    def _measure(self, volatility: Volatility, merges: bool = True) -> VolatileMeasurement | None:
         base, varied = self.render(), self.render(frozenset({volatility.name}))
         if base.text == varied.text:
             return None  # the value never reaches the output
@@ -237,7 +241,7 @@ class Measurer:
         block_after = max(map(self._tokens, runs), default=0) if last_user or not history_tokens else stable_after
         measured = self.compare(base, varied, moved if stable_after >= self.min_stable_tokens else set())
         merged_text, merged_token, unmerged = "", "", measured.shared_prefix_tokens
-        if span is not None:
+        if span is not None and merges:
             merged_text, merged_token = merged_at(self.tokenizer, base, varied, message, measured.shared_prefix_tokens)
             if merged_text:
                 unmerged = len(self.encode(base.text[: base.starts[message] + span.start]))

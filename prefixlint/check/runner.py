@@ -23,12 +23,14 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
     `chat_templates` (a `ChatTemplateRuns`) collects the findings of the chat templates the
     file's messages are rendered with; without it, they come after the file's own results."""
     from prefixlint.check.chat_template_runs import ChatTemplateRuns
+    from prefixlint.check.collector import fewer_collections
     from prefixlint.load.registry import NotATemplate, load_templates
 
     if chat_templates is None:
         runs = ChatTemplateRuns()
-        return check_path(path, settings, skip_non_templates=skip_non_templates, chat_templates=runs,
-                          text=text) + runs.results()
+        with fewer_collections():  # the collector tuned for one file's check, here only (check/collector.py)
+            return check_path(path, settings, skip_non_templates=skip_non_templates, chat_templates=runs,
+                              text=text) + runs.results()
 
     from prefixlint.check.skips import documentation_skip, skipped, walked_result
     from prefixlint.load.files import EmptyFile
@@ -108,14 +110,17 @@ def check_file(path: str, settings: Settings, template=None, *, skip_non_templat
 
 def _checked_together(path: str, settings: Settings, templates, chat_templates) -> list[FileResult]:
     """The results of the prompts of one file, checked together: each measured and its fixes
-    planned, then verified on one load of the file per round of fixes (`fix/file_reload.py`)."""
+    planned, then verified on one load of the file per round of fixes (`fix/file_reload.py`);
+    their measurers share one set of memos (`check/memos.py`)."""
     from prefixlint.check.boundary import Steps
+    from prefixlint.check.memos import Memos
     from prefixlint.fix.file_reload import FileReload
     from prefixlint.load.registry import load_templates
 
     if any(t.path != path or t.source is not templates[0].source for t in templates):  # a config's prompt files
         return [measured_file(t.path, settings, t, chat_templates) for t in templates]
-    steps = [Steps(path, False, _check(path, settings, t, chat_templates, plan=True)) for t in templates]
+    memos = Memos()
+    steps = [Steps(path, False, _check(path, settings, t, chat_templates, plan=True, memos=memos)) for t in templates]
     firsts = [step.advance(None) for step in steps]
     together = FileReload(path, templates[0].source, templates, load_templates)
     for index, (done, planned) in enumerate(firsts):
@@ -125,10 +130,10 @@ def _checked_together(path: str, settings: Settings, templates, chat_templates) 
 
 
 def _check(path: str, settings: Settings, template=None, chat_templates=None, text: str | None = None,
-           plan: bool = False) -> Generator[Any, Any, FileResult]:
+           plan: bool = False, memos=None) -> Generator[Any, Any, FileResult]:
     """The check of one template; it yields once, before its fixes are verified: the fixes it
     plans (`plan`, a `Planned`) or None, and is sent what makes the `reload` to verify them with
-    from the template (None: `fix.attach.reloader`)."""
+    from the template (None: `fix.attach.reloader`). `memos`: those of the file's other prompts."""
     from prefixlint.check.caps import refuse_too_many_names, refuse_too_much_work
     from prefixlint.check.chat_template_runs import let_through
     from prefixlint.check.measure import Measurer
@@ -155,20 +160,22 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None, te
     suppressions = _suppressions(template.source, path).spanning(literal_ranges(template))
     profile = get_profile(template.engine or settings.engine, settings.block_size)
     if loader_for(template.format).chat_template:
-        return _check_chat_template(path, template, settings, profile, suppressions)
+        from prefixlint.check.chat_template_runs import check_chat_template
+
+        return check_chat_template(path, template, settings, profile, suppressions)
     compiled = compile_template(template)
     if template.declares_variables:
         from prefixlint.check.declared import check_declared
 
         check_declared(template, compiled)
     tokenizer_spec = template.tokenizer or settings.tokenizer
-    tokenizer = load_tokenizer(tokenizer_spec, offline=_offline_for(template, settings))
+    tokenizer = load_tokenizer(tokenizer_spec, offline=offline_for(template, settings))
     catalog = builtin_catalog().extended(load_catalog_extension(settings.extend_volatile))
     history = History.of(settings.history_turns)
     framing = framing_for(tokenizer, template.is_chat, _served_template(settings, template.is_chat, path), history)
     refuse_too_many_names(compiled)
     measurer = Measurer(template, compiled, tokenizer, profile, catalog, settings.min_stable_tokens, framing,
-                        history)
+                        history, memos=memos)
     try:
         refuse_too_much_work(measurer)  # the caps on values and tokens, before the work
         measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
@@ -236,7 +243,7 @@ def _suppressions(source: str, path: str):
     return Suppressions.parse(source, path)
 
 
-def _offline_for(template, settings: Settings) -> bool:
+def offline_for(template, settings: Settings) -> bool:
     """A tokenizer named by the template file itself comes from the local cache only in CI (and
     must lie inside the repository when it is a path): a pull request must not choose what CI
     downloads or reads. The repository's configuration and the workflow's flags are trusted."""
@@ -264,31 +271,6 @@ def _chat_format(framing) -> dict[str, Any]:  # FileResult keywords
     if framing.chat_template is None:
         return {"chat_format": framing.chat_format} if framing.is_chat else {}
     return {"chat_format": framing.chat_format, "chat_template": framing.chat_template.origin}
-
-
-def _check_chat_template(path, template, settings: Settings, profile, suppressions) -> FileResult:
-    """A chat template on its own: PFX101/PFX102 from probe renders with the run's tokenizer."""
-    from prefixlint.load.classify import builtin_catalog
-    from prefixlint.rules.chat_template_check import detect, prompt_tokens
-    from prefixlint.rules.measured import Measured
-    from prefixlint.rules.registry import run_checks
-    from prefixlint.tokenize import load_tokenizer
-
-    enabled = settings.enabled or (lambda code: True)
-    tokenizer = load_tokenizer(template.tokenizer or settings.tokenizer, offline=_offline_for(template, settings))
-    detections = detect(template, tokenizer, enabled)
-    data = Measured(path, True, profile, builtin_catalog(), settings.min_stable_tokens, [],
-                    chat_template=detections)
-    findings = list(run_checks(data, enabled))
-    kept, unused = suppressions.apply(findings, path, enabled=settings.enabled)
-    findings = sorted(kept + unused, key=Finding.sort_key)
-    date = detections.date
-    tokens = date.prompt_tokens if date is not None else prompt_tokens(tokenizer, template)
-    stable = date.stable_prefix_tokens if date is not None else tokens
-    return FileResult(path, tokens, profile.reusable_tokens(stable, tokens), profile.reusable_tokens(tokens, tokens),
-                      tuple(findings), format=template.format, model=template.model or None,
-                      tokenizer=tokenizer.name, engine=profile.name, block_size=profile.unit,
-                      shared_prefix_tokens=stable)
 
 
 def check_files(paths: Iterable[str], settings_for: Callable[[str], Settings],

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -28,7 +28,8 @@ class Settings:
     tokenizer: str = DEFAULT_TOKENIZER
     engine: str = DEFAULT_ENGINE
     block_size: int | None = None
-    #: Whether a rule code is reported (`Config.is_enabled`: select/ignore); None: every rule.
+    #: Whether a rule code is reported (`Config.is_enabled`: select/ignore, each code decided once
+    #: for the file); None: every rule.
     enabled: Callable[[str], bool] | None = None
     min_stable_tokens: int = 16
     #: `min-tail-tokens`: stable tokens after a value in the last user message that make a finding.
@@ -99,7 +100,7 @@ class SettingsBuilder:
             _at_config(config, "tokenizer", lambda: load_tokenizer(tokenizer, offline=self.offline))
         return Settings(
             tokenizer=config.tokenizer or DEFAULT_TOKENIZER, engine=config.engine or DEFAULT_ENGINE,
-            block_size=config.block_size, enabled=partial(config.is_enabled, path=str(path)),
+            block_size=config.block_size, enabled=lru_cache(maxsize=None)(partial(config.is_enabled, path=str(path))),
             min_stable_tokens=config.min_stable_tokens, extend_volatile=config.extend_volatile, offline=self.offline,
             chat_template=config.chat_template, token_view=self.token_view,
             is_system_prompt=config.is_system_prompt if config.system_prompts else None,

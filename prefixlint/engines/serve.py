@@ -44,16 +44,24 @@ def reuse_after(first: Sequence[int], second: Sequence[int], profile: EngineProf
 
 class ReuseMemo:
     """`reuse_after` once per pair of token sequences: one check asks for the same two requests
-    several times (a value's measurement, the file's with every value different, the fixed text's)."""
+    several times (a value's measurement, the file's with every value different, the fixed text's).
+    Mostly it asks with the same two lists (a render's ids, kept by the measurer): those are found
+    by identity, without hashing their tokens (the memo keeps them, so no other list takes their
+    ids; the lists are never changed once encoded)."""
 
     def __init__(self) -> None:
         self._known: dict[tuple, int] = {}
+        self._same: dict[tuple, tuple[Sequence[int], Sequence[int], int]] = {}
 
     def __call__(self, first: Sequence[int], second: Sequence[int], profile: EngineProfile) -> int:
+        seen = self._same.get((id(first), id(second), profile))
+        if seen is not None and seen[0] is first and seen[1] is second:
+            return seen[2]
         key = (tuple(first), tuple(second), profile)
         found = self._known.get(key)
         if found is None:
             found = self._known[key] = reuse_after(first, second, profile)
+        self._same[(id(first), id(second), profile)] = (first, second, found)
         return found
 
 

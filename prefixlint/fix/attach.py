@@ -220,7 +220,7 @@ def after_fixes(overall, after):
 def flagged(measurer, measured=None) -> int:
     """How many volatile values the moving rules flag (stable text after them, a line to move)."""
     if measured is None:
-        measured = [m for m in (measurer.measure(v) for v in measurer.volatiles) if m is not None]
+        measured = [m for m in (measurer.measure(v, merges=False) for v in measurer.volatiles) if m is not None]
     return sum(m.stable_tokens_after >= measurer.min_stable_tokens and bool(m.moved) for m in measured)
 
 
@@ -228,7 +228,7 @@ def _grows(fixed_measurer, item, before: int) -> None:
     """Rejected unless the value's own measured reuse is larger in the fixed file and the fixed
     file has fewer flagged values (a move that only hands the problem to the next value is none)."""
     volatility = fixed_measurer.volatility.get(item.volatility.name)
-    again = fixed_measurer.measure(volatility) if volatility is not None else None
+    again = fixed_measurer.measure(volatility, merges=False) if volatility is not None else None
     if again is not None and again.now.reusable_tokens <= item.now.reusable_tokens:
         raise Rejected("moving it does not increase the measured reuse")
     if flagged(fixed_measurer) >= before:

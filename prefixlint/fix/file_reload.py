@@ -21,7 +21,7 @@ from dataclasses import dataclass, fields, replace
 from itertools import accumulate
 from typing import Callable
 
-from prefixlint.fix.edits import Edit, apply_edits, edited_line_starts
+from prefixlint.fix.edits import Edit, EditedLineStarts, apply_edits
 from prefixlint.load.source_prompts import SourceTemplate
 from prefixlint.load.template import Message, Template
 
@@ -174,7 +174,8 @@ class _Layout:
         for offsets in spans:
             if not offsets:
                 continue
-            low, high = min(offsets), max(offsets)
+            ordered = list(offsets)
+            low, high = (ordered[0], ordered[-1]) if ordered == sorted(ordered) else (min(offsets), max(offsets))
             covered: set[int] | None = None
             for k in range(max(bisect_left(self.starts, low) - 1, 0), bisect_right(self.starts, high)):
                 edit = self.edits[k]
@@ -246,7 +247,7 @@ def _mapped(combined, shift: _Shift, text: str, original):
     messages = tuple(Message(m.role, m.content, shift.offsets(m.offsets), shift.offset(m.start))
                      for m in combined.messages)
     own = [shift.layout.edits[k] for k in shift.mine]
-    changes: dict = {"source": text, "messages": messages, "_line_starts": edited_line_starts(original.source, own)}
+    changes: dict = {"source": text, "messages": messages, "_line_starts": EditedLineStarts(original.source, own)}
     if isinstance(combined, SourceTemplate):
         changes["placeholder_texts"] = {shift.offset(k): v for k, v in combined.placeholder_texts.items()}
     if shift.inside:

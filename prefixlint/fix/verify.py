@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import partial
 from itertools import chain
 
+from prefixlint.load.template import line_starts
 from prefixlint.match.units import masked, words
 
 #: Words a clause loses when it becomes a sentence of its own (`, and today's date is {d}`).
@@ -41,13 +43,26 @@ def text_words(messages) -> Counter:
     return Counter(chain.from_iterable(words(masked(m.text, m.spans)) for m in messages))
 
 
+def _lines(messages) -> Counter:
+    """The lines of the messages, their values blanked, counted: a word never spans a line, so the
+    words two texts do not share are those of the lines they do not share."""
+    return Counter(line for m in messages for line in masked(m.text, m.spans).split("\n"))
+
+
+def _words(lines: Counter) -> Counter:
+    return Counter(chain.from_iterable(words(line) for line in lines.elements()))
+
+
 def empty_containers(texts) -> int:
     """Empty tag pairs, empty code fences, triple quotes quoting nothing and headers with no body,
     over the texts."""
     count = 0
     for text in texts:
-        count += len(_EMPTY_ELEMENT.findall(text)) + len(_EMPTY_FENCE.findall(text)) + len(_EMPTY_QUOTES.findall(text))
-        for header in _HEADER.finditer(text):
+        count += len(_EMPTY_ELEMENT.findall(text))
+        # each below only where its marks are; a header is one line, matched at each line's start
+        count += len(_EMPTY_FENCE.findall(text)) if "```" in text or "~~~" in text else 0
+        count += len(_EMPTY_QUOTES.findall(text)) if '"""' in text or "'''" in text or "``" in text else 0
+        for header in filter(None, map(partial(_HEADER.match, text), line_starts(text))):
             if header.group(2) and "END" in header.group(0).upper().split():  # `=== END REPORT ===` closes
                 continue
             rest = text[header.end():]
@@ -79,7 +94,9 @@ def verify(before_messages, before_names: Counter, after_messages, after_names: 
         lost, doubled = before_names - after_names, after_names - before_names
         raise Rejected("the fixed file would " + ("lose " + ", ".join(sorted(lost)) if lost else
                                                   "repeat " + ", ".join(sorted(doubled))))
-    before, after = text_words(before_messages), text_words(after_messages)
+    before_lines, after_lines = _lines(before_messages), _lines(after_messages)
+    # `text_words(before) - text_words(after)` and the other way: the common lines' words cancel
+    before, after = _words(before_lines - after_lines), _words(after_lines - before_lines)
     lost_words = {w: n for w, n in (before - after).items() if w not in CONNECTORS}
     if lost_words:
         raise Rejected(f"the fixed file would lose the word{'s' if len(lost_words) > 1 else ''} "

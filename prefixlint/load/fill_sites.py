@@ -11,6 +11,8 @@ when a caller passes a clock call, it is that clock value. Each answer carries i
 from __future__ import annotations
 
 import ast
+from bisect import bisect_right
+from itertools import accumulate
 
 from prefixlint.load.classify import name_words
 from prefixlint.load.python_walk import SYSTEM_KEYWORDS, USER_KEYWORDS, walked
@@ -186,10 +188,24 @@ def _function_with_parameter(functions, parameter: str, line: int):
     return best
 
 
-def function_lines(tree: ast.Module) -> list[tuple[int, int]]:
+def function_lines(tree: ast.Module) -> FunctionLines:
     """(first, last) line of every function and lambda: code outside them runs once, at import."""
-    return sorted((n.lineno, n.end_lineno or n.lineno) for n in walked(tree)[0]
-                  if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+    return FunctionLines(sorted((n.lineno, n.end_lineno or n.lineno) for n in walked(tree)[0]
+                                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))))
+
+
+class FunctionLines(list):
+    """`function_lines`, in order; `holds(line)`: whether one of them holds the line, found by
+    bisection (each value of a module asks: a module of n prompt functions asks n times)."""
+
+    def __init__(self, spans) -> None:
+        super().__init__(spans)
+        self._firsts = [first for first, _ in self]
+        self._reach = list(accumulate((last for _, last in self), max))  # the last line the first k reach
+
+    def holds(self, line: int) -> bool:
+        k = bisect_right(self._firsts, line)  # the spans starting at or before the line
+        return k > 0 and self._reach[k - 1] >= line
 
 
 #: Calls whose result is text the resolver reads (a literal list joined, a dedented literal).

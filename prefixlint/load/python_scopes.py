@@ -23,6 +23,14 @@ from dataclasses import dataclass, field
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+#: The nodes `_step` does something with (a scope, a declaration, a binding); every other node
+#: only has its children walked in its scope, and one without children (`Load`, `Add`) nothing.
+_ACTIVE = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, *_COMPREHENSIONS, ast.Global,
+           ast.Nonlocal, ast.NamedExpr, ast.Assign, ast.AnnAssign, ast.Name, ast.Import, ast.ImportFrom,
+           ast.ExceptHandler, ast.MatchAs, ast.MatchStar, ast.MatchMapping)
+_NODES = [c for c in vars(ast).values() if isinstance(c, type) and issubclass(c, ast.AST)]
+_PASSIVE = frozenset(c for c in _NODES if not issubclass(c, _ACTIVE) and c._fields)
+_LEAVES = frozenset(c for c in _NODES if not issubclass(c, _ACTIVE) and not c._fields)
 
 
 @dataclass
@@ -130,7 +138,11 @@ class Scopes:
         stack = [(node, scope) for node in reversed(body)]
         while stack:
             node, scope = stack.pop()
-            stack.extend(reversed(self._step(node, scope)))
+            if type(node) in _PASSIVE:  # as `_step` would: its children, in its scope
+                stack.extend((child, scope) for child in reversed(list(ast.iter_child_nodes(node)))
+                             if type(child) not in _LEAVES)
+            elif type(node) not in _LEAVES and not (type(node) is ast.Name and type(node.ctx) is ast.Load):  # (reads)
+                stack.extend(reversed(self._step(node, scope)))
 
     def _step(self, node: ast.AST, scope: _Scope) -> list[tuple[ast.AST, _Scope]]:
         """Bind what `node` binds; the nodes under it, each with its scope."""

@@ -54,8 +54,10 @@ def fill_style(node: ast.AST, dollar: bool = False) -> str:
     """How a text assigned to a prompt-like name is filled in later, from its fields: `{name}`
     (str.format, LangChain's default), `%(name)s` (printf-style), `${name}` (string.Template,
     asked for a message list: `dollar`), else used as it is."""
+    if isinstance(node, ast.JoinedStr):
+        return "plain"
     texts = [n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-    if isinstance(node, ast.JoinedStr) or not texts:
+    if not texts:
         return "plain"
     field = r"(?<![{$])\{" if dollar else r"(?<!\{)\{"  # in a message list `${x}` is string.Template's
     if any(re.search(field + r"[A-Za-z_][\w.\[\]']*\}", text) for text in texts):
@@ -76,24 +78,31 @@ def escaped_fields(node: ast.AST) -> bool:
 
 
 
-def replaced_into_fields(statements, name: str) -> bool:
+def replaced_into_fields(resolver, name: str) -> bool:
     """Whether the module rewrites the text `name` into str.format fields for a later fill
-    (`SYSTEM_PROMPT = SYSTEM_PROMPT.replace("{{time}}", "{time}")`)."""
+    (`SYSTEM_PROMPT = SYSTEM_PROMPT.replace("{{time}}", "{time}")`); the names it rewrites are
+    found once per module (kept on its resolver, as `fill_sites` keeps its index)."""
+    names = getattr(resolver, "_replaced_names", None)
+    if names is None:
+        names = resolver._replaced_names = frozenset(_replaced_names(resolver.statements))
+    return name in names
+
+
+def _replaced_names(statements):
     for node in statements:
         value = node.value if isinstance(node, ast.Assign) else None
         for call in (n for n in ast.walk(value) if isinstance(n, ast.Call)) if value is not None else ():
-            if isinstance(call.func, ast.Attribute) and call.func.attr == "replace" and dotted(call.func.value) == name \
+            if isinstance(call.func, ast.Attribute) and call.func.attr == "replace" \
                     and len(call.args) == 2 and isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str) \
                     and re.fullmatch(r"\{[A-Za-z_]\w*\}", call.args[1].value):
-                return True
-    return False
+                yield dotted(call.func.value)
 
 
-def formatted_later(value: ast.AST, call, method: str | None, statements, name: str) -> bool:
+def formatted_later(value: ast.AST, call, method: str | None, resolver, name: str) -> bool:
     """Whether the text `value` bound to `name` is a str.format template: a `.format()` call fills
-    it (`call`), or the module rewrites it into fields, and it is a literal or an f-string whose
-    doubled braces hold names."""
-    return (method == "format" or call is None and replaced_into_fields(statements, name)) and (
+    it (`call`), or the module rewrites it into fields (the module's `resolver`), and it is a
+    literal or an f-string whose doubled braces hold names."""
+    return (method == "format" or call is None and replaced_into_fields(resolver, name)) and (
         is_text_literal(value) or escaped_fields(value))
 
 

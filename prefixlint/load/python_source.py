@@ -254,7 +254,7 @@ class _Finder:
         a_list = isinstance(value, (ast.List, ast.Tuple))  # a list of chat messages is a prompt by its shape
         if name is None or not (PROMPT_NAME.search(name) or is_system_name(name) or a_list) or not is_text_expression(value):
             return
-        if any(id(n) in self.done for n in ast.walk(value)):
+        if self.done and any(id(n) in self.done for n in ast.walk(value)):
             return
         before, self.resolve.touched = set(self.resolve.used), []
         if isinstance(value, ast.Dict):  # `TASK_PROMPTS = {"summarize": "Summarize ...", ...}`: one prompt a value
@@ -292,7 +292,7 @@ class _Finder:
         method = call.func.attr if call is not None and isinstance(call.func, ast.Attribute) else None
         if kind is not None and isinstance(value, ast.Call) and method in FILL_METHODS[kind]:
             return self.resolve.formatted(value.args[0], kind, fill_arguments(call), 0, filler)  # type: ignore[arg-type]
-        if kind is None and formatted_later(value, call, method, self.resolve.statements, name):
+        if kind is None and formatted_later(value, call, method, self.resolve, name):
             return self.resolve.formatted(value, "format", call, 0, filler)
         return None
 

@@ -261,7 +261,7 @@ class Resolver:
         return None
 
     def in_function(self, line: int) -> bool:
-        return self.script or any(first <= line <= last for first, last in self.function_lines)
+        return self.script or self.function_lines.holds(line)
 
     def segments(self, node: ast.AST) -> tuple[list[str], bool]:
         """The names a value is reached by (`self.user.name`, `state['date']`, `state.get('date')`)."""

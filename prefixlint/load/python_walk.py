@@ -52,11 +52,10 @@ _CALL_NAMES = r"from_messages|PromptTemplate|from_template|Message|\.format\(|su
 _KEYWORDS = ("system", "instructions", "system_prompt", "system_message", "messages", "prompt", "input", "content",
              "backstory", "expected_output")  # the last two: CrewAI's Agent and Task objects
 _CALL_HINT = re.compile(rf"{_CALL_NAMES}|\b(?:{'|'.join(_KEYWORDS)})\s*=|[\"']role[\"']")
-#: `_CALL_HINT` in three parts, each led by a literal the regular expression engine skips to (the
-#: whole pattern, led by `\b`, is tried at every character: a third of a module's load): the
-#: names; `role` followed by a quote (the quote before it checked apart); and `keyword =` found
-#: in the reversed text, where it starts with `=`.
-_NAMES = re.compile(_CALL_NAMES)
+#: `_CALL_HINT` in three parts, none tried at every character (the whole pattern, led by `\b`, is: a
+#: third of a module's load): the names, each found by `str.find`; `role` followed by a quote (the
+#: quote before it checked apart); and `keyword =` found in the reversed text, where it starts with `=`.
+_NAMES = tuple(name.replace("\\", "") for name in _CALL_NAMES.split("|"))  # as `str.find` looks for them
 _ROLE = re.compile(r"role[\"']")
 _KEYWORD_REVERSED = re.compile(rf"=\s*(?:{'|'.join(k[::-1] for k in _KEYWORDS)})\b")
 
@@ -65,7 +64,12 @@ def hint_offsets(text: str) -> list[int]:
     """Where a match of `_CALL_HINT` may start: every line holding one of these offsets holds a
     match of `_CALL_HINT`, and the other way round (no part of it starts with a blank or `=`, so
     no match of one part hides another part's match of a different line)."""
-    found = [m.start() for m in _NAMES.finditer(text)]
+    found: list[int] = []
+    for name in _NAMES:  # each found by `str.find` (one also inside another adds a line already there)
+        at = text.find(name)
+        while at >= 0:
+            found.append(at)
+            at = text.find(name, at + 1)
     found += [m.start() - 1 for m in _ROLE.finditer(text) if m.start() and text[m.start() - 1] in "\"'"]
     found += [len(text) - m.end() for m in _KEYWORD_REVERSED.finditer(text[::-1])]
     return found

@@ -61,3 +61,17 @@ def lead_in(name: str, cls: str | None, frequency: str) -> str | None:
     if cls == "counter-or-random":
         return f"{' '.join(own).capitalize()}:"
     return None
+
+
+def lead_ins(placeholders, volatility: dict) -> dict[int, str]:
+    """The lead-in of each placeholder whose value would move as its own sentence (by the first of
+    its calls and names that is volatile and has one; `volatility`: name -> `Volatility`)."""
+    leads = {}
+    for p in placeholders:
+        for name in (*p.calls, *p.names):
+            v = volatility.get(name)
+            lead = lead_in(name, v.cls, v.frequency) if v is not None and v.volatile else None
+            if lead:
+                leads[p.index] = lead
+                break
+    return leads

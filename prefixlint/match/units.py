@@ -59,13 +59,23 @@ def is_block(mode: str) -> bool:
 
 
 def masked(text: str, spans: Sequence) -> str:
-    """`text` with every placeholder's value blanked (structure read from the stable text only)."""
-    chars = list(text)
-    for span in spans:
-        for i in range(span.start, min(span.end, len(chars))):
-            if chars[i] != "\n":
-                chars[i] = " "
-    return "".join(chars)
+    """`text` with every placeholder's value blanked, its line breaks kept (structure read from the
+    stable text only)."""
+    if not spans:
+        return text
+    if any(s.start < 0 for s in spans):  # (no render makes one) a character at a time, as indexes count
+        chars = list(text)
+        for span in spans:
+            for i in range(span.start, min(span.end, len(chars))):
+                chars[i] = chars[i] if chars[i] == "\n" else " "
+        return "".join(chars)
+    out, last = [], 0
+    for start, end in sorted((s.start, min(s.end, len(text))) for s in spans):
+        start = max(start, last)  # spans in order; one inside another blanks nothing more
+        if start < end:
+            out += [text[last:start], "\n".join(" " * len(line) for line in text[start:end].split("\n"))]
+            last = end
+    return "".join(out) + text[last:]
 
 
 def words(text: str) -> list[str]:

@@ -29,6 +29,28 @@ _SK_ARG = re.compile(r"\$(\w+)|\"([^\"]*)\"|'([^']*)'")
 _STEP = re.compile(r"\.(\w+)|\[(\w+)\]")
 
 
+def _finditer(pattern: re.Pattern, text: str, braces: bool):
+    """`pattern.finditer(text)`; with `braces` (every match starts with `{` or `}`: str.format's),
+    tried only where a brace is, found by `str.find` (the regular expression starts with a group,
+    so the engine would try it at every character: most of the compile of a long prompt)."""
+    if not braces:
+        yield from pattern.finditer(text)
+        return
+    position, opening, closing = 0, text.find("{"), text.find("}")
+    while True:
+        if 0 <= opening < position:
+            opening = text.find("{", position)
+        if 0 <= closing < position:
+            closing = text.find("}", position)
+        at = min(opening, closing) if opening >= 0 and closing >= 0 else max(opening, closing)
+        if at < 0:
+            return
+        match = pattern.match(text, at)
+        if match:
+            yield match
+        position = match.end() if match else at + 1
+
+
 class SimpleTemplate:
     def __init__(self, template: Template) -> None:
         self.template = template
@@ -39,7 +61,7 @@ class SimpleTemplate:
         for number, message in enumerate(template.messages):
             pieces: list[tuple[str, Any]] = []
             last = 0
-            for match in self.pattern.finditer(message.content):
+            for match in _finditer(self.pattern, message.content, template.syntax == "format"):
                 pieces.append(("text", message.content[last : match.start()]))
                 last = match.end()
                 if match.groupdict().get("escape"):

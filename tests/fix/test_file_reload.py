@@ -127,3 +127,22 @@ def test_prompts_checked_together_give_what_each_checked_alone_gives(tmp_path_fa
     finally:
         runner._checked_together = original
     assert together == alone
+
+
+def test_the_prompts_of_a_module_share_one_set_of_memos(tmp_path, monkeypatch):
+    """Every measurer of the module's prompts, as checked and as fixed, shares one `Memos`: a line
+    run the prompts have in common is tokenized once for the module."""
+    memos, init = [], Measurer.__init__
+
+    def recorded(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        memos.append(self.memos)
+
+    monkeypatch.setattr(Measurer, "__init__", recorded)
+    path = tmp_path / "prompts.py"
+    path.write_text(module(["dated", "clean", "two"]), encoding="utf-8")
+    runner.check_path(str(path), SETTINGS)
+    # the three prompts; the first's fix; the third's two fixes and their combination
+    assert len(memos) == 7 and all(m is memos[0] for m in memos)
+    (texts, lines), = memos[0]._encodings.values()
+    assert sum(run.startswith("Rule 0:") for run in lines) == 1  # the rules' first line, for all three prompts

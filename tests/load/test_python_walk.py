@@ -32,7 +32,8 @@ def test_each_part_of_the_hint_at_its_offset():
 
 
 ATOMS = ["system", "prompt", "_", "system_prompt", "messages", "input", "content", "backstory", "role", "Message",
-         "PromptTemplate", ".format(", ".render(", " ", "\t", "\n", "=", "'", '"', "x", "\u00e9", "1"]
+         "PromptTemplate", "Template(", "from_template", ".format(", ".render(", " ", "\t", "\n", "=", "'", '"', "x",
+         "\u00e9", "1"]
 
 
 @settings(max_examples=500, deadline=None)
