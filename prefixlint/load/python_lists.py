@@ -40,7 +40,7 @@ def joined_items(resolver, node: ast.AST | None) -> list[ast.expr] | None:
     return list(start.elts) + [item for _, items in sorted(added, key=lambda a: a[0]) for item in items]
 
 
-def _function_of(tree: ast.Module, start: ast.AST, use: ast.AST):
+def _function_of(tree: ast.Module, start: ast.expr, use: ast.expr):
     """The innermost function holding both the list's first value and its join."""
     best = None
     for candidate in ast.walk(tree):
