@@ -6,20 +6,18 @@ recursively and yields the files that match `DEFAULT_PATTERNS`, except:
 - hidden files and directories (`.git`, `.venv`, `.github`, ...) and `SKIPPED_DIRECTORIES`;
 - paths ignored by `.gitignore` files (git's rules, via pathspec): every `.gitignore` from the
   git root down applies below its own directory, a deeper file can re-include with `!`, and
-  `.git/info/exclude` applies to the whole repository;
-- paths matched by `exclude` (gitignore-style patterns relative to `exclude_root`);
-- files that match the patterns but are never prompts (`NOT_TEMPLATES`: README.md, LICENSE.txt,
-  requirements.txt, docker-compose.yml, ...);
+  `.git/info/exclude` applies to the whole repository; paths matched by `exclude`;
+- files of the patterns that are never prompts (`NOT_TEMPLATES`: README.md, LICENSE.txt, ...);
 - symbolic links to directories (no cycles); symbolic links to files are followed;
-- documentation, website, blog and fixture trees (`NOT_PROMPT_TREES`, or a directory holding a
-  site generator's configuration, `SITE_MARKERS`): not prompts, unless the configuration's
-  `prompts` patterns name files in them;
+- documentation, website, blog, test and fixture trees (`NOT_PROMPT_TREES`, or a directory with
+  a site generator's configuration, `SITE_MARKERS`), unless the `prompts` patterns name files in them;
 - Markdown and text files without evidence that they are prompts (`prompt_evidence`): referenced
   from the code of the walk (a string naming the file: `open("x.md")`, `read_text`, a `?raw`
   import), in a folder or under a name like a prompt's, with a prompt format's front matter, or
   named by the configuration's `prompts` / `system-prompts` patterns.
 Every file a walk leaves out for what it is (not for .gitignore or `exclude`) is given to the
-`skipped` list with its reason, for `check --show-files` and the JSON output.
+`skipped` list with its reason, for `check --show-files` and the JSON output; a directory whose
+files are all left out so is nothing to check, not an error.
 """
 
 from __future__ import annotations
@@ -122,9 +120,8 @@ def _expand(raw: str, walk: "_Walk") -> Iterator[Path]:
         if not (walk.force_exclude and walk.excluded(Path(os.path.abspath(path)), False)):
             yield path
         return
-    before = len(walk.reasons)
     files, skipped = walk.files(path)
-    if not files and len(walk.reasons) > before:
+    if not files and _noted_under(walk.reasons, path):
         return  # every file is what it is (documentation, tests, no prompt): nothing to check, no error
     if not files:
         hint = "name a file on the command line to check it whatever its name"
@@ -135,6 +132,12 @@ def _expand(raw: str, walk: "_Walk") -> Iterator[Path]:
             f"no template files found under {raw} (patterns: {' '.join(walk.patterns)})", hint=hint
         )
     yield from files
+
+
+def _noted_under(reasons: dict[str, str], top: Path) -> bool:
+    """Whether the walk left out something under `top` for what it is (paths spelled from `top`)."""
+    base = top.as_posix().rstrip("/")
+    return any(base in ("", ".") or key.rstrip("/") == base or key.startswith(base + "/") for key in reasons)
 
 
 class _Walk:

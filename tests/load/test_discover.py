@@ -199,6 +199,7 @@ def test_a_directory_whose_files_are_all_skipped_for_what_they_are_is_no_error(r
     skipped: dict[str, str] = {}
     assert discover(["src"], skipped=skipped) == []
     assert sorted(skipped) == ["src/README.md", "src/data.json", "src/main.py", "src/notes.md"]
+    assert discover(["src", "src/"]) == []  # named twice: the second walk notes nothing new, still no error
 
 
 def test_the_hint_counts_files_that_were_skipped(repo):
