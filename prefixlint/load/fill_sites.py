@@ -48,21 +48,22 @@ def deployment_constant(value: str, shown: str, line: int) -> Variable:
 def from_callers(resolver, name: ast.Name, line: int, parameter: bool = False) -> Variable | None:
     """The variable of the parameter `name` (used at `line`) by what the callers of its function
     pass; None when a caller passes anything else, or no caller is in the module (`parameter`:
-    then a parameter's own evidence, `parameter_fill`)."""
-    found = _from_callers(resolver, name, line)
-    return parameter_fill(resolver, name, line) if found is None and parameter else found
-
-
-def _from_callers(resolver, name: ast.Name, line: int) -> Variable | None:
+    then the parameter's own evidence, as `parameter_fill` gives it)."""
     functions, calls = _index(resolver)
     function = _function_with_parameter(functions, name.id, line)
     if function is None:
         return None
-    index = [a.arg for a in function.args.posonlyargs + function.args.args].index(name.id) \
-        if name.id in [a.arg for a in function.args.posonlyargs + function.args.args] else None
+    found = _passed(resolver, function, name.id, calls)
+    return _parameter(function) if found is None and parameter else found
+
+
+def _passed(resolver, function, parameter: str, calls) -> Variable | None:
+    """What every call of `function` in the module passes for `parameter`, when each says."""
+    positional = [a.arg for a in function.args.posonlyargs + function.args.args]
+    index = positional.index(parameter) if parameter in positional else None
     found: list[Variable] = []
     for call in calls.get(function.name, ()):
-        argument = next((k.value for k in call.keywords if k.arg == name.id), None)
+        argument = next((k.value for k in call.keywords if k.arg == parameter), None)
         if argument is None and index is not None:
             shift = 1 if isinstance(call.func, ast.Attribute) and index > 0 and function.args.args[:1] and \
                 function.args.args[0].arg in ("self", "cls") else 0
@@ -82,11 +83,21 @@ def parameter_fill(resolver, name: ast.Name, line: int) -> Variable | None:
     """A parameter of the function that builds the prompt, no caller saying it is constant: its
     caller fills it at each call. That is evidence the value changes between calls (how often
     its name says), stronger than the name alone."""
-    functions, _calls = _index(resolver)
-    function = _function_with_parameter(functions, name.id, line)
-    if function is None or isinstance(function, ast.Lambda):
-        return None
+    function = _function_with_parameter(_index(resolver)[0], name.id, line)
+    return _parameter(function) if function is not None else None
+
+
+def _parameter(function) -> Variable:
     return Variable("value", None, (), function.lineno, f"a parameter of {function.name}(), filled at each call")
+
+
+def enclosing_function(resolver, first: int, last: int):
+    """The innermost function of the module whose lines hold lines `first` to `last`, or None."""
+    best = None
+    for node in _index(resolver)[0]:
+        if node.lineno <= first and last <= (node.end_lineno or 0) and (best is None or node.lineno > best.lineno):
+            best = node
+    return best
 
 
 def state_fill(resolver, node: ast.expr, name: str) -> Variable | None:

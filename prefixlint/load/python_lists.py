@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import ast
 
+from prefixlint.load.fill_sites import enclosing_function
+
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def joined_items(resolver, node: ast.AST | None) -> list[ast.expr] | None:
@@ -30,7 +31,7 @@ def joined_items(resolver, node: ast.AST | None) -> list[ast.expr] | None:
     start = resolver.bound(node)
     if not isinstance(start, ast.List):
         return None
-    function = _function_of(resolver.tree, start, node)
+    function = enclosing_function(resolver, start.lineno, node.lineno)
     if function is None:
         return None
     begin, end = (start.end_lineno or start.lineno, start.end_col_offset or 0), (node.lineno, node.col_offset)
@@ -40,21 +41,11 @@ def joined_items(resolver, node: ast.AST | None) -> list[ast.expr] | None:
     return list(start.elts) + [item for _, items in sorted(added, key=lambda a: a[0]) for item in items]
 
 
-def _function_of(tree: ast.Module, start: ast.expr, use: ast.expr):
-    """The innermost function holding both the list's first value and its join."""
-    best = None
-    for candidate in ast.walk(tree):
-        if isinstance(candidate, _FUNCTIONS) and candidate.lineno <= start.lineno and (
-                use.lineno <= (candidate.end_lineno or 0)) and (best is None or candidate.lineno > best.lineno):
-            best = candidate
-    return best
-
-
 def _grown(node: ast.AST, name: str, begin, end, added: list, in_loop: bool) -> bool:
     """Collect the sections added to the list `name` between `begin` and `end` (positions) under
     `node` into `added`; False when the list changes in a way its order cannot be read from."""
     for child in ast.iter_child_nodes(node):
-        if isinstance(child, (*_FUNCTIONS, ast.Lambda, ast.ClassDef)):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             continue  # another scope: its `name` is another list
         at = (getattr(child, "lineno", 0), getattr(child, "col_offset", 0))
         if isinstance(child, ast.stmt) and not begin < at < end and not _spans(child, begin):

@@ -26,6 +26,9 @@ _STYLES = {
     "jinja": re.compile(r"(?P<escape>(?!))|\{\{-?\s*(?P<name>[A-Za-z_]\w*(?:\.\w+|\[[^\]{}]*\])*)\s*"
                         r"(?:\|[^{}]*?)?-?\}\}"),
 }
+#: A str.format field in a constant text, which its caller fills later (`{transcript}`; not `{{x}}`,
+#: `${x}` or a JSON example): such a text is a template (`ts_source`'s constant prompts).
+FORMAT_FIELD = re.compile(r"(?<![{$])\{[A-Za-z_]\w*\}(?!\})")
 _PATH = re.compile(r"\w+")
 
 

@@ -33,7 +33,7 @@ from prefixlint.load.source_prompts import (
     has_content,
     to_template,
 )
-from prefixlint.load.source_text import template_fields
+from prefixlint.load.source_text import FORMAT_FIELD, template_fields
 from prefixlint.load.template import Template
 from prefixlint.load.ts_grammar import parse, parser, source_kind
 from prefixlint.load.ts_langchain import is_prompt_object, prompt_object
@@ -156,7 +156,7 @@ class _Source(Messages):
                 if node.type == "pair":  # a property's value is a prompt when it is prose (has a blank);
                     # its `{NAME}` fields are the ones the application fills in (`{datetime}`)
                     pieces = template_fields(pieces, "format", self.text) if pieces and _has_blank(pieces) else None
-                elif pieces and all(isinstance(p, Text) for p in pieces) and _FORMAT_FIELD.search("".join(
+                elif pieces and all(isinstance(p, Text) for p in pieces) and FORMAT_FIELD.search("".join(
                         p.chars for p in pieces)):  # a constant prompt with `{name}` fields, filled later as Python's
                     pieces = template_fields(pieces, "format", self.text)
                 if pieces is None and node.type != "pair":  # `getSystemPrompt()` returning {role, content}
@@ -222,10 +222,6 @@ class _Source(Messages):
         callee = call and (call.child_by_field_name("function") or call.child_by_field_name("constructor"))
         name = callee.text.decode() if callee is not None else None
         return SourcePrompt(name, messages, is_chat=any(m.role for m in messages))
-
-
-#: A str.format-style field in a constant text (`{transcript}`, not `{{x}}`, not `${x}`, not JSON).
-_FORMAT_FIELD = re.compile(r"(?<![{$])\{[A-Za-z_]\w*\}(?!\})")
 
 
 def _has_blank(pieces) -> bool:
