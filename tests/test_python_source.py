@@ -259,7 +259,7 @@ def test_function_with_prompt_like_name_gives_its_last_return(tmp_path):
         "        return 'not this one'\n"
         "    formatted_date = datetime.now().strftime('%Y-%m-%d')\n"
         '    return f"""You are {name}. Current date: {formatted_date}.\n'
-        + "Answer the owner's questions carefully. " * 10 + '\n{message}\n"""\n')
+        + "Answer the owner's questions carefully. " * 15 + '\n{message}\n"""\n')
     (template,) = load_templates(str(module))
     assert template.messages[0].content.startswith("You are {name}. Current date: {formatted_date}.\nAnswer")
     codes = {(f["code"], f["line"], f["column"], f["variable"]) for f in findings(module)}

@@ -167,6 +167,10 @@ def stable_variable(name: str, value: str) -> Variable:
 # -- the Template -------------------------------------------------------------------------------
 
 def to_template(path: str, source: str, fmt: str, prompt: SourcePrompt) -> SourceTemplate:
+    if not prompt.is_chat and len(prompt.messages) == 1 and prompt.messages[0].role is None \
+            and prompt.name and is_system_name(prompt.name.split(".")[-1]):
+        # a text built by `createSystemPrompt()`, `get_system_prompt()`: the system message
+        prompt = replace(prompt, messages=[replace(prompt.messages[0], role="system")], is_chat=True)
     messages: list[Message] = []
     variables: dict[str, Variable] = {}
     texts: dict[int, str] = {}

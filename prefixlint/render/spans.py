@@ -56,8 +56,14 @@ class CompiledTemplate(Protocol):
 
 def last_user_turn(messages: Sequence[RenderedMessage], index: int, template: Any = None) -> bool:
     """Whether `messages[index]` is the last user message: a user message no user message follows,
-    in a conversation, or the only message of a chat program source sends (the user's turn:
-    LangChain's `from_template`, `messages: [{role: 'user', content}]`)."""
+    in a conversation, the only message of a chat program source sends (the user's turn:
+    LangChain's `from_template`, `messages: [{role: 'user', content}]`), or a text program source
+    sends with no role the code shows (a builder's returned f-string: the whole request). Its
+    system prompts are known by evidence (`system=`, a system role, a name that says so)."""
+    if len(messages) == 1 and messages[0].role is None and template is not None and not template.is_chat:
+        from prefixlint.load.registry import loader_for
+
+        return loader_for(template.format).program_source
     if messages[index].role != "user" or any(m.role == "user" for m in messages[index + 1:]):
         return False
     if len(messages) > 1:
