@@ -39,7 +39,7 @@ from prefixlint.load.prompt_evidence import (
     NOT_TEMPLATES,
     TEMPLATE_SUFFIXES,
     not_prompt_tree,
-    prompt_evidence,
+    walk_left_out,
 )
 
 #: File patterns a directory walk picks up. The choice, for a linter run on every commit:
@@ -167,11 +167,10 @@ class _Walk:
         self.candidates: list[tuple[Path, Path, bool]] = []  # Markdown and text, kept on evidence (beside templates?)
         skipped = self._walk(top, absolute, specs, found)
         for shown, path, beside in self.candidates:
-            reason = prompt_evidence(shown.relative_to(top), path, self.references, self.configured(path),
+            left_out = walk_left_out(shown.relative_to(top), path, self.references, self.configured(path),
                                      top_name=absolute.name, beside_templates=beside)
-            if reason is None:
-                self.reasons[str(shown)] = ("Markdown or text with no evidence that it is a prompt (not named in"
-                                            " code, not in a prompt folder; the `prompts` setting takes it)")
+            if left_out is not None:
+                self.reasons[str(shown)] = left_out
                 skipped += 1
             else:
                 found.append(shown)

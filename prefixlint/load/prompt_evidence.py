@@ -36,7 +36,8 @@ NOT_PROMPT_TREES = DOCUMENTATION_TREES | TEST_TREES | {
 }
 #: Files that make their directory a documentation site (MkDocs, Jekyll, Docusaurus, Sphinx, Hugo ...).
 SITE_MARKERS = ("mkdocs.yml", "mkdocs.yaml", "_config.yml", "docusaurus.config.js", "docusaurus.config.ts",
-                "conf.py", "hugo.toml", "book.toml", "astro.config.mjs", "vitepress.config.ts", "_quarto.yml")
+                "conf.py", "hugo.toml", "book.toml", "astro.config.mjs", "vitepress.config.ts", "_quarto.yml",
+                ".gitbook.yaml", ".gitbook")
 #: Walked files that are prompts only on evidence (see `prompt_evidence`): Markdown, text, and
 #: text templates (`.tpl`, `.hbs` ...), which web frameworks use for pages as often as teams for prompts.
 EVIDENCE_SUFFIXES = (".md", ".txt", ".markdown", ".mdx", ".tpl", ".tmpl", ".ptmpl", ".template", ".hbs",
@@ -45,7 +46,7 @@ EVIDENCE_SUFFIXES = (".md", ".txt", ".markdown", ".mdx", ".tpl", ".tmpl", ".ptmp
 #: (a folder of prompts), as `samples/` keeps its `.md` beside its `.prompty` and `.j2` files.
 TEMPLATE_SUFFIXES = (".prompty", ".prompt", ".j2", ".jinja", ".jinja2")
 #: A folder or file named like a prompt's (`prompts/`, `system_prompt.md`, `instructions/`).
-PROMPT_PATH = re.compile(r"prompt|instruction|persona|^system(?:[_.-]|$)", re.IGNORECASE)
+PROMPT_PATH = re.compile(r"prompt|instruction|persona(?!l(?!it))|^system(?:[_.-]|$)", re.IGNORECASE)
 #: A string in code that names a template file: `"prompts/x.md"`, `'./p.md?raw'`, `` `a.txt` ``.
 FILE_REFERENCE = re.compile(r"[\w./-]*?([\w-]+\.(?:md|txt|markdown|mdx|j2|jinja2?|prompt|prompty))(?:\?raw)?[\"'`]")
 #: Front matter keys of prompt formats (Prompty, Dotprompt, promptfoo), not of a site generator.
@@ -59,7 +60,7 @@ def not_prompt_tree(directory: Path) -> str | None:
     if directory.name.lower() in NOT_PROMPT_TREES:
         return f"a documentation, website or fixture tree ({directory.name}/), not prompts"
     for marker in SITE_MARKERS:
-        if (directory / marker).is_file():
+        if (directory / marker).exists():  # `.gitbook/` (GitBook's assets) is a folder
             return f"a documentation site ({marker}), not prompts"
     return None
 
@@ -89,6 +90,39 @@ def prompt_evidence(relative: Path, path: Path, references: set[str], configured
     return None
 
 
+#: Evidence a walk takes a Markdown page on only when its own text does not say documentation.
+_WEAK_EVIDENCE = ("a prompt folder or name", "in a folder of prompt templates")
+
+
+def walk_left_out(relative: Path, path: Path, references: set[str], configured: bool,
+                  top_name: str = "", beside_templates: bool = False) -> str | None:
+    """Why a walk leaves a Markdown or text file out, or None when it is taken (`prompt_evidence`):
+    a page taken only by its name or folder whose placeholders all sit in code examples is
+    documentation (`placeholders_only_in_code`)."""
+    reason = prompt_evidence(relative, path, references, configured, top_name, beside_templates)
+    if reason is None:
+        return ("Markdown or text with no evidence that it is a prompt (not named in code, not in a prompt"
+                " folder; the `prompts` setting takes it)")
+    if reason in _WEAK_EVIDENCE and path.name.lower().endswith(MARKDOWN_SUFFIXES):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                text = handle.read(_PAGE_READ)
+        except OSError:
+            return None  # the check says why it cannot be read
+        if placeholders_only_in_code(text):
+            return DOCUMENTATION_PAGE
+        if _SITE_FRONT_MATTER.search(text[:4096].partition("\n---")[0] if text.startswith("---") else ""):
+            return "a page with a site generator's front matter (GitBook, Jekyll, Docusaurus ...), not a prompt"
+    return None
+
+
+#: Front matter keys of a documentation site's page (Jekyll, Just the Docs, Docusaurus, Hugo, GitBook).
+_SITE_FRONT_MATTER = re.compile(r"^(?:layout|permalink|nav_order|nav_exclude|has_children|sidebar_position|"
+                                r"sidebar_label|slug|hidden|cover|coverY|weight)\s*:", re.M)
+
+
+#: How much of a walked page is read to tell documentation (a prompt longer than this is rare).
+_PAGE_READ = 1 << 20
 #: Markdown code: fenced blocks (```lang ... ```, ~~~) and inline code spans (`...`).
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
 _INLINE_CODE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
@@ -100,18 +134,32 @@ MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 
 
 def documentation_page(path: str, text: str) -> str | None:
-    """Why a Markdown file named on the command line is documentation, not a template, or None.
+    """Why a Markdown file is documentation, not a template, or None.
 
     A page that shows template syntax only inside code (a fenced example, an inline code span
     such as `{{ user_name }}`) documents templates; nothing fills those placeholders. A fence
     holding only placeholders (```` ```\\n{diff}\\n``` ````) is a slot for content, not an
-    example, and a file with a prompt's folder, name or front matter is a prompt whatever its
-    code shows."""
-    if not path.lower().endswith(MARKDOWN_SUFFIXES):
+    example. What the page's text shows outweighs its name or folder (a `PROMPTS_SUMMARY.md`
+    quoting each prompt of the code in a fence); only a prompt format's front matter or code
+    that reads the file makes such a page a prompt."""
+    if not path.lower().endswith(MARKDOWN_SUFFIXES) or not placeholders_only_in_code(text):
         return None
+    where = Path(path).resolve()
+    if _front_matter(where) or read_by_code(where):
+        return None
+    return DOCUMENTATION_PAGE
+
+
+DOCUMENTATION_PAGE = ("Markdown whose placeholders are all inside code examples: documentation, not a template "
+                      "(the `prompts` setting takes it)")
+
+
+def placeholders_only_in_code(text: str) -> bool:
+    """Whether `text` has placeholders and every one sits in a code example (a fence that is not
+    a slot, an inline code span)."""
     found = list(_PLACEHOLDER.finditer(text))
     if not found:
-        return None
+        return False
     code: list[tuple[int, int]] = []
     for fence in _FENCE.finditer(text):
         if _SLOT.sub("", fence.group(2)).strip():  # an example, not a slot
@@ -119,49 +167,13 @@ def documentation_page(path: str, text: str) -> str | None:
     for span in _INLINE_CODE.finditer(text):
         if not any(start <= span.start() < end for start, end in code):
             code.append(span.span())
-    if any(not any(start <= m.start() < end for start, end in code) for m in found):
-        return None
-    if _named_like_prompt(Path(path)):
-        return None
-    return ("Markdown whose placeholders are all inside code examples: documentation, not a template "
-            "(the `prompts` setting takes it)")
+    return all(any(start <= m.start() < end for start, end in code) for m in found)
 
 
 def documentation_by_name(name: str) -> bool:
     """A file named as projects name their documentation and project files (README, CHANGELOG,
     CONTRIBUTING, LICENSE ...: `NOT_TEMPLATES`)."""
     return any(fnmatchcase(name.lower(), glob) for glob in NOT_TEMPLATES)
-
-
-def _named_like_prompt(path: Path) -> bool:
-    """A prompt's folder or name, prompt template files beside it, or a prompt format's front
-    matter. A README (or any file named as documentation by convention) in a prompts folder
-    documents the prompts beside it: the folder and its neighbours speak for them, not for it,
-    so only its own front matter or code that reads it makes it a prompt; so for a page in a
-    documentation tree (`docs/prompts.md`), whatever its name."""
-    try:
-        where = path.resolve()
-        siblings = [entry.name.lower() for entry in where.parent.iterdir()]
-    except OSError:
-        return False
-    if documentation_by_name(where.name) or _in_documentation_tree(where):
-        return _front_matter(where) or read_by_code(where)
-    if any(PROMPT_PATH.search(part) for part in (*where.parent.parts[-2:], where.stem)):
-        return True
-    if any(name.endswith(TEMPLATE_SUFFIXES) for name in siblings):
-        return True
-    return _front_matter(where)
-
-
-def _in_documentation_tree(where: Path) -> bool:
-    """Whether a folder above the file, inside its repository, holds documentation (`docs/`,
-    `website/`, `blog/`): a page there named like a prompt (`docs/prompts.md`) documents prompts."""
-    for folder in list(where.parents)[:8]:
-        if folder.name.lower() in DOCUMENTATION_TREES:
-            return True
-        if (folder / ".git").exists():
-            return False
-    return False
 
 
 def _front_matter(where: Path) -> bool:

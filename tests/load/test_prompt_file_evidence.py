@@ -4,6 +4,7 @@ template that extends it, the format's own request. Fixtures written for these t
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -84,8 +85,9 @@ def test_a_named_documentation_page_with_template_syntax_only_in_code_is_skipped
 
 
 def test_a_page_named_like_a_prompt_in_a_documentation_tree_is_documentation(tmp_path):
-    """`docs/prompts.md` documents the prompts (its templates sit in code blocks); the same page
-    outside a documentation tree is taken for a prompt, as its name says."""
+    """`docs/prompts.md` documents the prompts (its templates sit in code blocks); so does the same
+    page outside a documentation tree: its text outweighs its name. Code that reads it makes it a
+    prompt."""
     (tmp_path / ".git").mkdir()
     text = ("# Prompts\n\nThe user template:\n\n```\nToday is {{ today }}.\n" + RULES + "{question}\n```\n\n"
             "- `{question}`: the user's question\n")
@@ -97,6 +99,14 @@ def test_a_page_named_like_a_prompt_in_a_documentation_tree_is_documentation(tmp
     beside = tmp_path / "app" / "prompts.md"
     beside.parent.mkdir()
     beside.write_text(text)
+    result, report = check(beside)
+    assert result.exit_code == 0 and report["files"] == [] and "documentation" in report["skipped"][0]["reason"]
+    (tmp_path / "app" / "main.py").write_text("from pathlib import Path\n\ndef prompt(question):\n"
+                                              "    return Path('prompts.md').read_text().format(question=question)\n")
+    from prefixlint.load import python_modules
+
+    python_modules._named_files.cache_clear()
+    python_modules._modules.cache_clear()
     _, report = check(beside)
     assert report["files"] and report["files"][0]["path"] == str(beside)
 
@@ -167,10 +177,10 @@ def test_a_readme_in_a_prompts_folder_documents_the_prompts(tmp_path):
     assert result.exit_code == 0 and report["files"] == []
     assert [s["path"] for s in report["skipped"]] == [str(prompts / "README.md")]
     assert "documentation" in report["skipped"][0]["reason"]
-    # any other name in the same folder is a prompt that quotes its fields in code: measured
+    # so is any other name in the same folder whose fields are all quoted in code: its text says so
     (prompts / "guide.md").write_text(README)
-    _, report = check(prompts / "guide.md")
-    assert [(code, name, line) for code, name, line in findings(report)][:1] == [("PFX005", "goal", 3)]
+    result, report = check(prompts / "guide.md")
+    assert result.exit_code == 0 and report["files"] == [] and "documentation" in report["skipped"][0]["reason"]
     # a README whose field stands outside code is not documentation by its content
     (prompts / "README.md").write_text("Reach the goal: {goal}\n\n" + RULES)
     _, report = check(prompts / "README.md")
@@ -226,3 +236,24 @@ def test_a_yaml_file_whose_prompt_key_holds_settings_is_not_a_prompt(tmp_path):
     assert report["skipped"][0]["reason"] in ("no string with prose in this file", "not a recognised template ("
                                               "promptfoo or langchain or semantic-kernel or crewai or agent-yaml or"
                                               " native-yaml or prompt-strings)")
+
+
+def test_a_walk_takes_a_page_by_its_name_only_when_its_text_is_no_documentation(tmp_path):
+    """A page named like a prompt that quotes each of the code's prompts in a fence documents
+    them; a page with a site generator's front matter is a site's page; `personal_notes.md` is
+    not named like a persona. Each is skipped with its reason, and a prompt beside them is measured."""
+    (tmp_path / "PROMPTS_OVERVIEW.md").write_text(
+        "# Prompts of the app\n\n## Classifier\n\n```\nClassify the request: {user_request}\n" + RULES + "```\n\n"
+        "## Translator\n\n```\nTranslate into English:\n{text}\n```\n")
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "template-guide.md").write_text(
+        "---\nhidden: true\n---\n\n# Templates\n\nWe write {placeholders} in braces.\n\n" + RULES)
+    (tmp_path / "prompts" / "agent.md").write_text("Today is {today}.\n" + RULES)
+    (tmp_path / "personal_notes.md").write_text("Met {name} today.\n" + RULES)
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--output-format", "json", str(tmp_path)])
+    report = json.loads(result.stdout)
+    assert findings(report) == [("PFX001", "today", 1)]
+    reasons = {Path(s["path"]).name: s["reason"] for s in report["skipped"]}
+    assert "placeholders are all inside code examples" in reasons["PROMPTS_OVERVIEW.md"]
+    assert "site generator's front matter" in reasons["template-guide.md"]
+    assert "no evidence that it is a prompt" in reasons["personal_notes.md"]
