@@ -35,7 +35,8 @@ def check_path(path: str, settings: Settings, *, skip_non_templates: bool = Fals
     from prefixlint.check.skips import documentation_skip, skipped, walked_result
     from prefixlint.load.files import EmptyFile
 
-    page = None if skip_non_templates else documentation_skip(path, text)  # named: a docs page is no template
+    named = not (skip_non_templates or settings.configured_prompt)
+    page = documentation_skip(path, text) if named else None  # named: a docs page is no template
     if page is not None:
         return [page]
     try:

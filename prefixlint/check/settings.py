@@ -40,6 +40,9 @@ class Settings:
     chat_template: str | None = None
     #: `system-prompts`: whether the configuration lists a file as a system prompt; None: none listed.
     is_system_prompt: Callable[[str], bool] | None = None
+    #: Whether the configuration's `prompts` (or `system-prompts`) names the file: a prompt
+    #: whatever it looks like (a page in `docs/`).
+    configured_prompt: bool = False
     #: `history-turns`: the turns of conversation history a system prompt is followed by.
     history_turns: int = DEFAULT_TURNS
     #: Keep the tokens behind the numbers (`FileResult.token_view`, for `check --format html`).
@@ -105,6 +108,7 @@ class SettingsBuilder:
             chat_template=config.chat_template, token_view=self.token_view,
             is_system_prompt=config.is_system_prompt if config.system_prompts else None,
             history_turns=config.history_turns, min_tail_tokens=config.min_tail_tokens,
+            configured_prompt=config.is_configured_prompt(path),
         )
 
 
