@@ -38,11 +38,11 @@ from prefixlint.load.python_values import Resolver, dotted
 from prefixlint.load.python_walk import SYSTEM_KEYWORDS, USER_KEYWORDS
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import (
-    PROMPT_NAME,
     Field,
     PromptMessage,
     SourcePrompt,
     has_content,
+    is_prompt_name,
     is_system_name,
     to_template,
 )
@@ -252,7 +252,7 @@ class _Finder:
             return
         name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
         a_list = isinstance(value, (ast.List, ast.Tuple))  # a list of chat messages is a prompt by its shape
-        if name is None or not (PROMPT_NAME.search(name) or is_system_name(name) or a_list) or not is_text_expression(value):
+        if name is None or not (is_prompt_name(name) or a_list) or not is_text_expression(value):
             return
         if self.done and any(id(n) in self.done for n in ast.walk(value)):
             return

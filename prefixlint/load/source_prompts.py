@@ -35,9 +35,24 @@ def is_system_name(name: str) -> bool:
     `StrSystemMessage`, `SYSTEMPROMPT`), or that starts with `system`: a system message, served
     with the conversation after it. Not `SYSTEMATIC_REVIEW`, not `file_system_path`."""
     found = words(name)
-    return bool(found) and (found[0] == "system" or any(
+    return bool(found) and (found[0] == "system" or message_role_by_name(name) == "system" or any(
         word.startswith(("systemprompt", "systemmessage")) or word == "system" and after in _SYSTEM_WHAT
         for word, after in zip(found, found[1:] + [""])))
+
+
+def message_role_by_name(name: str) -> str | None:
+    """The message a name's last word says it holds, "system" or "user" (`MEDIA_GATE_SYSTEM`,
+    `QUICK_NARRATION_USER`, `prospectResearchUser`, `REVIEW_USER_MSG`), else None; a word alone
+    (`user`, `user_message`: the request's own text) says nothing."""
+    found = words(name)
+    if len(found) > 2 and found[-1] in ("msg", "message"):
+        found = found[:-1]
+    return found[-1] if len(found) > 1 and found[-1] in ("system", "user") else None
+
+
+def is_prompt_name(name: str) -> bool:
+    """A name that holds a prompt (`PROMPT_NAME`), a system prompt, or one message's text."""
+    return bool(PROMPT_NAME.search(name)) or is_system_name(name) or message_role_by_name(name) is not None
 
 
 #: Receivers that say nothing about a value (`self.user.name` is the user's name).

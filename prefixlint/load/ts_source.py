@@ -31,6 +31,7 @@ from prefixlint.load.source_prompts import (
     SourcePrompt,
     Text,
     has_content,
+    message_role_by_name,
     to_template,
 )
 from prefixlint.load.source_text import FORMAT_FIELD, template_fields
@@ -100,7 +101,8 @@ class _Source(Messages):
         for node in captures.get("decl", ()):
             name = node.child_by_field_name("name")
             value = node.child_by_field_name("value") or node
-            if PROMPT_NAME.search(name.text.decode()) or SYSTEM_MESSAGE_NAME.search(name.text.decode()) and \
+            if PROMPT_NAME.search(name.text.decode()) or (SYSTEM_MESSAGE_NAME.search(name.text.decode())
+                                                          or message_role_by_name(name.text.decode())) and \
                     value.type in ("string", "template_string", *FUNCTIONS):  # a text, or a function returning it,
                 # named as a system message (`CHATGPT_SYSTEM_MESSAGE`, `generateSystemMessage = (...) => ...`)
                 self.candidates[node_key(node)] = node

@@ -75,3 +75,20 @@ def test_a_function_named_as_the_system_prompt_is_served_with_the_conversation(t
     (template,) = load_templates(str(module))
     assert not template.is_chat
     assert run(module) == []
+
+
+def test_names_ending_in_system_or_user_hold_one_message_each(tmp_path):
+    """`REVIEW_SYSTEM` / `REVIEW_USER` (and `reviewUser = (...) =>`) name a system prompt and a user
+    message's text; `user` or `user_message` alone is the request's own text, not a prompt."""
+    module = tmp_path / "prompts.py"
+    module.write_text(f'REVIEW_SYSTEM = "You review pull requests. {INSTRUCTIONS}"\n'
+                      'REVIEW_USER = "Review this diff:\\n{diff}\\n' + CLOSING + '"\n'
+                      'user_message = "hello there"\n')
+    assert [(t.prompt_name, [m.role for m in t.messages]) for t in load_templates(str(module))] == [
+        ("REVIEW_SYSTEM", ["system"]), ("REVIEW_USER", [None])]
+    script = tmp_path / "prompts.ts"
+    script.write_text(f"export const REVIEW_SYSTEM = `You review pull requests. {INSTRUCTIONS}`;\n"
+                      f"export const reviewUser = (diff: string) => `Review this diff:\\n${{diff}}\\n{CLOSING}`;\n")
+    assert [(t.prompt_name, [m.role for m in t.messages]) for t in load_templates(str(script))] == [
+        ("REVIEW_SYSTEM", ["system"]), ("reviewUser", [None])]
+    assert run(script) == []  # the diff closes the user's message: where it belongs
