@@ -361,7 +361,8 @@ def test_a_list_of_chat_messages_is_a_prompt_by_its_shape_whatever_its_name(tmp_
 
 @pytest.mark.parametrize("name, system", [
     ("StrSystemMessage", True), ("SYSTEMPROMPT", True), ("agent_system_instructions", True), ("systemMsg", True),
-    ("SYSTEMATIC_REVIEW", False), ("file_system_path", False), ("OPERATING_SYSTEM", False)])
+    ("REACT_SYSTEM", True), ("MEDIA_GATE_SYSTEM_MSG", True),
+    ("SYSTEMATIC_REVIEW", False), ("file_system_path", False), ("OPERATING_SYSTEM", False), ("FILE_SYSTEM", False)])
 def test_a_system_prompt_name_is_read_by_its_words(tmp_path, name, system):
     """`StrSystemMessage` says system message as plainly as `SYSTEM_MESSAGE`: its words decide,
     not where the underscores are; `system` followed by another word than prompt/message is not."""

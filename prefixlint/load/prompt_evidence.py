@@ -140,31 +140,14 @@ def documentation_page(path: str, text: str) -> str | None:
     such as `{{ user_name }}`) documents templates; nothing fills those placeholders. A fence
     holding only placeholders (```` ```\\n{diff}\\n``` ````) is a slot for content, not an
     example. What the page's text shows outweighs its name or folder (a `PROMPTS_SUMMARY.md`
-    quoting each prompt of the code in a fence); so does a documentation tree above it (`docs/`,
-    where a walk does not look). Only a prompt format's front matter or code that reads the file
-    makes such a page a prompt."""
-    if not path.lower().endswith(MARKDOWN_SUFFIXES):
+    quoting each prompt of the code in a fence); only a prompt format's front matter or code
+    that reads the file makes such a page a prompt."""
+    if not path.lower().endswith(MARKDOWN_SUFFIXES) or not placeholders_only_in_code(text):
         return None
     where = Path(path).resolve()
-    tree = documentation_tree(where)
-    if tree is None and not placeholders_only_in_code(text):
-        return None
     if _front_matter(where) or read_by_code(where):
         return None
-    if tree is not None:
-        return f"a page of a documentation tree ({tree}/), not a template (the `prompts` setting takes it)"
     return DOCUMENTATION_PAGE
-
-
-def documentation_tree(where: Path) -> str | None:
-    """The folder above the file, inside its repository, that holds documentation (`docs/`,
-    `website/`, `blog/`), as a walk leaves it out (`DOCUMENTATION_TREES`), or None."""
-    for folder in list(where.parents)[:8]:
-        if folder.name.lower() in DOCUMENTATION_TREES:
-            return folder.name
-        if (folder / ".git").exists():
-            return None
-    return None
 
 
 DOCUMENTATION_PAGE = ("Markdown whose placeholders are all inside code examples: documentation, not a template "

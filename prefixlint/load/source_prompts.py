@@ -47,7 +47,14 @@ def message_role_by_name(name: str) -> str | None:
     found = words(name)
     if len(found) > 2 and found[-1] in ("msg", "message"):
         found = found[:-1]
-    return found[-1] if len(found) > 1 and found[-1] in ("system", "user") else None
+    if len(found) < 2 or found[-1] not in ("system", "user") or found[-2] in _NOT_A_MESSAGE:
+        return None
+    return found[-1]
+
+
+#: Words that make `system` a thing, not a message (`OPERATING_SYSTEM`, `file_system`).
+_NOT_A_MESSAGE = frozenset({"operating", "file", "type", "solar", "coordinate", "unit", "number", "metric",
+                            "design", "immune", "nervous", "end"})
 
 
 def is_prompt_name(name: str) -> bool:

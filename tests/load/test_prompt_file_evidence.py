@@ -259,17 +259,13 @@ def test_a_walk_takes_a_page_by_its_name_only_when_its_text_is_no_documentation(
     assert "no evidence that it is a prompt" in reasons["personal_notes.md"]
 
 
-def test_a_named_page_of_a_documentation_tree_is_documentation_unless_configured(tmp_path):
-    """`docs/` is where a walk does not look: a page there named on the command line (a hook names
-    every staged file) is documentation too, its placeholders in prose or not; the `prompts`
-    setting takes it."""
-    (tmp_path / ".git").mkdir()
-    page = tmp_path / "docs" / "guides" / "agent.md"
-    page.parent.mkdir(parents=True)
-    page.write_text("Today is {today}.\n" + RULES)
+
+def test_a_configured_prompt_is_measured_whatever_its_text_shows(tmp_path):
+    """The `prompts` setting takes a page whose placeholders all sit in code examples."""
+    page = tmp_path / "guide.md"
+    page.write_text("# Guide\n\n```\nToday is {today}.\n" + RULES + "{question}\n```\n")
     result, report = check(page)
-    assert result.exit_code == 0 and report["files"] == []
-    assert report["skipped"][0]["reason"].startswith("a page of a documentation tree (docs/)")
-    (tmp_path / "pyproject.toml").write_text('[tool.prefixlint]\nprompts = ["docs/guides/*.md"]\n')
+    assert result.exit_code == 0 and report["files"] == [] and "documentation" in report["skipped"][0]["reason"]
+    (tmp_path / "pyproject.toml").write_text('[tool.prefixlint]\nprompts = ["guide.md"]\n')
     result = CliRunner().invoke(cli, ["check", "--output-format", "json", str(page)])
-    assert findings(json.loads(result.stdout)) == [("PFX001", "today", 1)]
+    assert findings(json.loads(result.stdout))[:1] == [("PFX001", "today", 4)]
