@@ -42,7 +42,7 @@ NOT_FOR_A_TEMPLATE = (HEAVY - {"jinja2", "yaml", "tiktoken", "tiktoken_ext"}) | 
     "libcst", "pygls", "lsprotocol", "matplotlib", "ray", "difflib", "dotpromptz_handlebars",
     "prefixlint.replay", "prefixlint.server", "prefixlint.prreport", "prefixlint.transcript", "prefixlint.kv",
     "prefixlint.explain", "prefixlint.engines.curve", "prefixlint.engines.radix_curve", "prefixlint.load.python_source",
-    "prefixlint.load.ts_source", "prefixlint.fix.python_cst", "prefixlint.check.token_view",
+    "prefixlint.load.ts_source", "prefixlint.load.source_prompts", "prefixlint.fix.python_cst", "prefixlint.check.token_view",
 }
 
 

@@ -143,9 +143,8 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None, te
     from prefixlint.fix.build import Builder
     from prefixlint.load.classify import builtin_catalog, load_catalog_extension
     from prefixlint.load.registry import load_template, loader_for
-    from prefixlint.load.source_prompts import finding_tags
     from prefixlint.load.system_prompt import as_system_prompt
-    from prefixlint.load.template import SLOT_NAMES
+    from prefixlint.load.template import SLOT_NAMES, finding_tags
     from prefixlint.render.compile import compile_template
     from prefixlint.render.framing import framing_for
     from prefixlint.render.history import History

@@ -86,6 +86,9 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     """
     from pathlib import Path
 
+    from prefixlint.check.collector import command_line_run
+
+    command_line_run()  # before the pipeline's imports
     from prefixlint.check.runner import check_files
     from prefixlint.check.settings import SettingsBuilder
     from prefixlint.commands import check_inputs

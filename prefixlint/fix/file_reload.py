@@ -19,14 +19,22 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, fields, replace
 from itertools import accumulate
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from prefixlint.fix.edits import Edit, EditedLineStarts, apply_edits
-from prefixlint.load.source_prompts import SourceTemplate
 from prefixlint.load.template import Message, Template
 
-#: Templates whose offset-bearing fields the mapping knows (the other fields hold no offset).
-_MAPPED = (Template, SourceTemplate)
+if TYPE_CHECKING:
+    from prefixlint.load.source_prompts import SourceTemplate
+
+
+def _source_template() -> type[SourceTemplate]:
+    """`SourceTemplate` (a prompt in program source), imported only once a file holds one: with
+    `Template`, the templates whose offset-bearing fields the mapping knows (the other fields hold
+    no offset)."""
+    from prefixlint.load.source_prompts import SourceTemplate
+
+    return SourceTemplate
 
 
 @dataclass(frozen=True)
@@ -127,7 +135,8 @@ class FileReload:
             self.layouts[number] = _Layout(taken, self.source)
         layout = self.layouts[number]
         original, combined = self.templates[index], loaded[index]
-        if type(combined) not in _MAPPED or type(original) is not type(combined) or layout.touched(original, index):
+        mapped = type(combined) is Template or type(combined) is _source_template()
+        if not mapped or type(original) is not type(combined) or layout.touched(original, index):
             return None
         return _mapped(combined, _Shift(layout, index), text, original)
 
@@ -248,7 +257,7 @@ def _mapped(combined, shift: _Shift, text: str, original):
                      for m in combined.messages)
     own = [shift.layout.edits[k] for k in shift.mine]
     changes: dict = {"source": text, "messages": messages, "_line_starts": EditedLineStarts(original.source, own)}
-    if isinstance(combined, SourceTemplate):
+    if type(combined) is not Template and isinstance(combined, _source_template()):
         changes["placeholder_texts"] = {shift.offset(k): v for k, v in combined.placeholder_texts.items()}
     if shift.inside:
         return None

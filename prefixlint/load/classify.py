@@ -137,11 +137,11 @@ BUILTIN_SOURCE = "rules/signals.yaml"
 
 @lru_cache(maxsize=1)
 def builtin_catalog() -> Catalog:
-    from prefixlint.load.yaml_source import load_yaml
+    from prefixlint.load.shipped_yaml import shipped_values
     from prefixlint.package_data import package_dir
 
     text = package_dir("prefixlint.catalog").joinpath("signals.yaml").read_text(encoding="utf-8")
-    data = load_yaml(text, BUILTIN_SOURCE)
+    data = shipped_values({BUILTIN_SOURCE: text})[BUILTIN_SOURCE]
     return Catalog(data["classes"], data["frequencies"], tuple(_signal(s, BUILTIN_SOURCE) for s in data["signals"]))
 
 

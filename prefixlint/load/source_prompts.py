@@ -253,9 +253,3 @@ def has_content(prompt: SourcePrompt) -> bool:
     text = "".join(p.chars for m in prompt.messages for p in m.pieces if isinstance(p, Text))
     return any(char.isspace() for char in text.strip()) or any(
         isinstance(p, Field) for m in prompt.messages for p in m.pieces)
-
-
-def finding_tags(template: Template) -> dict[str, str]:
-    """The keys `--format json` findings gain: the prompt's source kind and, where known, its name."""
-    name = getattr(template, "prompt_name", None)
-    return {"source": template.format, **({"prompt": name} if name else {})}

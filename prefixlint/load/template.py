@@ -268,3 +268,10 @@ def loop_slots(text: str) -> set[str]:
     """Conversation names a template loops over (`{% for m in history %}`, `{{#each history}}`):
     the conversation slot, rendered as earlier turns."""
     return {m.group("jinja") or m.group("hbs") for m in _LOOPS.finditer(text)} & SLOT_NAMES
+
+
+def finding_tags(template: Template) -> dict[str, str]:
+    """The keys `--format json` findings gain: the prompt's source kind and, where known, its name
+    (`SourceTemplate.prompt_name`, a prompt in program source)."""
+    name = getattr(template, "prompt_name", None)
+    return {"source": template.format, **({"prompt": name} if name else {})}

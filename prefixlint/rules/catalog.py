@@ -70,17 +70,18 @@ def rule_codes() -> tuple[str, ...]:
 
 @lru_cache(maxsize=1)
 def load_catalog() -> dict[str, Rule]:
-    from prefixlint.load.yaml_source import load_yaml
+    from prefixlint.load.shipped_yaml import shipped_values
     from prefixlint.package_data import package_dir
 
     rules: dict[str, Rule] = {}
 
     folder = package_dir("prefixlint.catalog")
-    for entry in sorted(folder.iterdir(), key=lambda item: item.name):
-        if not RULE_FILE.match(entry.name):  # signals.yaml and other data files are not rules
-            continue
+    entries = sorted((item for item in folder.iterdir() if RULE_FILE.match(item.name)),  # not signals.yaml
+                     key=lambda item: item.name)
+    values = shipped_values({f"rules/{entry.name}": entry.read_text(encoding="utf-8") for entry in entries})
+    for entry in entries:
         try:
-            data = load_yaml(entry.read_text(encoding="utf-8"), f"rules/{entry.name}")
+            data = values[f"rules/{entry.name}"]
             rule = Rule(
                 code=data["code"], name=data["name"], severity=data["severity"],
                 summary=data["summary"], docs={part: data["docs"][part] for part in HEADINGS},
