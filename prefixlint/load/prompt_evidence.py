@@ -20,8 +20,9 @@ NOT_TEMPLATES: tuple[str, ...] = (
     "requirements.txt", "requirements-*.txt", "constraints.txt", "constraints-*.txt", "cmakelists.txt", "robots.txt",
     "docker-compose*.y*ml", "compose.y*ml", "mkdocs.y*ml", "pnpm-lock.yaml", "pnpm-workspace.yaml",
     "codecov.y*ml", "pubspec.yaml", "environment.y*ml", "chart.yaml", "action.y*ml",
-    # notes for coding agents about the repository, not the application's prompts
-    "claude.md", "agents.md", "gemini.md", "copilot-instructions.md",
+    # notes for coding agents about the repository, not the application's prompts; an Agent
+    # Skill's SKILL.md is loaded verbatim (its braces are literal text, nothing fills them)
+    "claude.md", "agents.md", "gemini.md", "copilot-instructions.md", "skill.md",
 )
 #: Directory names whose files are documentation pages: a website, a blog.
 DOCUMENTATION_TREES = frozenset({

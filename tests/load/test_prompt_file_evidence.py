@@ -250,6 +250,7 @@ def test_a_walk_takes_a_page_by_its_name_only_when_its_text_is_no_documentation(
         "---\nhidden: true\n---\n\n# Templates\n\nWe write {placeholders} in braces.\n\n" + RULES)
     (tmp_path / "prompts" / "agent.md").write_text("Today is {today}.\n" + RULES)
     (tmp_path / "personal_notes.md").write_text("Met {name} today.\n" + RULES)
+    (tmp_path / "prompts" / "SKILL.md").write_text("---\nname: rfc\n---\nWrite rfc-{number}.md.\n" + RULES)
     result = CliRunner().invoke(cli, ["check", "--isolated", "--output-format", "json", str(tmp_path)])
     report = json.loads(result.stdout)
     assert findings(report) == [("PFX001", "today", 1)]
@@ -257,6 +258,7 @@ def test_a_walk_takes_a_page_by_its_name_only_when_its_text_is_no_documentation(
     assert "placeholders are all inside code examples" in reasons["PROMPTS_OVERVIEW.md"]
     assert "site generator's front matter" in reasons["template-guide.md"]
     assert "no evidence that it is a prompt" in reasons["personal_notes.md"]
+    assert "SKILL.md" not in [Path(f["path"]).name for f in report["files"]]  # an Agent Skill: read verbatim
 
 
 
