@@ -77,7 +77,10 @@ class Measured:
     min_tail_tokens: int = 64
 
     def worth_reporting(self, item: VolatileMeasurement) -> bool:
-        """Enough stable text after the value to be worth a finding (issue 19 item 8)."""
+        """Enough stable text after the value to be worth a finding (issue 19 item 8), and a move
+        of it that serves more of the request from the cache than now (after blocks)."""
+        if item.now.fixed_reusable_tokens <= item.now.reusable_tokens:
+            return False
         if item.in_last_user_message:
             return item.stable_block_after >= max(self.min_tail_tokens, self.min_stable_tokens)
         if not item.history_tokens:  # the labels between later values move with them
