@@ -249,7 +249,22 @@ def _unique(piece: Field, variables: dict[str, Variable]) -> str:
 
 
 def has_content(prompt: SourcePrompt) -> bool:
-    """Whether a prompt is worth measuring: some text with a blank in it (not a path or a key)."""
+    """Whether a prompt is worth measuring: some text with a blank in it (not a path or a key),
+    and not a page of markup (an e-mail's or a web page's HTML, mostly tags: `is_markup`)."""
     text = "".join(p.chars for m in prompt.messages for p in m.pieces if isinstance(p, Text))
+    if is_markup(text):
+        return False
     return any(char.isspace() for char in text.strip()) or any(
         isinstance(p, Field) for m in prompt.messages for p in m.pieces)
+
+
+#: An HTML or XML tag with its attributes (`<div style="...">`, `</td>`), not a prompt's
+#: `<context>` section marker (no attribute) alone.
+_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s+[\w:-]+(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>")
+
+
+def is_markup(text: str) -> bool:
+    """A text that is mostly HTML tags (more than half its characters) and has tags with
+    attributes: a page or an e-mail body the code renders, which no model is sent."""
+    tags = _TAG.findall(text)
+    return sum(map(len, tags)) * 2 > len(text.strip()) and any(" " in tag for tag in tags)

@@ -5,7 +5,9 @@ module is written here in our own words with the structure of a real one."""
 
 from __future__ import annotations
 
-from prefixlint.load.registry import load_templates
+import pytest
+
+from prefixlint.load.registry import NotATemplate, load_templates
 from tests.test_python_source import findings, where
 
 _RULES = ("Answer in the language of the question, cite the page of the handbook that you used, "
@@ -285,3 +287,18 @@ def test_a_constant_prompt_with_format_fields_is_filled_later_as_in_python(tmp_p
     assert template.messages[0].content.startswith("Meeting transcript so far:\n{transcript}\n")
     (finding,) = [f for f in findings(module) if f["code"] == "PFX005"]
     assert (finding["variable"], finding["line"], finding["column"]) == ("transcript", 2, 1)
+
+
+def test_an_html_page_named_like_a_template_is_no_prompt(tmp_path):
+    """An e-mail body built as HTML (`getEmailTemplate()` for a mail API's `html:`) is mostly
+    tags with attributes: no model reads it. A prompt's own `<context>` markers do not count."""
+    page = ('export function getEmailTemplate(name: string): string {\n  return `\n'
+            '    <div style="font-family: sans-serif; max-width: 600px; margin: 0 auto;">\n'
+            '      <h2 style="margin: 0; font-size: 20px; color: #1e293b;">New feedback from ${name}</h2>\n'
+            '      <p style="color: #475569;">Open the dashboard to read it.</p>\n    </div>`;\n}\n')
+    module = write(tmp_path, "mail.ts", page + "export const answerPrompt = (docs: string, question: string) =>\n"
+                   f"  `<context>\\n${{docs}}\\n</context>\\n{_RULES}\\n<question>${{question}}</question>`;\n")
+    assert [t.prompt_name for t in load_templates(str(module))] == ["answerPrompt"]
+    alone = write(tmp_path, "only_mail.ts", page)
+    with pytest.raises(NotATemplate):
+        load_templates(str(alone))
