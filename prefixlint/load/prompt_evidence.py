@@ -97,9 +97,10 @@ _WEAK_EVIDENCE = ("a prompt folder or name", "in a folder of prompt templates")
 
 def walk_left_out(relative: Path, path: Path, references: set[str], configured: bool,
                   top_name: str = "", beside_templates: bool = False) -> str | None:
-    """Why a walk leaves a Markdown or text file out, or None when it is taken (`prompt_evidence`):
-    a page taken only by its name or folder whose placeholders all sit in code examples is
-    documentation (`placeholders_only_in_code`)."""
+    """Why a walk leaves a Markdown or text file out, or None when it is taken (`prompt_evidence`).
+    A Markdown page taken only by its name or folder is documentation when its placeholders all
+    sit in code examples (`placeholders_only_in_code`) or it opens with a site generator's front
+    matter (`layout:`, `permalink:`, GitBook's `hidden:`)."""
     reason = prompt_evidence(relative, path, references, configured, top_name, beside_templates)
     if reason is None:
         return ("Markdown or text with no evidence that it is a prompt (not named in code, not in a prompt"
