@@ -63,6 +63,9 @@ def not_prompt_tree(directory: Path) -> str | None:
     for marker in SITE_MARKERS:
         if (directory / marker).exists():  # `.gitbook/` (GitBook's assets) is a folder
             return f"a documentation site ({marker}), not prompts"
+    if (directory / "SKILL.md").is_file():
+        return ("an Agent Skill (SKILL.md): instructions and resources a coding agent reads as they are"
+                " (its templates are scaffolds it copies), not prompts the code fills")
     return None
 
 

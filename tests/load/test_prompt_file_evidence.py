@@ -250,7 +250,7 @@ def test_a_walk_takes_a_page_by_its_name_only_when_its_text_is_no_documentation(
         "---\nhidden: true\n---\n\n# Templates\n\nWe write {placeholders} in braces.\n\n" + RULES)
     (tmp_path / "prompts" / "agent.md").write_text("Today is {today}.\n" + RULES)
     (tmp_path / "personal_notes.md").write_text("Met {name} today.\n" + RULES)
-    (tmp_path / "prompts" / "SKILL.md").write_text("---\nname: rfc\n---\nWrite rfc-{number}.md.\n" + RULES)
+    (tmp_path / "SKILL.md").write_text("---\nname: rfc\n---\nWrite rfc-{number}.md.\n" + RULES)
     result = CliRunner().invoke(cli, ["check", "--isolated", "--output-format", "json", str(tmp_path)])
     report = json.loads(result.stdout)
     assert findings(report) == [("PFX001", "today", 1)]
@@ -259,6 +259,16 @@ def test_a_walk_takes_a_page_by_its_name_only_when_its_text_is_no_documentation(
     assert "site generator's front matter" in reasons["template-guide.md"]
     assert "no evidence that it is a prompt" in reasons["personal_notes.md"]
     assert "SKILL.md" not in [Path(f["path"]).name for f in report["files"]]  # an Agent Skill: read verbatim
+    # a folder holding SKILL.md is an Agent Skill: its assets are scaffolds, not the application's prompts
+    skill = tmp_path / "skills" / "build"
+    (skill / "assets" / "templates").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: build\n---\nCopy the starter config.\n")
+    (skill / "assets" / "templates" / "agent_prompt.md").write_text("Today is {today}.\n" + RULES)
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--output-format", "json", str(tmp_path)])
+    report = json.loads(result.stdout)
+    assert findings(report) == [("PFX001", "today", 1)]  # prompts/agent.md's only
+    shown = CliRunner().invoke(cli, ["check", "--isolated", "--show-files", str(tmp_path)])
+    assert f"skipped: {skill}/ (an Agent Skill (SKILL.md): " in shown.output
 
 
 
