@@ -49,11 +49,10 @@ def from_callers(resolver, name: ast.Name, line: int, parameter: bool = False) -
     """The variable of the parameter `name` (used at `line`) by what the callers of its function
     pass; None when a caller passes anything else, or no caller is in the module (`parameter`:
     then the parameter's own evidence, as `parameter_fill` gives it)."""
-    functions, calls = _index(resolver)
-    function = _function_with_parameter(functions, name.id, line)
+    function = enclosing_function(resolver, line, line, name.id)
     if function is None:
         return None
-    found = _passed(resolver, function, name.id, calls)
+    found = _passed(resolver, function, name.id, _index(resolver)[1])
     return _parameter(function) if found is None and parameter else found
 
 
@@ -83,7 +82,7 @@ def parameter_fill(resolver, name: ast.Name, line: int) -> Variable | None:
     """A parameter of the function that builds the prompt, no caller saying it is constant: its
     caller fills it at each call. That is evidence the value changes between calls (how often
     its name says), stronger than the name alone."""
-    function = _function_with_parameter(_index(resolver)[0], name.id, line)
+    function = enclosing_function(resolver, line, line, name.id)
     return _parameter(function) if function is not None else None
 
 
@@ -91,13 +90,19 @@ def _parameter(function) -> Variable:
     return Variable("value", None, (), function.lineno, f"a parameter of {function.name}(), filled at each call")
 
 
-def enclosing_function(resolver, first: int, last: int):
-    """The innermost function of the module whose lines hold lines `first` to `last`, or None."""
+def enclosing_function(resolver, first: int, last: int, parameter: str | None = None):
+    """The innermost function of the module whose lines hold lines `first` to `last` (and that
+    takes `parameter`, when given), or None."""
     best = None
     for node in _index(resolver)[0]:
-        if node.lineno <= first and last <= (node.end_lineno or 0) and (best is None or node.lineno > best.lineno):
+        if node.lineno <= first and last <= (node.end_lineno or 0) and (best is None or node.lineno > best.lineno) \
+                and (parameter is None or parameter in _parameters(node)):
             best = node
     return best
+
+
+def _parameters(function) -> list[str]:
+    return [a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs]
 
 
 def state_fill(resolver, node: ast.expr, name: str) -> Variable | None:
@@ -187,16 +192,6 @@ def _index(resolver):
                 calls.setdefault(_called_name(node.func), []).append(node)
         index = resolver._fill_index = (functions, calls)
     return index
-
-
-def _function_with_parameter(functions, parameter: str, line: int):
-    best = None
-    for node in functions:
-        if node.lineno <= line <= (node.end_lineno or 0):
-            names = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
-            if parameter in names and (best is None or node.lineno > best.lineno):
-                best = node
-    return best
 
 
 def function_lines(tree: ast.Module) -> FunctionLines:

@@ -87,11 +87,15 @@ def prompt_evidence(relative: Path, path: Path, references: set[str], configured
             head = handle.read(4096)
     except OSError:
         return None
-    if head.startswith("---"):
-        end = head.find("\n---", 3)
-        if end > 0 and _PROMPT_FRONT_MATTER.search(head[3:end]):
-            return "a prompt format's front matter"
+    if _PROMPT_FRONT_MATTER.search(front_matter(head)):
+        return "a prompt format's front matter"
     return None
+
+
+def front_matter(head: str) -> str:
+    """The front matter a text opens with (between `---` lines), or ""."""
+    end = head.find("\n---", 3) if head.startswith("---") else -1
+    return head[3:end] if end > 0 else ""
 
 
 #: Evidence a walk takes a Markdown page on only when its own text does not say documentation.
@@ -116,7 +120,7 @@ def walk_left_out(relative: Path, path: Path, references: set[str], configured: 
             return None  # the check says why it cannot be read
         if placeholders_only_in_code(text):
             return DOCUMENTATION_PAGE
-        if _SITE_FRONT_MATTER.search(text[:4096].partition("\n---")[0] if text.startswith("---") else ""):
+        if _SITE_FRONT_MATTER.search(front_matter(text[:4096])):
             return "a page with a site generator's front matter (GitBook, Jekyll, Docusaurus ...), not a prompt"
     return None
 

@@ -63,12 +63,6 @@ def masked(text: str, spans: Sequence) -> str:
     stable text only)."""
     if not spans:
         return text
-    if any(s.start < 0 for s in spans):  # (no render makes one) a character at a time, as indexes count
-        chars = list(text)
-        for span in spans:
-            for i in range(span.start, min(span.end, len(chars))):
-                chars[i] = chars[i] if chars[i] == "\n" else " "
-        return "".join(chars)
     out, last = [], 0
     for start, end in sorted((s.start, min(s.end, len(text))) for s in spans):
         start = max(start, last)  # spans in order; one inside another blanks nothing more

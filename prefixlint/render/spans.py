@@ -60,14 +60,11 @@ def last_user_turn(messages: Sequence[RenderedMessage], index: int, template: An
     LangChain's `from_template`, `messages: [{role: 'user', content}]`), or a text program source
     sends with no role the code shows (a builder's returned f-string: the whole request). Its
     system prompts are known by evidence (`system=`, a system role, a name that says so)."""
-    if len(messages) == 1 and messages[0].role is None and template is not None and not template.is_chat:
-        from prefixlint.load.registry import loader_for
-
-        return loader_for(template.format).program_source
-    if messages[index].role != "user" or any(m.role == "user" for m in messages[index + 1:]):
-        return False
-    if len(messages) > 1:
-        return True
     from prefixlint.load.registry import loader_for
 
-    return template is not None and template.is_chat and loader_for(template.format).program_source
+    alone = len(messages) == 1 and template is not None and loader_for(template.format).program_source
+    if alone and messages[0].role is None and not template.is_chat:
+        return True
+    if messages[index].role != "user" or any(m.role == "user" for m in messages[index + 1:]):
+        return False
+    return len(messages) > 1 or bool(alone and template.is_chat)
