@@ -81,6 +81,9 @@ class FileResult:
     fix_sources: tuple[Any, ...] = field(default=(), compare=False, hash=False, repr=False)
     #: Tokens of the conversation history in the request (a system prompt is served followed by it).
     history_tokens: int | None = _fact()
+    #: Where the code sends a system prompt on its own as the whole request (`"agent.py:42"`:
+    #: one user message and no conversation after it), so it is measured with no history.
+    sent_alone: str | None = _fact()
     #: Values whose text is not in the file (a name defined elsewhere): name -> why; measured as
     #: stand-ins, stable, never reported.
     unknown: dict[str, str] | None = _fact()

@@ -144,7 +144,8 @@ class Measurer:
             target = None
             if self.template.is_chat:
                 own = tuple(messages)
-                history = History(()) if loader_for(self.template.format).whole_request else self.history
+                alone = self.template.sent_alone or loader_for(self.template.format).whole_request
+                history = History(()) if alone else self.history
                 messages = serve(own, history, has_history=self._writes_history)
                 target = own_target(own, messages)
             framed = self.framing.frame(messages, self.encode)

@@ -78,6 +78,7 @@ def merge_by_path(results: list[FileResult]) -> list[FileResult]:
                                fixed_reusable_tokens=sum(r.fixed_reusable_tokens for r in good), findings=findings,
                                prompts=len(good), fix_sources=tuple(x for r in good for x in r.fix_sources),
                                unknown={k: v for r in good for k, v in (r.unknown or {}).items()} or None,
+                               sent_alone=good[0].sent_alone if len({r.sent_alone for r in good}) == 1 else None,
                                **_summed(good)))
     return out
 
@@ -226,7 +227,7 @@ def _check(path: str, settings: Settings, template=None, chat_templates=None, te
         format=template.format, model=template.model or None, tokenizer=tokenizer.name, engine=profile.name,
         **_chat_format(framing), block_size=profile.unit, shared_prefix_tokens=overall.shared_prefix_tokens,
         fixed_tokens=overall.fixed_tokens, fixed_shared_prefix_tokens=overall.fixed_shared_prefix_tokens,
-        history_tokens=measurer.history_tokens() or None,
+        history_tokens=measurer.history_tokens() or None, sent_alone=template.sent_alone,
         unknown={name: v.evidence or name for name, v in template.variables.items() if v.unknown} or None,
         volatile={m.volatility.name: {"class": m.volatility.cls, "frequency": m.volatility.frequency,
                                       "stable_tokens_after": m.stable_tokens_after}

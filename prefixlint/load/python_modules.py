@@ -1,36 +1,39 @@
 """Names followed across the modules of a repository (issue 19 item 4): a prompt constant of
-one module filled in another (`prompts.SYSTEM.format(date=...)` in agent.py after
-`import prompts`, `SYSTEM_PROMPT_TEMPLATE.render(...)` after `from prompts import
-SYSTEM_PROMPT_TEMPLATE`).
+one module filled in another (`prompts.SYSTEM.format(date=...)` in agent.py after `import
+prompts`), and the modules that mention a prompt (`beside`: how the code sends it).
 
-A small bounded resolver over the modules' own ASTs (jedi and astroid infer far more, at a
-cost per name that grows with the repository; this needs only imports and the fill calls):
-the repository's Python files (at most MAX_MODULES, each at most MAX_BYTES, no symlinks, no
-virtual environments or hidden folders) are indexed once per process, each read once and
-parsed only when it holds a fill call. A call counts only when its module imports the name
-from the prompt's module, or imports that module and calls `module.NAME.format(...)`.
+A small bounded resolver over the modules' own ASTs (jedi and astroid infer far more, at a cost
+per name that grows with the repository), on the modules `python_index` reads once per process:
+each parsed only when it holds a fill call (or mentions the name asked for). A call counts only
+when its module imports the name from the prompt's module, or imports that module and calls
+`module.NAME.format(...)`.
 """
 
 from __future__ import annotations
 
 import ast
-import os
 import re
-import warnings
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
-MAX_MODULES = 2000
-MAX_BYTES = 1024 * 1024
+from prefixlint.load.python_index import (
+    mentioning,
+    module_bytes,
+    module_place,
+    module_source,
+    module_tree,
+    repository_modules,
+    repository_root,
+)
+
 MAX_PACKAGE = 200  # modules of one package searched for another name of a prompt
 FILL_METHODS = frozenset({"format", "render", "substitute", "safe_substitute"})
 _HINT = re.compile(r"\.(?:format|render|substitute|safe_substitute|kickoff)\(")
 #: `_HINT` on a module's bytes (ASCII: where it matches the UTF-8 text): most modules are never decoded.
 _HINT_BYTES = re.compile(_HINT.pattern.encode("ascii"))
-_SKIP = frozenset({"node_modules", "site-packages", "venv", "env", "__pycache__", "build", "dist"})
-_ROOT_MARKS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,7 @@ class Fill:
 def fill_elsewhere(path: str, name: str) -> Fill | None:
     """The first call in another module of the repository that fills `name` of the module at
     `path`, when that module imports it; None when there is none (or the path is not a file)."""
-    place = _place(path)
+    place = module_place(path)
     if place is None:
         return None
     module, root = place
@@ -59,14 +62,16 @@ def fill_elsewhere(path: str, name: str) -> Fill | None:
     return None
 
 
-def beside(path: str, name: str) -> list[ast.Module]:
-    """The trees of the other modules of the package of `path` that mention `name`."""
-    place = _place(path)
+def beside(path: str, name: str, package: bool = True) -> list[tuple[str, ast.Module]]:
+    """(file name, tree) of at most MAX_PACKAGE other modules of the package of `path` that
+    mention `name`; of the repository (not `package`) when `name` is prompt-like (`_PROMPT_WORD`)."""
+    place = module_place(path)
     if place is None:
         return []
     module, root = place
-    found = [m for m in _modules(root) if m.parent == module.parent and m != module][:MAX_PACKAGE]
-    return [t for t in (_parsed(m) for m in found if name in (_source(m) or "")) if t is not None]
+    listed = [m for m in repository_modules(root) if m.parent == module.parent] if package else mentioning(root).get(name, ())
+    found = (m for m in listed if m != module and name in (module_source(m) or ""))
+    return [(m.name, tree) for m in islice(found, MAX_PACKAGE) if (tree := module_tree(m)) is not None]
 
 
 @lru_cache(maxsize=512)
@@ -75,9 +80,9 @@ def _aliases(root: Path, module: Path, name: str) -> tuple[tuple[str, Path], ...
     a field or a variable (`system_prompt: str = prompts.SYSTEM_PROMPT`) or a keyword argument
     (`Config(system_prompt=SYSTEM_PROMPT)`), with the module that binds it."""
     found: list[tuple[str, Path]] = []
-    for other in [m for m in _modules(root) if m.parent == module.parent][:MAX_PACKAGE]:
-        text = _source(other) if other != module else None
-        tree = _parsed(other) if text is not None and name in text else None
+    for other in [m for m in repository_modules(root) if m.parent == module.parent][:MAX_PACKAGE]:
+        text = module_source(other) if other != module else None
+        tree = module_tree(other) if text is not None and name in text else None
         if tree is None or not _imports_name(tree, module.stem, name):
             continue
         for node in ast.walk(tree):
@@ -107,51 +112,11 @@ def _imports_name(tree: ast.Module, stem: str, name: str) -> bool:
     return False
 
 
-_PLACES: dict[str, tuple[Path, Path]] = {}
-
-
-def _place(path: str) -> tuple[Path, Path] | None:
-    """The module at `path` and its repository's root, found once per path (every prompt of
-    the module asks); a path that is no file yet is asked again next time."""
-    if path not in _PLACES:
-        try:
-            module = Path(path).resolve()
-        except (OSError, RuntimeError):
-            return None
-        if not module.is_file():
-            return None
-        if len(_PLACES) > 4096:
-            _PLACES.clear()
-        _PLACES[path] = (module, _root(module.parent))
-    return _PLACES[path]
-
-
-def _root(folder: Path) -> Path:
-    for candidate in [folder, *list(folder.parents)[:12]]:
-        if any((candidate / mark).exists() for mark in _ROOT_MARKS):
-            return candidate
-    return folder
-
-
-@lru_cache(maxsize=8)
-def _modules(root: Path) -> tuple[Path, ...]:
-    """The repository's Python modules (at most MAX_MODULES), in a stable order."""
-    found: list[Path] = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP)
-        for file in sorted(files):
-            if file.endswith(".py"):
-                if len(found) == MAX_MODULES:
-                    return tuple(found)
-                found.append(Path(folder) / file)
-    return tuple(found)
-
-
 @lru_cache(maxsize=8)
 def _calls(root: Path) -> dict[str, list[tuple[Path, ast.Call]]]:
     """Fill calls `X.format(...)` (and render/substitute) of the repository, by X's last name."""
     found: dict[str, list[tuple[Path, ast.Call]]] = {}
-    for path in _modules(root):
+    for path in repository_modules(root):
         tree = _tree(path)
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "kickoff":
@@ -171,7 +136,7 @@ _FILE_NAME = re.compile(r"[\"']([^\"'\s]{0,200}?)([\w.-]+\.[A-Za-z]\w{0,9})[\"']
 def naming_modules(target: Path) -> list[tuple[Path, Path]]:
     """(module, root) for each module of `target`'s repository that has a fill call and names
     the file `target` in a string (`file_fills`: the code that reads and fills a prompt file)."""
-    root = _root(target.parent)
+    root = repository_root(target.parent)
     return [(module, root) for module in _named_files(root).get(target.name, ())]
 
 
@@ -179,8 +144,8 @@ def naming_modules(target: Path) -> list[tuple[Path, Path]]:
 def _named_files(root: Path) -> dict[str, list[Path]]:
     """File name -> the modules with a fill call that name it in a string, for the repository."""
     found: dict[str, list[Path]] = {}
-    for module in _modules(root):
-        text = _source(module) if _fill_hinted(module) else None
+    for module in repository_modules(root):
+        text = module_source(module) if _fill_hinted(module) else None
         if text is None or not _HINT.search(text):
             continue
         for name in dict.fromkeys(match.group(2) for match in _FILE_NAME.finditer(text)):
@@ -188,52 +153,23 @@ def _named_files(root: Path) -> dict[str, list[Path]]:
     return found
 
 
-@lru_cache(maxsize=256)
-def _source(path: Path) -> str | None:
-    try:
-        if path.is_symlink() or path.stat().st_size > MAX_BYTES:
-            return None
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
 def _fill_hinted(path: Path) -> bool:
     """Whether the module's bytes hold `_HINT` (False for a file `_source` does not read)."""
-    try:
-        if path.is_symlink() or path.stat().st_size > MAX_BYTES:
-            return False
-        with open(path, "rb") as handle:
-            return _HINT_BYTES.search(handle.read()) is not None
-    except OSError:
-        return False
+    return _HINT_BYTES.search(module_bytes(path) or b"") is not None
 
 
 @lru_cache(maxsize=256)
 def _tree(path: Path) -> ast.Module | None:
     """The module's tree when it holds a fill call (else None: not parsed)."""
-    text = _source(path) if _fill_hinted(path) else None
-    return _parsed(path) if text is not None and _HINT.search(text) else None
-
-
-@lru_cache(maxsize=256)
-def _parsed(path: Path) -> ast.Module | None:
-    text = _source(path)
-    if text is None:
-        return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    text = module_source(path) if _fill_hinted(path) else None
+    return module_tree(path) if text is not None and _HINT.search(text) else None
 
 
 @lru_cache(maxsize=64)
 def _resolver(path: Path):
     from prefixlint.load.python_values import Resolver
 
-    return Resolver(_source(path) or "", _tree(path) or ast.Module(body=[], type_ignores=[]))
+    return Resolver(module_source(path) or "", _tree(path) or ast.Module(body=[], type_ignores=[]))
 
 
 def _imports(other: Path, module: Path, name: str, call: ast.Call) -> bool:

@@ -33,7 +33,7 @@ from prefixlint.load.python_shapes import (
     slot_name,
 )
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_kind
-from prefixlint.load.python_turns import sent_as
+from prefixlint.load.python_turns import as_sent, sent_as
 from prefixlint.load.python_values import Resolver, dotted
 from prefixlint.load.python_walk import SYSTEM_KEYWORDS, USER_KEYWORDS
 from prefixlint.load.registry import NotATemplate
@@ -78,7 +78,7 @@ def load_all(path: str, text: str) -> list[Template]:
     prompts = _Finder(text, tree, path).prompts()
     if not prompts:
         raise NotATemplate("no prompt found in this Python module", path=path, line=1, hint=HINT)
-    return [to_template(path, text, FORMAT, prompt) for prompt in prompts]
+    return [as_sent(to_template(path, text, FORMAT, prompt), tree, path) for prompt in prompts]
 
 
 class _Finder:

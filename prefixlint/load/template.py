@@ -108,6 +108,10 @@ class Template:
     #: True when the rendered text is a JSON list of `{role, content}` (promptfoo's Nunjucks JSON
     #: prompt files): the render is parsed into messages (`prefixlint.render.conversation.split_json`).
     json_messages: bool = False
+    #: Where the code sends the file's messages, a system prompt on its own, as the whole request
+    #: (`"agent.py:42"`: with one user message and no conversation), so no history is assumed
+    #: after them (`prefixlint.check.served`, `load.python_turns`, `load.ts_turns`).
+    sent_alone: str | None = None
     _line_starts: list[int] = field(default_factory=list, repr=False, compare=False)
 
     def origin(self, message: int, index: int) -> tuple[str, int, int] | None:

@@ -80,9 +80,20 @@ def _stamp(path: str) -> tuple:
 
 
 def _calls_elsewhere(values, name: str, nearby: list[str]) -> list:
+    return [(sites, call) for sites in _importers(values.path, name, nearby) for call in _calls(sites.root, name)]
+
+
+def importers(path: str, name: str) -> list:
+    """(path, root) of each module nearby that imports the module at `path` and mentions `name`."""
+    return [(sites.path, sites.root) for sites in _importers(path, name, neighbours(path))]
+
+
+def _importers(path: str, name: str, nearby: list[str]) -> list:
+    """The FillSites (with their `root`) of the modules in `nearby` that import `path`'s module
+    and mention `name`, each parsed once while its text is unchanged."""
     from prefixlint.load.ts_fill_sites import FillSites
 
-    stem = os.path.splitext(os.path.basename(values.path))[0]
+    stem = os.path.splitext(os.path.basename(path))[0]
     imports = re.compile(r"""(?:from|require\(|import\()\s*["'][^"']*/""" + re.escape(stem)
                          + r"""(?:\.[cm]?[jt]sx?)?["']""")
     out: list = []
@@ -106,7 +117,7 @@ def _calls_elsewhere(values, name: str, nearby: list[str]) -> list:
             if len(_parsed) > 1024:
                 _parsed.clear()
             _parsed[other] = sites
-        out += [(sites, call) for call in _calls(sites.root, name)]
+        out.append(sites)
     return out
 
 

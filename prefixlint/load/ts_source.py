@@ -40,6 +40,7 @@ from prefixlint.load.ts_grammar import parse, parser, source_kind
 from prefixlint.load.ts_langchain import is_prompt_object, prompt_object
 from prefixlint.load.ts_messages import Messages, holder_name, message_call, outside, system_message, unshift_call
 from prefixlint.load.ts_scopes import FUNCTIONS, node_key
+from prefixlint.load.ts_turns import as_sent
 
 FORMAT = "typescript"
 #: `CHATGPT_SYSTEM_MESSAGE`, `systemMessage`, `generateSystemMessage`: a system message by its name.
@@ -89,7 +90,7 @@ def load_all(path: str, text: str) -> list[Template]:
                             " nothing of it to measure in this file", path=path)
     if not prompts:
         raise NotATemplate(f"no prompt found in this {fmt.title()} module", path=path, line=1, hint=HINT)
-    return [to_template(path, text, fmt, prompt) for prompt in prompts]
+    return [as_sent(to_template(path, text, fmt, prompt), source.root, path) for prompt in prompts]
 
 
 class _Source(Messages):

@@ -108,6 +108,10 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
         evidence, shown = _evidence(data, v.name)
         extra["evidence"] = evidence
         message += f" Evidence: {evidence}." if shown else ""
+        alone = data.template.sent_alone if data.template is not None else None
+        if alone:  # why no history follows this system prompt
+            message += f" Sent with one user message and no conversation ({alone})."
+            extra["sent_alone"] = alone
         severity = _severity(rule, v.frequency)
         if evidence.startswith("its name") and code:  # in program source the name alone is the weakest evidence
             severity = _LOWER.get(severity, severity)

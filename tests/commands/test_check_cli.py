@@ -248,7 +248,7 @@ def test_formatter_registry_and_the_public_result_shape():
         "format", "model", "tokenizer", "engine", "chat_format", "chat_template", "block_size",
         "shared_prefix_tokens", "fixed_tokens", "fixed_shared_prefix_tokens", "volatile", "prompts", "config",
         "token_view", "fix_sources",
-        "history_tokens", "unknown", "skipped", "fixed_texts"]
+        "history_tokens", "sent_alone", "unknown", "skipped", "fixed_texts"]
     assert set(CHECK_FORMATS) >= {"text", "json"}
     finding = Finding(path="p.md", line=2, column=3, code="PFX001", name="timestamp-before-stable",
                       severity="error", message="m", variable="now", tokens=100, shared_prefix_tokens=5,

@@ -103,10 +103,10 @@ def test_a_page_named_like_a_prompt_in_a_documentation_tree_is_documentation(tmp
     assert result.exit_code == 0 and report["files"] == [] and "documentation" in report["skipped"][0]["reason"]
     (tmp_path / "app" / "main.py").write_text("from pathlib import Path\n\ndef prompt(question):\n"
                                               "    return Path('prompts.md').read_text().format(question=question)\n")
-    from prefixlint.load import python_modules
+    from prefixlint.load import python_index, python_modules
 
     python_modules._named_files.cache_clear()
-    python_modules._modules.cache_clear()
+    python_index.repository_modules.cache_clear()
     _, report = check(beside)
     assert report["files"] and report["files"][0]["path"] == str(beside)
 
@@ -198,10 +198,10 @@ def test_a_readme_the_code_reads_is_a_prompt_whatever_its_name(tmp_path):
     assert ("PFX005", "goal", 3) in findings(report)
     # a bare "README.md" read elsewhere is another folder's README (setup.py's long description)
     (tmp_path / "app.py").write_text("def long_description():\n    return open('README.md').read().format()\n")
-    from prefixlint.load import python_modules
+    from prefixlint.load import python_index, python_modules
 
     python_modules._named_files.cache_clear()
-    python_modules._modules.cache_clear()
+    python_index.repository_modules.cache_clear()
     result, report = check(prompts / "README.md")
     assert result.exit_code == 0 and report["files"] == []
 

@@ -11,7 +11,8 @@ import json
 from click.testing import CliRunner
 
 from prefixlint.cli import cli
-from prefixlint.load.python_modules import _aliases, _calls, _modules
+from prefixlint.load.python_index import repository_modules
+from prefixlint.load.python_modules import _aliases, _calls
 
 RULES = "\n".join(f"- Rule {i}: plan the work in small steps and write each step down before you act." for i in range(12))
 PROMPT = f'''SYSTEM_PROMPT = """You are the planner.{{context}}
@@ -25,7 +26,7 @@ Time: {{time}}"""
 
 
 def findings(path) -> list[dict]:
-    for cached in (_calls, _modules, _aliases):
+    for cached in (_calls, repository_modules, _aliases):
         cached.cache_clear()
     result = CliRunner().invoke(cli, ["check", "--isolated", "--format", "json", str(path)])
     assert result.exit_code in (0, 1), result.output

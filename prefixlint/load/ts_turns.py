@@ -1,0 +1,238 @@
+"""Whether a TypeScript/JavaScript system prompt is sent as the whole request (issue 19 item 7),
+read from the code that uses it: the same question as `python_turns.sent_alone`.
+
+A system prompt (a constant, or a function returning it) is sent alone when every use found, in
+its module and the modules nearby that import it (`ts_callers.importers`), builds a request of
+one system and one user message: `generateText({ system: SYSTEM, prompt })` (the Vercel AI SDK's
+single prompt), `{ system, messages: [{ role: "user", content }] }`, `[{ role: "system", content:
+SYSTEM }, { role: "user", content: question }]` sent as it is, `[new SystemMessage(SYSTEM), new
+HumanMessage(question)]`, directly or through a `const` it is assigned to. One use that adds more
+(`...history`, a `messages` array pushed to, a user message built from a conversation) or that
+cannot be seen through (a helper's argument, a property, a template literal), and the prompt is
+served with the conversation after it (`check.served`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import replace
+
+from prefixlint.load.source_prompts import SourceTemplate
+from prefixlint.load.ts_messages import message_call, outside
+
+#: Words of a name whose value is a conversation: a user message built from one is no single turn.
+_CONVERSATION_WORDS = ("history", "conversation", "messages", "memory", "transcript", "chat", "turns", "dialog")
+_FIELD = re.compile(r"\{\{?\s*(\w+)")  # a field filled later: `{history}`, `{{history}}`
+_TEXT_METHODS = frozenset({"trim", "replace", "replaceAll", "concat", "toString"})
+_DECLARING = frozenset({"import_specifier", "import_clause", "namespace_import", "export_specifier",
+                        "type_annotation", "type_identifier"})
+_TESTS = (".test.", ".spec.")
+
+
+def as_sent(template: SourceTemplate, root, path: str) -> SourceTemplate:
+    """A system prompt on its own (a constant, a function) marked `sent_alone` when the code
+    sends it with one user message and no conversation: no history is assumed after it."""
+    if not (template.prompt_name and template.messages and all(m.role == "system" for m in template.messages)):
+        return template
+    name = template.prompt_name.rsplit(".", 1)[-1]
+    if not name.isidentifier():
+        return template
+    alone = sent_alone(path, root, name)
+    return replace(template, sent_alone=alone) if alone else template
+
+
+def sent_alone(path: str, root, name: str) -> str | None:
+    """`"route.ts:42"`, where the code sends the prompt, when every use of the
+    system prompt `name` sends it as a request of two messages; None when one does not, or none
+    is found."""
+    from prefixlint.load.ts_callers import importers
+
+    first: str | None = None
+    for where, tree in [(path, root), *importers(path, name)]:
+        if any(mark in os.path.basename(where) for mark in _TESTS):
+            continue
+        for node in _references(tree, name):
+            line = _single_turn(node, 0)
+            if line is None:
+                return None
+            first = first or f"{os.path.basename(where)}:{line}"
+    return first
+
+
+def _references(root, name: str) -> list:
+    """The identifiers reading `name` under `root` (not its declaration, an import or a type)."""
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type in ("identifier", "shorthand_property_identifier") and node.text.decode() == name:
+            parent = node.parent
+            if parent is None or parent.type in _DECLARING or _declared_here(node):
+                continue
+            found.append(node)
+    return sorted(found, key=lambda n: n.start_byte)
+
+
+def _declared_here(node) -> bool:
+    parent = node.parent
+    field = "name" if parent.type in ("variable_declarator", "function_declaration") else None
+    return field is not None and parent.child_by_field_name(field) == node
+
+
+def _single_turn(node, depth: int) -> int | None:
+    """The line of the request `node` (the prompt, or a text made of it) is sent in, when that
+    request is one system and one user message; else None."""
+    node = outside(node)
+    parent = node.parent
+    if parent is None:
+        return None
+    if parent.type == "call_expression" and parent.child_by_field_name("function") == node:
+        return _single_turn(parent, depth)  # systemPrompt()
+    if parent.type == "member_expression" and parent.child_by_field_name("object") == node:
+        prop = parent.child_by_field_name("property")
+        call = parent.parent
+        if prop is not None and prop.text.decode() in _TEXT_METHODS and call is not None \
+                and call.type == "call_expression":
+            return _single_turn(call, depth)  # SYSTEM.trim()
+        return None
+    if parent.type == "await_expression":
+        return _single_turn(parent, depth)
+    if node.type == "shorthand_property_identifier" and node.text.decode() == "system":
+        return _sdk_request(parent)
+    if parent.type == "pair" and parent.child_by_field_name("value") == node:
+        key = parent.child_by_field_name("key").text.decode().strip("'\"`")
+        if key in ("system", "instructions"):
+            return _sdk_request(parent.parent)
+        if key == "content" and _role(parent.parent) == "system":
+            return _in_request(outside(parent.parent))
+        return None
+    if parent.type == "arguments" and message_call(parent.parent) is not None \
+            and message_call(parent.parent)[0] == "system":
+        return _in_request(outside(parent.parent))  # new SystemMessage(SYSTEM)
+    if parent.type == "variable_declarator" and parent.child_by_field_name("value") == node and depth < 2:
+        named = parent.child_by_field_name("name")
+        uses = _uses(parent, named.text.decode()) if named is not None and named.type == "identifier" else []
+        lines = [_single_turn(use, depth + 1) for use in uses]
+        return lines[0] if lines and None not in lines else None
+    return None
+
+
+def _sdk_request(options) -> int | None:
+    """`{ system, prompt }` or `{ system, messages: [one user message] }`: the options of one
+    request (the Vercel AI SDK's, Anthropic's), its line; None for anything else."""
+    if options is None or options.type != "object":
+        return None
+    pairs = _pairs(options)
+    if "..." in pairs:
+        return None
+    if "messages" in pairs:
+        listed = outside(pairs["messages"]) if pairs["messages"] is not None else None
+        return _line(options) if listed is not None and _user_turns(listed) == 1 else None
+    prompt = pairs.get("prompt", pairs.get("input"))
+    if prompt is None or prompt.type == "array" or _conversational(prompt):
+        return None
+    return _line(options)
+
+
+def _in_request(message) -> int | None:
+    """`[system message, one user message]` sent as it is: as `messages:`, as an argument, or
+    through a `const` only read (never pushed to, spread or concatenated)."""
+    listed = message.parent
+    if listed is None or listed.type != "array":
+        return None
+    items = [c for c in listed.named_children if c.type != "comment"]
+    if len(items) != 2 or items[0] != message or _user_turns(listed, skip=1) != 1:
+        return None
+    return _sent_as_is(outside(listed))
+
+
+def _sent_as_is(listed) -> int | None:
+    holder = listed.parent
+    if holder is None:
+        return None
+    if holder.type == "arguments" or holder.type == "pair" and \
+            holder.child_by_field_name("key").text.decode().strip("'\"`") == "messages":
+        return _line(holder)
+    if holder.type == "variable_declarator" and holder.child_by_field_name("value") == listed:
+        named = holder.child_by_field_name("name")
+        uses = _uses(holder, named.text.decode()) if named is not None and named.type == "identifier" else []
+        sent = [outside(u).parent for u in uses]
+        if uses and all(s is not None and (s.type == "arguments" or u.type == "shorthand_property_identifier"
+                                           and u.text.decode() == "messages" or s.type == "pair"
+                                           and s.child_by_field_name("key").text.decode() == "messages")
+                        for u, s in zip(uses, sent)):
+            return _line(holder)
+    return None
+
+
+def _user_turns(listed, skip: int = 0) -> int | None:
+    """How many user messages an array literal holds after its first `skip` items, when it
+    holds only those (no spread, none built from a conversation); None otherwise."""
+    if listed.type != "array":
+        return None
+    items = [c for c in listed.named_children if c.type != "comment"][skip:]
+    for item in items:
+        item = outside(item)
+        role, content = _role(item), _pairs(item).get("content") if item.type == "object" else None
+        called = message_call(item)
+        if called is not None:
+            role, content = called
+        if role != "user" or content is None or _conversational(content):
+            return None
+    return len(items)
+
+
+def _role(message) -> str | None:
+    if message is None or message.type != "object":
+        return None
+    role = _pairs(message).get("role")
+    text = role.text.decode().strip("'\"`") if role is not None and role.type == "string" else None
+    return {"user": "user", "human": "user", "system": "system", "developer": "system"}.get(text or "")
+
+
+def _pairs(holder) -> dict:
+    out: dict = {}
+    for child in holder.named_children:
+        if child.type == "pair":
+            out[child.child_by_field_name("key").text.decode().strip("'\"`")] = child.child_by_field_name("value")
+        elif child.type == "shorthand_property_identifier":
+            out[child.text.decode()] = child
+        elif child.type == "spread_element":
+            out["..."] = child
+    return out
+
+
+def _conversational(node) -> bool:
+    """Whether an expression reads a name of a conversation (`history`, `chatMessages`), or is
+    a text with such a field (`"{history}\\n{question}"`, filled later)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        stack.extend(current.children)
+        names = [current.text.decode()] if current.type in (
+            "identifier", "property_identifier", "shorthand_property_identifier") else \
+            _FIELD.findall(current.text.decode()) if current.type == "string_fragment" else []
+        if any(word in name.lower() for name in names for word in _CONVERSATION_WORDS):
+            return True
+    return False
+
+
+def _uses(declarator, name: str) -> list:
+    """The reads of the `const` `name` after `declarator` in its function (or module); none when
+    it is bound again, pushed to, spread or used as an object (`name.push(...)`)."""
+    scope = declarator
+    while scope.parent is not None and scope.type not in ("statement_block", "program"):
+        scope = scope.parent
+    uses = [n for n in _references(scope, name) if n.start_byte > declarator.end_byte]
+    for use in uses:
+        parent = outside(use).parent
+        if parent is None or parent.type in ("spread_element", "assignment_expression", "augmented_assignment_expression",
+                                             "update_expression") or parent.type == "member_expression" \
+                and parent.child_by_field_name("object") == outside(use):
+            return []
+    return uses
+
+
+def _line(node) -> int:
+    return node.start_point[0] + 1
