@@ -231,7 +231,7 @@ class Measurer:
         span_end = base.starts[message] + span.end if span else at
         history_tokens, history_start = self._history_after(base, span_end)
         stop = None
-        if history_tokens and volatility.frequency not in ("per_request", "per_day"):
+        if history_tokens and volatility.frequency != "per_request":
             # constant within a conversation: it costs the stable text up to the history, not the history
             history_tokens, stop = 0, history_start
         runs = self._stable_runs(base, span_end, stop)

@@ -64,12 +64,13 @@ def fill_elsewhere(path: str, name: str) -> Fill | None:
 
 def beside(path: str, name: str, package: bool = True) -> list[tuple[str, ast.Module]]:
     """(file name, tree) of at most MAX_PACKAGE other modules of the package of `path` that
-    mention `name`; of the repository (not `package`) when `name` is prompt-like (`_PROMPT_WORD`)."""
+    mention `name`; of the repository (not `package`) when `name` is prompt-like (`mentioning`)."""
     place = module_place(path)
     if place is None:
         return []
     module, root = place
-    listed = [m for m in repository_modules(root) if m.parent == module.parent] if package else mentioning(root).get(name, ())
+    wide = None if package else mentioning(root).get(name)  # None: not a prompt-like name, its package then
+    listed = [m for m in repository_modules(root) if m.parent == module.parent] if wide is None else wide
     found = (m for m in listed if m != module and name in (module_source(m) or ""))
     return [(m.name, tree) for m in islice(found, MAX_PACKAGE) if (tree := module_tree(m)) is not None]
 

@@ -132,27 +132,35 @@ def as_sent(template: SourceTemplate, tree: ast.Module, path: str | None) -> Sou
     return replace(template, sent_alone=alone) if alone else template
 
 
-def sent_alone(path: str | None, tree: ast.Module, name: str) -> str | None:
-    """`"agent.py:42"`, where the code sends the prompt, when every use of the
-    system prompt `name` in its module and the repository's modules that mention it sends it as
-    a whole request of two messages; None when one use does not, or none is found."""
+def sent_alone(path: str | None, tree: ast.Module, name: str, depth: int = 0) -> str | None:
+    """`"agent.py:42"`, where the code sends the prompt, when every use of the system prompt
+    `name` in its module and the repository's modules that import from it and mention it sends
+    it as a whole request of two messages (a function of the module returning it: every use of
+    that function); None when one use does not, or none is found."""
     from prefixlint.load.python_modules import beside
 
     stem = (path or "").replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
     others = [(shown, t) for shown, t in (beside(path, name, package=False) if path else ()) if _imports(t, stem)]
-    first: str | None = None
-    for shown, module in [(None, tree), *others]:
+    sites: list[str] = []
+    for shown, module in [((path or "").replace("\\", "/").rsplit("/", 1)[-1], tree), *others]:
         parents, _, _ = _index(module)
         nodes, _ = walked(module)
+        lines: list[int] = []
         for node in nodes:
             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) or \
                     isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.ctx, ast.Load):
                 line = _single_turn(node, parents, 0)
-                if line is None:
+                if isinstance(line, str) and module is tree and depth < 2 and line != name:
+                    inner = sent_alone(path, tree, line, depth + 1)  # returned: where its callers send it
+                    if inner is None:
+                        return None
+                    sites.append(inner)
+                elif isinstance(line, int):
+                    lines.append(line)
+                else:
                     return None
-                where = f"{shown or (path or '').rsplit('/', 1)[-1]}:{line}"
-                first = first or where
-    return first
+        sites += [f"{shown}:{min(lines)}"] if lines else []
+    return sites[0] if sites else None
 
 
 def _imports(tree: ast.Module, stem: str) -> bool:
@@ -163,10 +171,14 @@ def _imports(tree: ast.Module, stem: str) -> bool:
                for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)))
 
 
-def _single_turn(value: ast.AST, parents: dict, depth: int) -> int | None:
+def _single_turn(value: ast.AST, parents: dict, depth: int) -> int | str | None:
     """The line of the request `value` (the system prompt, or a text made of it) is sent in
-    when that request is one system and one user message, else None."""
+    when that request is one system and one user message; the name of the function that
+    returns it; else None."""
     parent = parents.get(id(value))
+    if isinstance(parent, ast.Return):
+        function = _function_of(parent, parents)
+        return function.name if function is not None else None
     if isinstance(parent, ast.Attribute) and parent.attr in _TEXT_METHODS:  # SYSTEM.format(...), SYSTEM.strip()
         call = parents.get(id(parent))
         return _single_turn(call, parents, depth) if isinstance(call, ast.Call) and call.func is parent else None
@@ -190,6 +202,13 @@ def _single_turn(value: ast.AST, parents: dict, depth: int) -> int | None:
         lines = [_single_turn(use, parents, depth + 1) for use in uses]
         return lines[0] if lines and None not in lines else None
     return None
+
+
+def _function_of(node: ast.AST, parents: dict) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    found: ast.AST | None = node
+    while found is not None and not isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        found = parents.get(id(found))
+    return found
 
 
 def _in_request(message: ast.AST, parents: dict) -> int | None:

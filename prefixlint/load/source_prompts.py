@@ -77,6 +77,8 @@ CLOCK_CALLS: dict[str, tuple[str, str, str]] = {
     "time.time": ("time", "per_request", "epoch"), "time.time_ns": ("time", "per_request", "epoch"),
     "time.ctime": ("time", "per_request", "rfc2822"), "time.localtime": ("time", "per_request", "strftime"),
     "time.gmtime": ("time", "per_request", "strftime"), "time.strftime": ("time", "per_request", "strftime"),
+    "time.asctime": ("time", "per_request", "rfc2822"), "utils.formatdate": ("now", "per_request", "rfc2822"),
+    "formatdate()": ("now", "per_request", "rfc2822"),
     "uuid.uuid4": ("uuid", "per_request", "uuid"), "uuid.uuid1": ("uuid", "per_request", "uuid"),
     "uuid4()": ("uuid", "per_request", "uuid"), "uuid1()": ("uuid", "per_request", "uuid"),
     "secrets.token_hex": ("nonce", "per_request", "hex"), "secrets.token_urlsafe": ("nonce", "per_request", "hex"),

@@ -42,22 +42,28 @@ def as_sent(template: SourceTemplate, root, path: str) -> SourceTemplate:
     return replace(template, sent_alone=alone) if alone else template
 
 
-def sent_alone(path: str, root, name: str) -> str | None:
-    """`"route.ts:42"`, where the code sends the prompt, when every use of the
-    system prompt `name` sends it as a request of two messages; None when one does not, or none
-    is found."""
+def sent_alone(path: str, root, name: str, depth: int = 0) -> str | None:
+    """`"route.ts:42"`, where the code sends the prompt, when every use of the system prompt
+    `name` sends it as a request of two messages (a function of the module returning it: every
+    use of that function); None when one does not, or none is found."""
     from prefixlint.load.ts_callers import importers
 
-    first: str | None = None
+    sites: list[str] = []
     for where, tree in [(path, root), *importers(path, name)]:
         if any(mark in os.path.basename(where) for mark in _TESTS):
             continue
         for node in _references(tree, name):
             line = _single_turn(node, 0)
-            if line is None:
+            if isinstance(line, str) and tree is root and depth < 2 and line != name:
+                line = sent_alone(path, root, line, depth + 1)  # returned: where its callers send it
+                if line is None:
+                    return None
+                sites.append(line)
+            elif isinstance(line, int):
+                sites.append(f"{os.path.basename(where)}:{line}")
+            else:
                 return None
-            first = first or f"{os.path.basename(where)}:{line}"
-    return first
+    return sites[0] if sites else None
 
 
 def _references(root, name: str) -> list:
@@ -80,13 +86,16 @@ def _declared_here(node) -> bool:
     return field is not None and parent.child_by_field_name(field) == node
 
 
-def _single_turn(node, depth: int) -> int | None:
+def _single_turn(node, depth: int) -> int | str | None:
     """The line of the request `node` (the prompt, or a text made of it) is sent in, when that
-    request is one system and one user message; else None."""
+    request is one system and one user message; the name of the function returning it; else None."""
     node = outside(node)
     parent = node.parent
     if parent is None:
         return None
+    if parent.type == "return_statement" or parent.type == "arrow_function" and \
+            parent.child_by_field_name("body") == node:
+        return _function_name(parent)
     if parent.type == "call_expression" and parent.child_by_field_name("function") == node:
         return _single_turn(parent, depth)  # systemPrompt()
     if parent.type == "member_expression" and parent.child_by_field_name("object") == node:
@@ -101,9 +110,13 @@ def _single_turn(node, depth: int) -> int | None:
     if node.type == "shorthand_property_identifier" and node.text.decode() == "system":
         return _sdk_request(parent)
     if parent.type == "pair" and parent.child_by_field_name("value") == node:
-        key = parent.child_by_field_name("key").text.decode().strip("'\"`")
+        key = _key(parent)
         if key in ("system", "instructions"):
             return _sdk_request(parent.parent)
+        if key in ("systemInstruction", "system_instruction"):  # Gemini's REST body and SDK config
+            return _gemini_request(parent.parent)
+        if key == "text" and _instruction_part(parent.parent) is not None:  # systemInstruction: {parts: [{text}]}
+            return _gemini_request(_instruction_part(parent.parent))
         if key == "content" and _role(parent.parent) == "system":
             return _in_request(outside(parent.parent))
         return None
@@ -118,13 +131,25 @@ def _single_turn(node, depth: int) -> int | None:
     return None
 
 
+def _function_name(node) -> str | None:
+    """The name of the function holding `node`: declared, or the `const` an arrow function or
+    a function expression is assigned to."""
+    while node is not None and node.type not in ("function_declaration", "arrow_function", "function_expression",
+                                                 "method_definition"):
+        node = node.parent
+    if node is None or node.type == "method_definition":
+        return None
+    named = node.child_by_field_name("name")
+    if named is None and node.parent is not None and node.parent.type == "variable_declarator":
+        named = node.parent.child_by_field_name("name")
+    return named.text.decode() if named is not None and named.type == "identifier" else None
+
+
 def _sdk_request(options) -> int | None:
     """`{ system, prompt }` or `{ system, messages: [one user message] }`: the options of one
     request (the Vercel AI SDK's, Anthropic's), its line; None for anything else."""
-    if options is None or options.type != "object":
-        return None
-    pairs = _pairs(options)
-    if "..." in pairs:
+    pairs = _pairs(options) if options is not None and options.type == "object" else {"...": None}
+    if "..." in pairs:  # not an object, or one spreading another's keys
         return None
     if "messages" in pairs:
         listed = outside(pairs["messages"]) if pairs["messages"] is not None else None
@@ -133,6 +158,44 @@ def _sdk_request(options) -> int | None:
     if prompt is None or prompt.type == "array" or _conversational(prompt):
         return None
     return _line(options)
+
+
+def _instruction_part(part):
+    """The object holding `systemInstruction: { parts: [part] }` (part: `{ text }`), else None."""
+    parts = outside(part).parent if part is not None else None
+    pair = parts.parent if parts is not None and parts.type == "array" else None
+    holder = pair.parent if pair is not None and pair.type == "pair" and _key(pair) == "parts" else None
+    instruction = holder.parent if holder is not None else None
+    if instruction is not None and instruction.type == "pair" and _key(instruction) in (
+            "systemInstruction", "system_instruction"):
+        return instruction.parent
+    return None
+
+
+def _gemini_request(options) -> int | None:
+    """`{ systemInstruction, contents }` (also with the instruction in `config:`), its line when
+    `contents` is one user turn or a text that reads no conversation; else None."""
+    if options is not None and options.type == "object" and "contents" not in _pairs(options) and \
+            options.parent is not None and options.parent.type == "pair" and _key(options.parent) == "config":
+        options = options.parent.parent
+    if options is None or options.type != "object":
+        return None
+    contents = _pairs(options).get("contents")
+    if contents is None or "..." in _pairs(options):
+        return None
+    contents = outside(contents)
+    if contents.type == "array":
+        items = [outside(c) for c in contents.named_children if c.type != "comment"]
+        alone = len(items) == 1 and items[0].type == "object" and _role(items[0]) == "user" \
+            and not _conversational(items[0])
+        return _line(options) if alone else None
+    asked = contents.type in ("string", "template_string") or contents.type in ("identifier", "member_expression") \
+        and any(word in contents.text.decode().lower() for word in ("prompt", "question", "query", "input"))
+    return _line(options) if asked and not _conversational(contents) else None
+
+
+def _key(pair) -> str:
+    return pair.child_by_field_name("key").text.decode().strip("'\"`")
 
 
 def _in_request(message) -> int | None:
@@ -151,16 +214,14 @@ def _sent_as_is(listed) -> int | None:
     holder = listed.parent
     if holder is None:
         return None
-    if holder.type == "arguments" or holder.type == "pair" and \
-            holder.child_by_field_name("key").text.decode().strip("'\"`") == "messages":
+    if holder.type == "arguments" or holder.type == "pair" and _key(holder) == "messages":
         return _line(holder)
     if holder.type == "variable_declarator" and holder.child_by_field_name("value") == listed:
         named = holder.child_by_field_name("name")
         uses = _uses(holder, named.text.decode()) if named is not None and named.type == "identifier" else []
         sent = [outside(u).parent for u in uses]
         if uses and all(s is not None and (s.type == "arguments" or u.type == "shorthand_property_identifier"
-                                           and u.text.decode() == "messages" or s.type == "pair"
-                                           and s.child_by_field_name("key").text.decode() == "messages")
+                                           and u.text.decode() == "messages" or s.type == "pair" and _key(s) == "messages")
                         for u, s in zip(uses, sent)):
             return _line(holder)
     return None
@@ -195,7 +256,7 @@ def _pairs(holder) -> dict:
     out: dict = {}
     for child in holder.named_children:
         if child.type == "pair":
-            out[child.child_by_field_name("key").text.decode().strip("'\"`")] = child.child_by_field_name("value")
+            out[_key(child)] = child.child_by_field_name("value")
         elif child.type == "shorthand_property_identifier":
             out[child.text.decode()] = child
         elif child.type == "spread_element":

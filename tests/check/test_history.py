@@ -124,10 +124,13 @@ def test_a_daily_date_in_a_system_prompt_is_a_warning(tmp_path, tok, enc):
     assert (finding["code"], finding["severity"], finding["line"], finding["column"]) == ("PFX001", "warning", 1, 15)
     a, b = (enc.served(f"Current date: {d}.\n" + POLICY) for d in DAYS)
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
-    assert finding["history_tokens"] == enc.history()
+    # the policy after it is what it costs: a conversation lives within one day, so its turns
+    # share the date and the history after it is reused turn after turn
+    assert "history_tokens" not in finding and finding["stable_tokens_after"] == len(tok.encode(".\n" + POLICY))
 
 
 @pytest.mark.parametrize("ending", [
+    "Current date: {{ current_date }}.",        # per day: the same on every turn of a conversation
     "Your name is {{ bot_name }}.",             # a deployment constant
     "Reply in {{ user_language }}.",            # per user: constant within a conversation
     "The customer's timezone is {{ timezone }}.",

@@ -60,17 +60,17 @@ def test_a_question_followed_by_a_closing_line_is_where_it_belongs(tmp_path):
 def test_a_function_named_as_the_system_prompt_is_served_with_the_conversation(tmp_path):
     module = tmp_path / "prompt.ts"
     module.write_text("export function createSystemPrompt(): string {\n"
-                      "  const today = new Date().toDateString();\n"
+                      "  const today = new Date().toISOString();\n"
                       "  let prompt = `You are the support agent. Today is ${today}.`;\n"
                       f"  prompt += ' {CLOSING}';\n  return prompt;\n}}\n")
     (template,) = load_templates(str(module))
     assert template.is_chat and [m.role for m in template.messages] == ["system"]
-    # a daily date with a short rule after it: in a system prompt the history follows, and pays
+    # a time with a short rule after it: in a system prompt the history follows, and pays
     result = CliRunner().invoke(cli, ["check", "--offline", "--isolated", "--output-format", "json", str(module)])
     (finding,) = json.loads(result.stdout)["files"][0]["findings"]
     assert (finding["code"], finding["variable"], finding["line"]) == ("PFX001", "today", 3)
     assert "history" in finding["message"]
-    # the same text under a name that does not say so is the user's turn: the rule after the date is short
+    # the same text under a name that does not say so is the user's turn: the rule after the time is short
     module.write_text(module.read_text().replace("createSystemPrompt", "createGreeting"))
     (template,) = load_templates(str(module))
     assert not template.is_chat

@@ -29,7 +29,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "formats"
 # (file under fixtures/formats, code, line, column, placeholder as written there)
 EXPECTED = [
     ("prompty/support_agent.prompty", "PFX001", 27, 21, "{{current_time}}"),
-    ("dotprompt/support.prompt", "PFX001", 16, 10, "{{today}}"),
+    ("dotprompt/support.prompt", "PFX001", 16, 7, "{{now}}"),
     ("humanloop/onboarding.prompt", "PFX003", 9, 22, "{{user_name}}"),
     ("langchain/answer_prompt.json", "PFX001", 5, 30, "{current_date}"),
     ("langchain/antonyms_few_shot.yaml", "PFX002", 4, 18, "{session_id}"),
@@ -201,7 +201,7 @@ def test_dotprompt_roles_history_slot_and_defaults():
     assert [m.role for m in template.messages] == ["system", SLOT_ROLE, "user"]
     assert template.messages[1].content == "{{history}}"
     assert template.variables["customer"].samples == ("a Contoso customer",)
-    assert set(template.variables) == {"today", "customer", "question"}
+    assert set(template.variables) == {"now", "customer", "question"}
     assert template.syntax == "handlebars"
 
 
@@ -218,7 +218,7 @@ def test_humanloop_tags_are_messages_dedented_in_place():
 
 
 def test_a_value_ahead_of_the_conversation_slot_is_a_finding(tmp_path, report, tok):
-    """Dotprompt's support.prompt has little stable text after {{today}} but the history: its
+    """Dotprompt's support.prompt has little stable text after {{now}} but the history: its
     finding exists because the earlier turns are reusable prefix. Recomputed by hand."""
     from prefixlint.render.history import TURNS
     from prefixlint.render.values import GENERATED
@@ -226,9 +226,9 @@ def test_a_value_ahead_of_the_conversation_slot_is_a_finding(tmp_path, report, t
     history = chatml(TURNS)
     question = GENERATED["paragraph"][0]
     requests = [
-        chatml([("system", f"Today is {day}. You are the Contoso Outdoor support assistant.")]) + history
+        chatml([("system", f"It is {moment}. You are the Contoso Outdoor support assistant.")]) + history
         + chatml([("user", f"I am a Contoso customer. {question}")]) + GENERATION
-        for day in GENERATED["iso_date"]
+        for moment in GENERATED["iso_datetime"]
     ]
     a, b = encode_pieces(tok, requests[0]), encode_pieces(tok, requests[1])
     (finding,) = report["dotprompt/support.prompt"]["findings"]
@@ -425,7 +425,7 @@ def test_json_string_offsets_point_at_each_characters_encoding(value, ascii_only
 
 def test_handlebars_comment_suppresses_in_a_dotprompt_file(tmp_path):
     text = (FIXTURES / "dotprompt/support.prompt").read_text().replace(
-        "Today is {{today}}.", "Today is {{today}}. {{!-- prefixlint: disable-line PFX001 -- the date matters --}}")
+        "It is {{now}}.", "It is {{now}}. {{!-- prefixlint: disable-line PFX001 -- the time matters --}}")
     path = tmp_path / "support.prompt"
     path.write_text(text)
     result = json.loads(run("--format", "json", str(path)).stdout)["files"][0]
@@ -474,13 +474,13 @@ def test_promptfoo_globs_yaml_chats_and_inline_json(tmp_path):
 
 
 def test_native_yaml_declares_a_conversation_slot(tmp_path):
-    text = ("variables:\n  today: {kind: per_day}\n  history: {kind: conversation}\n  question: {kind: per_request}\n"
-            "messages:\n  - role: system\n    content: |\n      Today is {{ today }}. You are the Contoso assistant.\n"
+    text = ("variables:\n  now: {kind: per_request}\n  history: {kind: conversation}\n  question: {kind: per_request}\n"
+            "messages:\n  - role: system\n    content: |\n      It is {{ now }}. You are the Contoso assistant.\n"
             "      {% for turn in history %}\n      {{ turn.role }}: {{ turn.content }}\n      {% endfor %}\n"
             "  - role: user\n    content: \"{{ question }}\"\n")
     path = tmp_path / "chat.yaml"
     path.write_text(text)
     findings = json.loads(run("--format", "json", str(path)).stdout)["files"][0]["findings"]
-    assert [(f["code"], f["line"], f["column"]) for f in findings] == [("PFX001", 8, 16)]
+    assert [(f["code"], f["line"], f["column"]) for f in findings] == [("PFX001", 8, 13)]
     path.write_text(text.replace("history: {kind: conversation}", "history: {kind: stable, samples: [[]]}"))
     assert json.loads(run("--format", "json", str(path)).stdout)["files"][0]["findings"] == []

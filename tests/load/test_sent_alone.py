@@ -146,3 +146,40 @@ def test_a_timestamp_ahead_of_a_prompt_sent_alone_costs_the_prompt_not_a_history
         in finding["message"]
     # the request is the system message alone: its 12 rules after the timestamp, no 663-token history
     assert finding["tokens"] < 300 and finding["stable_tokens_after"] > 200
+
+
+BUILT = f'SYSTEM = """Today is {{today}}.\n{RULES}\n"""\n\n\ndef build(today):\n    return SYSTEM.format(today=today)\n'
+
+
+@pytest.mark.parametrize(("history", "expected"), [("", "agent.py:8"), (", *history", None)])
+def test_a_prompt_a_function_returns_is_sent_where_the_function_s_callers_send_it(tmp_path, history, expected):
+    caller = HEAD.replace("import system_prompt", "import build") + (
+        '    return client.chat.completions.create(model="m", messages=[\n'
+        f'        {{"role": "system", "content": build("today")}}{history}, {{"role": "user", "content": question}}])\n')
+    assert _python(tmp_path, caller, name="SYSTEM", own=BUILT) == expected
+
+
+def test_a_typescript_prompt_a_function_returns_follows_the_function(tmp_path):
+    own = f"const SYSTEM = `Today is {{today}}.\n{RULES}`;\n\nexport function build(today: string) {{\n" \
+          "  return SYSTEM.replace('{today}', today);\n}\n"
+    (tmp_path / "prompt.ts").write_text(own)
+    (tmp_path / "research.ts").write_text(TS_HEAD.replace("{ systemPrompt }", "{ build }")
+                                          + "  return generateObject({ model, system: build(day), prompt: query });\n}\n")
+    assert ts_sent_alone(str(tmp_path / "prompt.ts"), parse("prompt.ts", own), "SYSTEM") == "research.ts:5"
+    (tmp_path / "chat.ts").write_text(TS_HEAD.replace("{ systemPrompt }", "{ build }")
+                                      + "  return streamText({ model, system: build(day), messages: history });\n}\n")
+    assert ts_sent_alone(str(tmp_path / "prompt.ts"), parse("prompt.ts", own), "SYSTEM") is None
+
+
+@pytest.mark.parametrize(("request_text", "expected"), [
+    ('  return fetch(url, { body: JSON.stringify({ systemInstruction: { role: "system", parts: [{ text: systemPrompt() }] },'
+     ' contents: [{ role: "user", parts: [{ text: query }] }] }) });\n', "research.ts:5"),
+    ("  return ai.models.generateContent({ model, contents: query, config: { systemInstruction: systemPrompt() } });\n",
+     "research.ts:5"),
+    ("  return ai.models.generateContent({ model, contents: history, config: { systemInstruction: systemPrompt() } });\n",
+     None),
+    ('  return fetch(url, { body: JSON.stringify({ systemInstruction: { parts: [{ text: systemPrompt() }] },'
+     ' contents: [...history, { role: "user", parts: [{ text: query }] }] }) });\n', None),
+], ids=["rest", "sdk", "sdk-history", "rest-history"])
+def test_gemini_requests_of_one_user_turn_are_sent_alone(tmp_path, request_text, expected):
+    assert _ts(tmp_path, TS_HEAD + request_text + "}\n") == expected

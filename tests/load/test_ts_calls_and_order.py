@@ -109,10 +109,10 @@ def test_a_clock_in_a_system_prompt_beside_a_declared_message_list_breaks_the_hi
         'import { streamText } from "ai";\n'
         "export async function chat(past: Message[], question: string) {\n"
         '  const messages = [...past, { role: "user", content: question }];\n'
-        f"  return streamText({{ model, system: `Today is ${{new Date().toDateString()}}. {RULES}`, messages }});\n}}\n"))
+        f"  return streamText({{ model, system: `It is ${{new Date().toISOString()}}. {RULES}`, messages }});\n}}\n"))
     (template,) = load_templates(str(path))
     assert [(m.role, m.content) for m in template.messages] == [
-        ("system", f"Today is {{now}}. {RULES}"), ("(conversation)", "past"), ("user", "{question}")]
+        ("system", f"It is {{now}}. {RULES}"), ("(conversation)", "past"), ("user", "{question}")]
     (finding,) = findings(path)
     assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(path, "${new Date()"))
     assert finding["history_tokens"] > 0  # the conversation after the system prompt is what it costs
