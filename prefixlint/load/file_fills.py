@@ -24,8 +24,10 @@ from prefixlint.load.template import Variable
 FILL_METHODS = frozenset({"format", "render", "substitute", "safe_substitute"})
 
 
-def file_variables(path: str) -> dict[str, Variable]:
-    """name -> Variable for the placeholders the code that reads `path` fills, with evidence."""
+def file_variables(path: str, text: str = "") -> dict[str, Variable]:
+    """name -> Variable for the placeholders the code that reads `path` fills, with evidence:
+    its fill call, else the `.replace("{{NAME}}", value)` calls that name a placeholder of
+    `text` as it is written (`replaced_placeholders`)."""
     from prefixlint.load.python_modules import naming_modules
 
     try:
@@ -36,7 +38,9 @@ def file_variables(path: str) -> dict[str, Variable]:
         found = _fills_in(module, root, target.name)
         if found:
             return found
-    return {}
+    from prefixlint.load.python_replaces import replaced_placeholders
+
+    return replaced_placeholders(target, text) if text else {}
 
 
 def _fills_in(module: Path, root: Path, name: str) -> dict[str, Variable]:
@@ -48,12 +52,12 @@ def _fills_in(module: Path, root: Path, name: str) -> dict[str, Variable]:
         if not (isinstance(constant, ast.Constant) and isinstance(constant.value, str)
                 and constant.value.replace("\\", "/").rsplit("/", 1)[-1] == name):
             continue
-        scope = _scope(tree, constant.lineno)
+        scope = scope_of(tree, constant.lineno)
         call = _fill_call(scope, constant.lineno)
         if call is None:
             continue
         once = scope is tree or (isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
-                                 and _only_at_import(resolver, tree, scope.name))
+                                 and only_at_import(resolver, tree, scope.name))
         where = module.relative_to(root).as_posix()
         out = {}
         for keyword in call.keywords:
@@ -62,12 +66,12 @@ def _fills_in(module: Path, root: Path, name: str) -> dict[str, Variable]:
             variable = resolver.declared(keyword.value)
             if variable is None:
                 continue
-            out[keyword.arg] = _placed(variable, where, once)
+            out[keyword.arg] = placed(variable, where, once)
         return out
     return {}
 
 
-def _placed(variable: Variable, where: str, once: bool) -> Variable:
+def placed(variable: Variable, where: str, once: bool) -> Variable:
     evidence = f"{variable.evidence} ({where}:{variable.line})" if variable.evidence and variable.line \
         else variable.evidence or f"filled in {where}"
     if once and variable.kind not in (None, "stable"):
@@ -76,7 +80,7 @@ def _placed(variable: Variable, where: str, once: bool) -> Variable:
     return replace(variable, line=None, evidence=evidence)
 
 
-def _scope(tree: ast.Module, line: int) -> ast.AST:
+def scope_of(tree: ast.Module, line: int) -> ast.AST:
     """The innermost function holding `line`, else the module."""
     best: ast.AST = tree
     for node in ast.walk(tree):
@@ -94,7 +98,7 @@ def _fill_call(scope: ast.AST, line: int) -> ast.Call | None:
     return min(calls, key=lambda c: (c.lineno, c.col_offset), default=None)
 
 
-def _only_at_import(resolver, tree: ast.Module, function: str) -> bool:
+def only_at_import(resolver, tree: ast.Module, function: str) -> bool:
     """Whether every call of `function` in its module is at module level (at import)."""
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
              and isinstance(node.func, ast.Name) and node.func.id == function]

@@ -91,7 +91,8 @@ def load(path: str, text: str) -> Template:
     # neither dropped nor taken as per-request text
     slots = {name: Variable(name, "conversation") for name in sorted(loop_slots(message.content))}
     # what the code that reads this file fills its placeholders with (`file_fills`)
-    filled = file_variables(path) if _JINJA.search(text) or _DOLLAR.search(text) or _FORMAT_FIELD.search(text) else {}
+    fields = _JINJA.search(text) or _DOLLAR.search(text) or _FORMAT_FIELD.search(text)
+    filled = file_variables(path, message.content) if fields else {}
     return Template(
         path=path, format=FORMAT, source=text, messages=(message,),
         syntax=syntax, is_chat=has_roles, role_markers=has_roles, variables={**filled, **slots},

@@ -281,3 +281,24 @@ def test_a_configured_prompt_is_measured_whatever_its_text_shows(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.prefixlint]\nprompts = ["guide.md"]\n')
     result = CliRunner().invoke(cli, ["check", "--output-format", "json", str(page)])
     assert findings(json.loads(result.stdout))[:1] == [("PFX001", "today", 4)]
+
+
+def test_placeholders_the_code_replaces_are_classified_by_the_value_it_puts_there(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'assistant'\n")
+    (tmp_path / "prompts").mkdir()
+    page = tmp_path / "prompts" / "system.md"
+    page.write_text("# Role\nYou are the assistant of {{USER_NAME}}.\n" + RULES + "Today is {{DATE}}. It is {{TIME}}.\n")
+    (tmp_path / "config.py").write_text("import os\n\nUSER_NAME = os.environ.get('USER_NAME', 'the user')\n")
+    (tmp_path / "builder.py").write_text(
+        "from datetime import datetime\n\nimport config\nfrom loader import load_prompt\n\n\n"
+        "def system_prompt():\n    now = datetime.now()\n    text = load_prompt('system')\n"   # never names system.md
+        "    return (text.replace('{{USER_NAME}}', config.USER_NAME).replace('{{DATE}}', now.strftime('%A, %B %d'))\n"
+        "            .replace('{{TIME}}', now.strftime('%H:%M')))\n")
+    (template,) = load_templates(str(page))
+    variables = template.variables
+    assert (variables["USER_NAME"].kind, variables["DATE"].kind, variables["TIME"].kind) == (
+        "stable", "per_day", "per_request")
+    assert variables["TIME"].evidence == "filled by datetime.now() (builder.py:8)"
+    _, report = check(page)
+    # the deployment's user name is no finding; the time on the last line costs the history
+    assert [(code, name) for code, name, _ in findings(report)] == [("PFX001", "TIME")]
