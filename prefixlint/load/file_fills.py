@@ -34,8 +34,13 @@ def file_variables(path: str, text: str = "") -> dict[str, Variable]:
         target = Path(path).resolve()
     except (OSError, RuntimeError):
         return {}
-    for module, root in naming_modules(target):
+    filling = naming_modules(target)
+    for module, root in filling:
         found = _fills_in(module, root, target.name)
+        if found:
+            return found
+    for module, root in naming_modules(target, filling=False):  # loaded into a name, filled elsewhere
+        found = _fills_in(module, root, target.name) if (module, root) not in filling else {}
         if found:
             return found
     from prefixlint.load.python_replaces import replaced_placeholders
@@ -47,18 +52,24 @@ def _fills_in(module: Path, root: Path, name: str) -> dict[str, Variable]:
     from prefixlint.load.python_modules import _resolver
 
     resolver = _resolver(module)
-    tree = resolver.tree
+    tree: ast.Module = resolver.tree
     for constant in ast.walk(tree):
         if not (isinstance(constant, ast.Constant) and isinstance(constant.value, str)
                 and constant.value.replace("\\", "/").rsplit("/", 1)[-1] == name):
             continue
         scope = scope_of(tree, constant.lineno)
         call = _fill_call(scope, constant.lineno)
+        where = module.relative_to(root).as_posix()
+        if scope is tree and (call is None or not any(k.arg for k in call.keywords)):
+            elsewhere = _rendered_elsewhere(module, tree, constant)  # `card = Template("card.j2")`, rendered in another module
+            if elsewhere is not None:
+                resolver, call, where = elsewhere.resolver, elsewhere.call, elsewhere.where
+                scope = scope_of(resolver.tree, call.lineno)
+                tree = resolver.tree
         if call is None:
             continue
         once = scope is tree or (isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
                                  and only_at_import(resolver, tree, scope.name))
-        where = module.relative_to(root).as_posix()
         out = {}
         for keyword in call.keywords:
             if keyword.arg is None:
@@ -69,6 +80,20 @@ def _fills_in(module: Path, root: Path, name: str) -> dict[str, Variable]:
             out[keyword.arg] = placed(variable, where, once)
         return out
     return {}
+
+
+def _rendered_elsewhere(module: Path, tree: ast.Module, constant: ast.Constant):
+    """The fill call of another module on the module-level name the file is loaded into
+    (`conversation_prompt = _Template("conversation.j2")`, then `conversation_prompt.render(...)`
+    where it is imported), as `python_modules.fill_elsewhere` finds it; else None."""
+    from prefixlint.load.python_modules import fill_elsewhere
+
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
+                statement.targets[0], ast.Name) and any(node is constant for node in ast.walk(statement.value)):
+            found = fill_elsewhere(str(module), statement.targets[0].id)
+            return found if found is not None and any(k.arg for k in found.call.keywords) else None
+    return None
 
 
 def placed(variable: Variable, where: str, once: bool) -> Variable:

@@ -170,9 +170,18 @@ def _state_read(node: ast.AST) -> ast.AST | None:
 
 
 def _config_read(node: ast.AST) -> bool:
+    """`settings.X`, `os.environ["X"]`, `config.get("x")`, also through an object's configuration
+    (`self.deck_config.get("level")`, `app.settings.MODEL`)."""
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        if isinstance(node, ast.Attribute) and node.attr.lower().endswith(_CONFIG_ATTRIBUTES) \
+                and not isinstance(node.ctx, ast.Store) and "user" not in node.attr.lower():
+            return True
         node = node.func if isinstance(node, ast.Call) else node.value
     return isinstance(node, ast.Name) and node.id in CONFIG_ROOTS
+
+
+#: The last word of an attribute that holds configuration (`self.deck_config`, `app.settings`).
+_CONFIG_ATTRIBUTES = ("config", "settings", "cfg", "options")
 
 
 def _called_name(func: ast.AST) -> str | None:

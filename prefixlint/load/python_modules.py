@@ -84,7 +84,7 @@ def _aliases(root: Path, module: Path, name: str) -> tuple[tuple[str, Path], ...
     for other in [m for m in repository_modules(root) if m.parent == module.parent][:MAX_PACKAGE]:
         text = module_source(other) if other != module else None
         tree = module_tree(other) if text is not None and name in text else None
-        if tree is None or not _imports_name(tree, module.stem, name):
+        if tree is None or not _imports_name(tree, import_name(module), name):
             continue
         for node in ast.walk(tree):
             pairs = [(k.arg, k.value) for k in node.keywords if k.arg] if isinstance(node, ast.Call) else \
@@ -134,20 +134,21 @@ def _calls(root: Path) -> dict[str, list[tuple[Path, ast.Call]]]:
 _FILE_NAME = re.compile(r"[\"']([^\"'\s]{0,200}?)([\w.-]+\.[A-Za-z]\w{0,9})[\"']")
 
 
-def naming_modules(target: Path) -> list[tuple[Path, Path]]:
-    """(module, root) for each module of `target`'s repository that has a fill call and names
-    the file `target` in a string (`file_fills`: the code that reads and fills a prompt file)."""
+def naming_modules(target: Path, filling: bool = True) -> list[tuple[Path, Path]]:
+    """(module, root) for each module of `target`'s repository that has a fill call (any module:
+    not `filling`) and names the file `target` in a string (`file_fills`: the code that reads
+    and fills a prompt file)."""
     root = repository_root(target.parent)
-    return [(module, root) for module in _named_files(root).get(target.name, ())]
+    return [(module, root) for module in _named_files(root, filling).get(target.name, ())]
 
 
 @lru_cache(maxsize=8)
-def _named_files(root: Path) -> dict[str, list[Path]]:
-    """File name -> the modules with a fill call that name it in a string, for the repository."""
+def _named_files(root: Path, filling: bool) -> dict[str, list[Path]]:
+    """File name -> the modules (with a fill call: `filling`) that name it in a string."""
     found: dict[str, list[Path]] = {}
     for module in repository_modules(root):
-        text = module_source(module) if _fill_hinted(module) else None
-        if text is None or not _HINT.search(text):
+        text = module_source(module) if not filling or _fill_hinted(module) else None
+        if text is None or filling and not _HINT.search(text):
             continue
         for name in dict.fromkeys(match.group(2) for match in _FILE_NAME.finditer(text)):
             found.setdefault(name, []).append(module)
@@ -170,14 +171,19 @@ def _tree(path: Path) -> ast.Module | None:
 def _resolver(path: Path):
     from prefixlint.load.python_values import Resolver
 
-    return Resolver(module_source(path) or "", _tree(path) or ast.Module(body=[], type_ignores=[]))
+    return Resolver(module_source(path) or "", module_tree(path) or ast.Module(body=[], type_ignores=[]))
+
+
+def import_name(module: Path) -> str:
+    """The name other modules import `module` by: its stem, a package's `__init__.py` its folder's."""
+    return module.parent.name if module.name == "__init__.py" else module.stem
 
 
 def _imports(other: Path, module: Path, name: str, call: ast.Call) -> bool:
     """Does `other` import `name` from `module` (`from pkg.prompts import NAME`), or `module`
     itself with the call reading `module.NAME` (`import prompts` / `from pkg import prompts`)?"""
     tree = _tree(other)
-    stem = module.stem
+    stem = import_name(module)
     receiver = call.func.value  # type: ignore[attr-defined]
     through = receiver.value.id if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) else None
     for node in ast.walk(tree) if tree is not None else ():

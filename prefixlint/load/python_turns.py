@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import replace
+from pathlib import Path
 
 from prefixlint.load.python_walk import dotted, walked
 from prefixlint.load.source_prompts import SourceTemplate
@@ -137,9 +138,9 @@ def sent_alone(path: str | None, tree: ast.Module, name: str, depth: int = 0) ->
     `name` in its module and the repository's modules that import from it and mention it sends
     it as a whole request of two messages (a function of the module returning it: every use of
     that function); None when one use does not, or none is found."""
-    from prefixlint.load.python_modules import beside
+    from prefixlint.load.python_modules import beside, import_name
 
-    stem = (path or "").replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
+    stem = import_name(Path(path or "x.py"))
     others = [(shown, t) for shown, t in (beside(path, name, package=False) if path else ()) if _imports(t, stem)]
     sites: list[str] = []
     for shown, module in [((path or "").replace("\\", "/").rsplit("/", 1)[-1], tree), *others]:

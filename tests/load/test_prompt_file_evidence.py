@@ -302,3 +302,33 @@ def test_placeholders_the_code_replaces_are_classified_by_the_value_it_puts_ther
     _, report = check(page)
     # the deployment's user name is no finding; the time on the last line costs the history
     assert [(code, name) for code, name, _ in findings(report)] == [("PFX001", "TIME")]
+
+
+def test_a_file_loaded_into_a_name_is_filled_where_that_name_is_rendered(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'tutor'\n")
+    package = tmp_path / "tutor" / "prompts"
+    package.mkdir(parents=True)
+    (package / "card.j2").write_text("You are a tutor for a {{ level }} learner.\n" + RULES + "Word: {{ word }}\n")
+    (package / "__init__.py").write_text(  # reads the file, fills nothing itself
+        "import os\n\n\nclass _Template:\n    def __init__(self, name):\n"
+        "        self.text = open(os.path.join(os.path.dirname(__file__), name)).read()\n\n\n"
+        'card_prompt = _Template("card.j2")\n')
+    (tmp_path / "tutor" / "reviewer.py").write_text(
+        "from .prompts import card_prompt\n\n\nclass Reviewer:\n    def ask(self, card):\n"
+        "        return card_prompt.render(level=self.deck_config.get('level', 'beginner'), word=card.word)\n")
+    (template,) = load_templates(str(package / "card.j2"))
+    level = template.variables["level"]
+    assert level.kind == "stable" and level.evidence.startswith("filled by self.deck_config.get('level', 'beginner')")
+    assert level.evidence.endswith("(tutor/reviewer.py:6)")
+    _, report = check(package / "card.j2")
+    assert findings(report) == []  # a deck's setting, the same on every card: nothing ahead of the rules changes
+    # a user's own settings are no deployment constant: the name decides again
+    reviewer = tmp_path / "tutor" / "reviewer.py"
+    reviewer.write_text(reviewer.read_text().replace("self.deck_config", "self.user_settings"))
+    from prefixlint.load import python_index, python_modules
+
+    for cached in (python_modules._calls, python_modules._tree, python_modules._resolver, python_index.module_source,
+                   python_index.module_tree):
+        cached.cache_clear()
+    (template,) = load_templates(str(package / "card.j2"))
+    assert template.variables.get("level") is None or template.variables["level"].kind != "stable"
