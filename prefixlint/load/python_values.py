@@ -243,7 +243,8 @@ class Resolver:
                         strftime = fmt.value
                 elif method == "date" and frequency == "per_request":
                     frequency, generate = "per_day", "iso_date"
-                elif isinstance(around, ast.Attribute) and around.attr in ("year", "month"):
+                elif isinstance(around, ast.Attribute) and around.attr in ("year", "month", "tzinfo") or \
+                        method in ("utcoffset", "tzname", "dst"):  # the zone's offset or name: no time
                     frequency = "per_deployment"
             if strftime:
                 from prefixlint.load.classify import strftime_frequency

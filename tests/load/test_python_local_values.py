@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from prefixlint.cli import cli
@@ -60,9 +61,14 @@ def test_a_clock_value_through_local_names_is_filled_by_the_clock_call(tmp_path)
     assert day["severity"] == "warning"  # the program's evidence, not the name alone (info)
 
 
-def test_the_year_of_a_local_clock_value_is_a_deployment_constant(tmp_path):
-    (tmp_path / "prompt.py").write_text(CHAIN.replace('now.strftime("%Y-%m-%d")', "now.year"))
+@pytest.mark.parametrize("derived", ["now.year", 'f"GMT{now.utcoffset().total_seconds() / 3600:+.0f}"', "now.tzname()"])
+def test_the_year_or_the_zone_of_a_local_clock_value_is_a_deployment_constant(tmp_path, derived):
+    (tmp_path / "prompt.py").write_text(CHAIN.replace('now.strftime("%Y-%m-%d")', derived))
     assert [f for f in findings(tmp_path / "prompt.py") if f["variable"] == "day"] == []
+    # the time of day of the same clock value changes every request
+    (tmp_path / "prompt.py").write_text(CHAIN.replace('now.strftime("%Y-%m-%d")', 'now.strftime("%H:%M")'))
+    (day,) = [f for f in findings(tmp_path / "prompt.py") if f["variable"] == "day"]
+    assert (day["code"], day["frequency"]) == ("PFX001", "per_request")
 
 
 def test_a_name_the_function_computes_is_a_field_not_its_literal_branch(tmp_path):
