@@ -16,6 +16,7 @@ no fill site names keeps the name classifier.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -40,7 +41,7 @@ def file_variables(path: str, text: str = "") -> dict[str, Variable]:
         if found:
             return found
     for module, root in naming_modules(target, filling=False):  # loaded into a name, filled elsewhere
-        found = _fills_in(module, root, target.name) if (module, root) not in filling else {}
+        found = _rendered_elsewhere(module, root, target.name) if (module, root) not in filling else {}
         if found:
             return found
     from prefixlint.load.python_replaces import replaced_placeholders
@@ -52,48 +53,52 @@ def _fills_in(module: Path, root: Path, name: str) -> dict[str, Variable]:
     from prefixlint.load.python_modules import _resolver
 
     resolver = _resolver(module)
-    tree: ast.Module = resolver.tree
+    tree = resolver.tree
     for constant in ast.walk(tree):
         if not (isinstance(constant, ast.Constant) and isinstance(constant.value, str)
                 and constant.value.replace("\\", "/").rsplit("/", 1)[-1] == name):
             continue
         scope = scope_of(tree, constant.lineno)
         call = _fill_call(scope, constant.lineno)
-        where = module.relative_to(root).as_posix()
-        if scope is tree and (call is None or not any(k.arg for k in call.keywords)):
-            elsewhere = _rendered_elsewhere(module, tree, constant)  # `card = Template("card.j2")`, rendered in another module
-            if elsewhere is not None:
-                resolver, call, where = elsewhere.resolver, elsewhere.call, elsewhere.where
-                scope = scope_of(resolver.tree, call.lineno)
-                tree = resolver.tree
-        if call is None:
-            continue
-        once = scope is tree or (isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
-                                 and only_at_import(resolver, tree, scope.name))
-        out = {}
-        for keyword in call.keywords:
-            if keyword.arg is None:
-                continue
-            variable = resolver.declared(keyword.value)
-            if variable is None:
-                continue
-            out[keyword.arg] = placed(variable, where, once)
-        return out
+        if call is not None:
+            return _keywords(resolver, scope, call, module.relative_to(root).as_posix())
     return {}
 
 
-def _rendered_elsewhere(module: Path, tree: ast.Module, constant: ast.Constant):
-    """The fill call of another module on the module-level name the file is loaded into
-    (`conversation_prompt = _Template("conversation.j2")`, then `conversation_prompt.render(...)`
-    where it is imported), as `python_modules.fill_elsewhere` finds it; else None."""
+def _keywords(resolver, scope: ast.AST, call: ast.Call, where: str) -> dict[str, Variable]:
+    """The variable of each keyword a fill call passes, placed in its module (`where`)."""
+    tree = resolver.tree
+    once = scope is tree or (isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
+                             and only_at_import(resolver, tree, scope.name))
+    out: dict[str, Variable] = {}
+    for keyword in call.keywords:
+        variable = resolver.declared(keyword.value) if keyword.arg is not None else None
+        if keyword.arg is not None and variable is not None:
+            out[keyword.arg] = placed(variable, where, once)
+    return out
+
+
+def _rendered_elsewhere(module: Path, root: Path, name: str) -> dict[str, Variable]:
+    """The keywords of the fill call another module makes on the module-level name the file
+    `name` is loaded into (`conversation_prompt = _Template("conversation.j2")`, then
+    `conversation_prompt.render(...)` where it is imported: `python_modules.fill_elsewhere`)."""
+    from prefixlint.load.python_index import mentioning, module_source, module_tree
     from prefixlint.load.python_modules import fill_elsewhere
 
-    for statement in tree.body:
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(
-                statement.targets[0], ast.Name) and any(node is constant for node in ast.walk(statement.value)):
-            found = fill_elsewhere(str(module), statement.targets[0].id)
-            return found if found is not None and any(k.arg for k in found.call.keywords) else None
-    return None
+    if not re.search(r"^(\w+)\s*=.*[\"'/]" + re.escape(name) + r"[\"']", module_source(module) or "", re.M):
+        return {}  # no module-level `NAME = ...("file")` line: nothing to follow (most modules naming it)
+    for statement in (module_tree(module) or ast.Module(body=[], type_ignores=[])).body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) \
+                and any(isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.rsplit("/", 1)[-1] == name
+                        for n in ast.walk(statement.value)):
+            bound = statement.targets[0].id
+            filled = re.compile(re.escape(bound) + r"\.(?:render|format|substitute|safe_substitute)\(")
+            if not any(filled.search(module_source(other) or "") for other in mentioning(root).get(bound, ())):
+                return {}  # a name no module fills (or not named like a prompt): nothing to follow
+            found = fill_elsewhere(str(module), bound)
+            if found is not None and any(k.arg for k in found.call.keywords):
+                return _keywords(found.resolver, scope_of(found.resolver.tree, found.call.lineno), found.call, found.where)
+    return {}
 
 
 def placed(variable: Variable, where: str, once: bool) -> Variable:

@@ -13,12 +13,14 @@ import warnings
 from functools import lru_cache
 from pathlib import Path
 
+from prefixlint.load.prompt_evidence import TEST_TREES
+
 MAX_MODULES = 2000
 MAX_BYTES = 1024 * 1024
 _SKIP = frozenset({"node_modules", "site-packages", "venv", "env", "__pycache__", "build", "dist"})
 _ROOT_MARKS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 #: A name of the kind a prompt has, as bytes (`mentioning`).
-_PROMPT_WORD = re.compile(rb"\b\w*(?:[Pp]rompt|PROMPT|[Ss]ystem|SYSTEM|[Ii]nstruction|INSTRUCTION)\w*\b")
+_PROMPT_WORD = re.compile(rb"\b\w*(?:[Pp]rompt|PROMPT|[Ss]ystem|SYSTEM|[Ii]nstruction|INSTRUCTION|[Tt]emplate|TEMPLATE)\w*\b")
 
 
 _PLACES: dict[str, tuple[Path, Path]] = {}
@@ -41,18 +43,26 @@ def module_place(path: str) -> tuple[Path, Path] | None:
 
 
 def repository_root(folder: Path) -> Path:
-    marked = (c for c in [folder, *list(folder.parents)[:12]] if any((c / mark).exists() for mark in _ROOT_MARKS))
-    return next(marked, folder)
+    """The nearest folder with a repository's mark; for a folder inside a test tree of it
+    (`tests/fixtures/...`), that test tree: its modules are read with each other, not with the
+    application's, whose index leaves test trees out (`repository_modules`)."""
+    marked = next((c for c in [folder, *list(folder.parents)[:12]] if any((c / mark).exists() for mark in _ROOT_MARKS)),
+                  folder)
+    inside = folder.relative_to(marked).parts if folder != marked and folder.is_relative_to(marked) else ()
+    test = next((number for number, part in enumerate(inside) if part in TEST_TREES), None)
+    return marked.joinpath(*inside[: test + 1]) if test is not None else marked
 
 
 @lru_cache(maxsize=8)
 def repository_modules(root: Path) -> tuple[Path, ...]:
-    """The repository's Python modules (at most MAX_MODULES), in a stable order."""
+    """The repository's Python modules (at most MAX_MODULES), in a stable order; not its tests
+    (test trees, `test_*.py`, `*_test.py`, `conftest.py`): what they fill and send is made up."""
     found: list[Path] = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP and d not in TEST_TREES)
         for file in sorted(files):
-            if file.endswith(".py"):
+            if file.endswith(".py") and not (file.startswith("test_") or file.endswith("_test.py")
+                                             or file == "conftest.py"):
                 if len(found) == MAX_MODULES:
                     return tuple(found)
                 found.append(Path(folder) / file)

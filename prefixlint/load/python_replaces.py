@@ -23,7 +23,7 @@ from prefixlint.load.python_index import module_bytes, module_source, module_tre
 from prefixlint.load.template import Variable
 
 #: `.replace("{{NAME}}", ...)` in a module's bytes: the modules worth parsing.
-_REPLACE = re.compile(rb"""\.replace\(\s*["'](?:\{\{\s*\$?\w+\s*\}\}|\$\{\w+\}|\{\w+\})["']""")
+_REPLACE = re.compile(rb"""\.replace\(\s*["']((?:\{\{\s*\$?\w+\s*\}\}|\$\{\w+\}|\{\w+\}))["']""")
 #: A placeholder as a file writes it, and its name: `{{ DATE }}`, `{{$date}}`, `${date}`, `{date}`.
 _WRITTEN = re.compile(r"\{\{\s*\$?(\w+)\s*\}\}|\$\{(\w+)\}|(?<![{$])\{(\w+)\}(?!\})")
 
@@ -31,33 +31,37 @@ _WRITTEN = re.compile(r"\{\{\s*\$?(\w+)\s*\}\}|\$\{(\w+)\}|(?<![{$])\{(\w+)\}(?!
 def replaced_placeholders(target: Path, text: str) -> dict[str, Variable]:
     """name -> Variable of each placeholder of `text` (the file `target`) that the code fills with
     `.replace(<the placeholder as written>, value)`, when every such call agrees on its kind."""
-    calls = _replace_calls(repository_root(target.parent))
+    root = repository_root(target.parent)
+    replacing = _replacing(root)
     out: dict[str, Variable] = {}
     for match in _WRITTEN.finditer(text):
         written, name = match.group(0), next(g for g in match.groups() if g)
-        if name in out or written not in calls:
+        if name in out or written not in replacing:
             continue
-        found = [_classified(module, root, call) for module, root, call in calls[written]]
+        found = [_classified(module, root, call) for module in replacing[written] for call in _calls(module, written)]
         kinds = {v.kind for v in found if v is not None}
-        if None not in found and len(kinds) == 1:
+        if found and None not in found and len(kinds) == 1:
             out[name] = Variable(name, found[0].kind, found[0].samples, None, found[0].evidence)  # type: ignore[union-attr]
     return out
 
 
 @lru_cache(maxsize=8)
-def _replace_calls(root: Path) -> dict[str, list[tuple[Path, Path, ast.Call]]]:
-    """The repository's `.replace("<placeholder>", value)` calls, by the placeholder's text."""
-    found: dict[str, list[tuple[Path, Path, ast.Call]]] = {}
+def _replacing(root: Path) -> dict[str, tuple[Path, ...]]:
+    """Each placeholder text a `.replace()` call names -> the repository's modules holding such a
+    call, by their bytes (parsed only when a file has that placeholder)."""
+    found: dict[str, list[Path]] = {}
     for module in repository_modules(root):
-        if not _REPLACE.search(module_bytes(module) or b""):
-            continue
-        tree = module_tree(module)
-        for node in ast.walk(tree) if tree is not None else ():
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "replace" \
-                    and len(node.args) == 2 and isinstance(node.args[0], ast.Constant) \
-                    and isinstance(node.args[0].value, str) and _WRITTEN.fullmatch(node.args[0].value):
-                found.setdefault(node.args[0].value, []).append((module, root, node))
-    return found
+        for written in set(_REPLACE.findall(module_bytes(module) or b"")):
+            found.setdefault(written.decode("utf-8", "replace"), []).append(module)
+    return {written: tuple(modules) for written, modules in found.items()}
+
+
+def _calls(module: Path, written: str) -> list[ast.Call]:
+    """The module's `.replace(written, value)` calls."""
+    tree = module_tree(module)
+    return [node for node in (ast.walk(tree) if tree is not None else ())
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "replace"
+            and len(node.args) == 2 and isinstance(node.args[0], ast.Constant) and node.args[0].value == written]
 
 
 def _classified(module: Path, root: Path, call: ast.Call) -> Variable | None:
