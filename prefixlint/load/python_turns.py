@@ -25,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from prefixlint.load.python_walk import dotted, walked
+from prefixlint.load.sends import first_site_if_all_alone
 from prefixlint.load.source_prompts import SourceTemplate
 
 _MESSAGE_CLASSES = {"HumanMessage": "user", "SystemMessage": "system"}
@@ -142,26 +143,17 @@ def sent_alone(path: str | None, tree: ast.Module, name: str, depth: int = 0) ->
 
     stem = import_name(Path(path or "x.py"))
     others = [(shown, t) for shown, t in (beside(path, name, package=False) if path else ()) if _imports(t, stem)]
-    sites: list[str] = []
-    for shown, module in [((path or "").replace("\\", "/").rsplit("/", 1)[-1], tree), *others]:
+    def verdicts(module: ast.Module) -> list[int | str | None]:
         parents, _, _ = _index(module)
-        nodes, _ = walked(module)
-        lines: list[int] = []
-        for node in nodes:
-            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load) or \
-                    isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.ctx, ast.Load):
-                line = _single_turn(node, parents, 0)
-                if isinstance(line, str) and module is tree and depth < 2 and line != name:
-                    inner = sent_alone(path, tree, line, depth + 1)  # returned: where its callers send it
-                    if inner is None:
-                        return None
-                    sites.append(inner)
-                elif isinstance(line, int):
-                    lines.append(line)
-                else:
-                    return None
-        sites += [f"{shown}:{min(lines)}"] if lines else []
-    return sites[0] if sites else None
+        uses = [node for node in walked(module)[0] if isinstance(node, (ast.Name, ast.Attribute))
+                and isinstance(node.ctx, ast.Load) and (node.id if isinstance(node, ast.Name) else node.attr) == name]
+        return [_single_turn(node, parents, 0) for node in sorted(uses, key=lambda n: (n.lineno, n.col_offset))]
+
+    def follow(function: str) -> str | None:  # a function of the module returns it: where its callers send it
+        return sent_alone(path, tree, function, depth + 1) if depth < 2 and function != name else None
+
+    shown = (path or "").replace("\\", "/").rsplit("/", 1)[-1]
+    return first_site_if_all_alone([(shown, True, verdicts(tree)), *((s, False, verdicts(t)) for s, t in others)], follow)
 
 
 def _imports(tree: ast.Module, stem: str) -> bool:

@@ -18,6 +18,7 @@ import os
 import re
 from dataclasses import replace
 
+from prefixlint.load.sends import first_site_if_all_alone
 from prefixlint.load.source_prompts import SourceTemplate
 from prefixlint.load.ts_messages import message_call, outside
 
@@ -48,22 +49,14 @@ def sent_alone(path: str, root, name: str, depth: int = 0) -> str | None:
     use of that function); None when one does not, or none is found."""
     from prefixlint.load.ts_callers import importers
 
-    sites: list[str] = []
-    for where, tree in [(path, root), *importers(path, name)]:
-        if any(mark in os.path.basename(where) for mark in _TESTS):
-            continue
-        for node in _references(tree, name):
-            line = _single_turn(node, 0)
-            if isinstance(line, str) and tree is root and depth < 2 and line != name:
-                line = sent_alone(path, root, line, depth + 1)  # returned: where its callers send it
-                if line is None:
-                    return None
-                sites.append(line)
-            elif isinstance(line, int):
-                sites.append(f"{os.path.basename(where)}:{line}")
-            else:
-                return None
-    return sites[0] if sites else None
+    def follow(function: str) -> str | None:  # a function of the module returns it: where its callers send it
+        return sent_alone(path, root, function, depth + 1) if depth < 2 and function != name else None
+
+    modules = [(where, tree) for where, tree in [(path, root), *importers(path, name)]
+               if not any(mark in os.path.basename(where) for mark in _TESTS)]
+    return first_site_if_all_alone([(os.path.basename(where), tree is root,
+                                     [_single_turn(node, 0) for node in _references(tree, name)])
+                                    for where, tree in modules], follow)
 
 
 def _references(root, name: str) -> list:
