@@ -173,7 +173,10 @@ class Values(FillSites):
                 end = at + len(placeholder)
                 if at:
                     out.append(Text(piece.chars[:at], piece.offsets[:at]))
-                out.append(replace(self.field(value), offset=piece.offsets[at], text=placeholder))
+                offset = piece.offsets[at]
+                if piece.offsets[end - 1] == offset and end - at > 1:  # a text not written here (imported):
+                    offset = self.at(arguments[0].start_byte) + 1  # the pattern this call fills, `'{{input}}'`
+                out.append(replace(self.field(value), offset=offset, text=placeholder))
                 piece = Text(piece.chars[end:], piece.offsets[end:])
                 done = not every
             if not isinstance(piece, Text) or piece.chars:

@@ -60,3 +60,15 @@ def test_a_module_outside_the_repository_or_a_default_import_is_not_followed(tmp
     default = write(tmp_path, "main.ts", chat("`${BAKERY}\\n" + RULES + "`", 'import BAKERY from "./prompts";\n'))
     (template,) = load_templates(str(default))
     assert template.messages[0].content == "{bakery}\n" + RULES
+
+
+def test_fields_an_imported_template_is_filled_with_point_at_the_replace_that_fills_them(tmp_path):
+    write(tmp_path, "prompts.ts", "export const TEMPLATE = `TOOLS: {{tools}}\nINPUT: {{input}}\n" + RULES * 4 + "`;\n")
+    path = write(tmp_path, "agent.ts", (
+        'import { TEMPLATE } from "./prompts";\n'
+        "export function buildToolPrompt(input: string) {\n"
+        "  return TEMPLATE.replace('{{tools}}', 'web_search')\n"
+        "    .replace('{{input}}', input);\n}\n"))
+    (finding,) = findings(path)  # before: at `TEMPLATE`, named by another field's text
+    assert (finding["code"], finding["variable"], finding["placeholder"]) == ("PFX005", "input", "{{input}}")
+    assert (finding["line"], finding["column"]) == where(path, "{{input}}', input")
