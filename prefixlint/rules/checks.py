@@ -92,13 +92,17 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
         extra: dict[str, Any] = {"promise": fixed, "promise_where": where, "promise_unit": rounding(data.profile).split(' ')[-1]}
         if item.history_tokens:  # ahead of the conversation: the history is lost on every turn
             place = "in the system prompt" if item.in_system_prompt else "ahead of the conversation"
+            assumed = bool(getattr(data.measurer, "assumed_history", False))
+            whose = " a chat server puts after it (assumed: nothing here shows the conversation)" if assumed else ""
             message = (
-                f"{value} {place} breaks the reuse of the {item.history_tokens:,}-token history on every turn:"
+                f"{value} {place} breaks the reuse of the {item.history_tokens:,}-token history{whose} on every turn:"
                 f" the shared prefix ends at token {now.shared_prefix_tokens:,} of {now.tokens:,},"
                 f" {percent(now.shared_prefix_tokens, now.tokens, bare_ends=True)} reusable"
                 f" ({percent(now.reusable_tokens, now.tokens, bare_ends=True)} after {rounding(data.profile)})." + fixed
             )
             extra["history_tokens"] = item.history_tokens
+            if assumed:
+                extra["history_assumed"] = True
         else:
             message = (
                 f"{value} ends the shared prefix at token {now.shared_prefix_tokens:,} of {now.tokens:,}:"

@@ -56,6 +56,7 @@ def test_retrieved_context_ahead_of_the_history_text(tok, monkeypatch):
     # the earlier turns after it, from the first turn's text to the last one's end
     assert finding["history_tokens"] == len(encode_pieces(tok, chatml(TURNS)[3:-1])) == 644
     assert "ahead of the conversation breaks the reuse of the 644-token history on every turn" in finding["message"]
+    assert "history_assumed" not in finding  # the template holds the history itself
     # {chat_history} and {question} have only the short closing lines after them
     assert report["volatile"]["chat_history"]["stable_tokens_after"] < 64
 

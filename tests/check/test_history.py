@@ -94,14 +94,15 @@ def test_a_time_on_the_last_line_of_a_system_prompt_breaks_the_history(tmp_path,
     history = enc.history()
     assert (finding["tokens"], finding["shared_prefix_tokens"]) == (len(a), shared_prefix(a, b))
     assert finding["reusable_tokens"] == vllm(shared_prefix(a, b), len(b))
-    assert finding["history_tokens"] == history == entry["history_tokens"]
+    assert finding["history_tokens"] == history == entry["history_tokens"] and finding["history_assumed"] is True
     # moved by hand to the end of the last user message, after the history (no fix: the
     # application writes that message), a promise labelled as such (issue 24 item 4)
     fixed = [enc.served(POLICY, f"{CURRENT}\nCurrent time: {t}") for t in MOMENTS]
     assert finding["fixed_reusable_tokens"] == vllm(shared_prefix(*fixed), len(fixed[1]))
     assert finding["message"] == (
         f"{{{{ now }}}} (a timestamp, changes every request) in the system prompt breaks the reuse of the"
-        f" {history:,}-token history on every turn: the shared prefix ends at token {shared_prefix(a, b)} of"
+        f" {history:,}-token history a chat server puts after it (assumed: nothing here shows the conversation)"
+        f" on every turn: the shared prefix ends at token {shared_prefix(a, b)} of"
         f" {len(a):,}, {100 * shared_prefix(a, b) / len(a):.1f}% reusable"
         f" ({100 * vllm(shared_prefix(a, b), len(b)) / len(a):.1f}% after 16-token blocks). No automatic fix:"
         f" a system prompt on its own: the value belongs in the user's message, which the application writes."
