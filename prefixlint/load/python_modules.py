@@ -156,7 +156,7 @@ def _named_files(root: Path, filling: bool) -> dict[str, list[Path]]:
 
 
 def _fill_hinted(path: Path) -> bool:
-    """Whether the module's bytes hold `_HINT` (False for a file `_source` does not read)."""
+    """Whether the module's bytes hold `_HINT` (False for a file `module_source` does not read)."""
     return _HINT_BYTES.search(module_bytes(path) or b"") is not None
 
 
