@@ -105,18 +105,11 @@ def _carried(value: ast.expr, parents: dict, defs: dict, depth: int) -> str | No
 
 def _message_role(value: ast.expr, parents: dict) -> str | None:
     """The role of the message whose content `value` is: `{"role": "user", "content": value}`,
-    `HumanMessage(value)` / `HumanMessage(content=value)`."""
+    `HumanMessage(value)` / `HumanMessage(content=value)`, `("human", value)`."""
     parent = parents.get(id(value))
     if isinstance(parent, ast.keyword):
         parent = parents.get(id(parent)) if parent.arg == "content" else None
-    if isinstance(parent, ast.Call):
-        return _MESSAGE_CLASSES.get(dotted(parent.func).rsplit(".", 1)[-1])
-    if isinstance(parent, ast.Dict):
-        entries = {k.value: v for k, v in zip(parent.keys, parent.values) if isinstance(k, ast.Constant)}
-        role = entries.get("role")
-        if entries.get("content") is value and isinstance(role, ast.Constant) and isinstance(role.value, str):
-            return _ROLES.get(role.value)
-    return None
+    return _role(parent) if parent is not None and _content(parent) is value else None
 
 
 #: Words of a name whose value is a conversation: a user message built from one is no single turn.

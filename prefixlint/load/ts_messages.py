@@ -23,17 +23,22 @@ MESSAGE_CLASSES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage
 _WRAPPERS = ("as_expression", "satisfies_expression", "parenthesized_expression", "non_null_expression")
 
 
+def pairs_of(node) -> dict:
+    """An object literal's properties by key: a pair's value, a shorthand property itself."""
+    out = {}
+    for child in node.named_children:
+        if child.type == "pair":
+            key = child.child_by_field_name("key")
+            name = key.text.decode().strip("'\"`") if key is not None else ""
+            out[name] = child.child_by_field_name("value")
+        elif child.type == "shorthand_property_identifier":
+            out[child.text.decode()] = child
+    return out
+
+
 class Messages(Values):
     def pairs(self, node) -> dict:
-        out = {}
-        for child in node.named_children:
-            if child.type == "pair":
-                key = child.child_by_field_name("key")
-                name = key.text.decode().strip("'\"`") if key is not None else ""
-                out[name] = child.child_by_field_name("value")
-            elif child.type == "shorthand_property_identifier":
-                out[child.text.decode()] = child
-        return out
+        return pairs_of(node)
 
     def role_messages(self, array, depth: int = 0) -> list[PromptMessage]:
         return self.role_messages_of(array.named_children, depth, array)

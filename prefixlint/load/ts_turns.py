@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from prefixlint.load.sends import first_site_if_all_alone
 from prefixlint.load.source_prompts import SourceTemplate
-from prefixlint.load.ts_messages import message_call, outside
+from prefixlint.load.ts_messages import ROLES, message_call, outside, pairs_of
 
 #: Words of a name whose value is a conversation: a user message built from one is no single turn.
 _CONVERSATION_WORDS = ("history", "conversation", "messages", "memory", "transcript", "chat", "turns", "dialog")
@@ -242,19 +242,13 @@ def _role(message) -> str | None:
         return None
     role = _pairs(message).get("role")
     text = role.text.decode().strip("'\"`") if role is not None and role.type == "string" else None
-    return {"user": "user", "human": "user", "system": "system", "developer": "system"}.get(text or "")
+    return ROLES.get(text or "")
 
 
 def _pairs(holder) -> dict:
-    out: dict = {}
-    for child in holder.named_children:
-        if child.type == "pair":
-            out[_key(child)] = child.child_by_field_name("value")
-        elif child.type == "shorthand_property_identifier":
-            out[child.text.decode()] = child
-        elif child.type == "spread_element":
-            out["..."] = child
-    return out
+    """`pairs_of`, with `"..."` for a spread (`{ ...options, system }`: keys this code does not see)."""
+    spread = any(child.type == "spread_element" for child in holder.named_children)
+    return {**pairs_of(holder), **({"...": None} if spread else {})}
 
 
 def _conversational(node) -> bool:
