@@ -50,9 +50,9 @@ def file_variables(path: str, text: str = "") -> dict[str, Variable]:
 
 
 def _fills_in(module: Path, root: Path, name: str) -> dict[str, Variable]:
-    from prefixlint.load.python_modules import _resolver
+    from prefixlint.load.python_modules import module_resolver
 
-    resolver = _resolver(module)
+    resolver = module_resolver(module)
     tree = resolver.tree
     for constant in ast.walk(tree):
         if not (isinstance(constant, ast.Constant) and isinstance(constant.value, str)
@@ -67,15 +67,24 @@ def _fills_in(module: Path, root: Path, name: str) -> dict[str, Variable]:
 
 def _keywords(resolver, scope: ast.AST, call: ast.Call, where: str) -> dict[str, Variable]:
     """The variable of each keyword a fill call passes, placed in its module (`where`)."""
+    out: dict[str, Variable] = {}
+    for keyword in call.keywords:
+        variable = fill_value(resolver, keyword.value, scope, where) if keyword.arg is not None else None
+        if keyword.arg is not None and variable is not None:
+            out[keyword.arg] = variable
+    return out
+
+
+def fill_value(resolver, value: ast.expr, scope: ast.AST, where: str) -> Variable | None:
+    """The variable of a value a fill passes (`Resolver.declared`), placed in its module
+    (`where`): once per process when its `scope` runs only at import."""
+    variable = resolver.declared(value)
+    if variable is None:
+        return None
     tree = resolver.tree
     once = scope is tree or (isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
                              and only_at_import(resolver, tree, scope.name))
-    out: dict[str, Variable] = {}
-    for keyword in call.keywords:
-        variable = resolver.declared(keyword.value) if keyword.arg is not None else None
-        if keyword.arg is not None and variable is not None:
-            out[keyword.arg] = placed(variable, where, once)
-    return out
+    return placed(variable, where, once)
 
 
 def _rendered_elsewhere(module: Path, root: Path, name: str) -> dict[str, Variable]:

@@ -48,7 +48,7 @@ def repository_root(folder: Path) -> Path:
     application's, whose index leaves test trees out (`repository_modules`)."""
     marked = next((c for c in [folder, *list(folder.parents)[:12]] if any((c / mark).exists() for mark in _ROOT_MARKS)),
                   folder)
-    inside = folder.relative_to(marked).parts if folder != marked and folder.is_relative_to(marked) else ()
+    inside = folder.relative_to(marked).parts  # marked is folder or one of its parents
     test = next((number for number, part in enumerate(inside) if part in TEST_TREES), None)
     return marked.joinpath(*inside[: test + 1]) if test is not None else marked
 

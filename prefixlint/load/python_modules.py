@@ -54,11 +54,11 @@ def fill_elsewhere(path: str, name: str) -> Fill | None:
     module, root = place
     for other, call in _calls(root).get(name, ()):
         if other != module and _imports(other, module, name, call):
-            return Fill(other.relative_to(root).as_posix(), _resolver(other), call)
+            return Fill(other.relative_to(root).as_posix(), module_resolver(other), call)
     for alias, where in _aliases(root, module, name):  # `system_prompt: str = prompts.SYSTEM_PROMPT`
         for other, call in _calls(root).get(alias, ()):
             if other.parent == where.parent and other != module:  # `config.system_prompt.format(...)` beside it
-                return Fill(other.relative_to(root).as_posix(), _resolver(other), call)
+                return Fill(other.relative_to(root).as_posix(), module_resolver(other), call)
     return None
 
 
@@ -168,7 +168,8 @@ def _tree(path: Path) -> ast.Module | None:
 
 
 @lru_cache(maxsize=64)
-def _resolver(path: Path):
+def module_resolver(path: Path):
+    """The module's `Resolver` (its whole tree), built once per module while cached."""
     from prefixlint.load.python_values import Resolver
 
     return Resolver(module_source(path) or "", module_tree(path) or ast.Module(body=[], type_ignores=[]))
@@ -237,6 +238,6 @@ def kickoff_literals(path: str) -> dict[str, tuple[str, str]] | None:
 def _bound_dict(module: Path, name: str, call: ast.Call) -> ast.AST | None:
     """The value last bound to `name` before `call` in the scope the call reads it from
     (`inputs = {...}` in its function, else at module level; `python_scopes`)."""
-    resolver = _resolver(module)
+    resolver = module_resolver(module)
     values = resolver.scopes.assigned(name, resolver.offset(call.lineno, call.col_offset), module=True)
     return next((value for value in reversed(values) if value.lineno <= call.lineno), None)

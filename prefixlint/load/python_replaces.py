@@ -19,7 +19,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from prefixlint.load.python_index import module_bytes, module_source, module_tree, repository_modules, repository_root
+from prefixlint.load.python_index import module_bytes, module_tree, repository_modules, repository_root
 from prefixlint.load.template import Variable
 
 #: `.replace("{{NAME}}", ...)` in a module's bytes: the modules worth parsing.
@@ -65,21 +65,8 @@ def _calls(module: Path, written: str) -> list[ast.Call]:
 
 
 def _classified(module: Path, root: Path, call: ast.Call) -> Variable | None:
-    from prefixlint.load.file_fills import only_at_import, placed, scope_of
+    from prefixlint.load.file_fills import fill_value, scope_of
+    from prefixlint.load.python_modules import module_resolver
 
-    resolver = _resolver(module)
-    variable = resolver.declared(call.args[1])
-    if variable is None:
-        return None
-    tree = resolver.tree
-    scope = scope_of(tree, call.lineno)
-    once = scope is tree or (isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
-                             and only_at_import(resolver, tree, scope.name))
-    return placed(variable, module.relative_to(root).as_posix(), once)
-
-
-@lru_cache(maxsize=64)
-def _resolver(module: Path):
-    from prefixlint.load.python_values import Resolver
-
-    return Resolver(module_source(module) or "", module_tree(module) or ast.Module(body=[], type_ignores=[]))
+    resolver = module_resolver(module)
+    return fill_value(resolver, call.args[1], scope_of(resolver.tree, call.lineno), module.relative_to(root).as_posix())

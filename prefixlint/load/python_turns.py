@@ -20,12 +20,11 @@ the conversation after it (`check.served`).
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import replace
 from pathlib import Path
 
 from prefixlint.load.python_walk import dotted, walked
-from prefixlint.load.sends import first_site_if_all_alone
+from prefixlint.load.sends import first_site_if_all_alone, reads_a_conversation
 from prefixlint.load.source_prompts import SourceTemplate
 
 _MESSAGE_CLASSES = {"HumanMessage": "user", "SystemMessage": "system"}
@@ -112,9 +111,6 @@ def _message_role(value: ast.expr, parents: dict) -> str | None:
     return _role(parent) if parent is not None and _content(parent) is value else None
 
 
-#: Words of a name whose value is a conversation: a user message built from one is no single turn.
-_CONVERSATION_WORDS = ("history", "conversation", "messages", "memory", "transcript", "chat", "turns", "dialog")
-_FIELD = re.compile(r"\{\{?\s*\$?(\w+)")  # a template's field: `{history}`, `{{ history }}`, `{{$history}}`
 _TEXT_METHODS = frozenset({"format", "strip", "render", "substitute", "safe_substitute", "replace"})
 
 
@@ -235,12 +231,11 @@ def _user_turns(messages: ast.AST | None, parents: dict) -> int | None:
 
 
 def _conversational(content: ast.AST) -> bool:
-    """Whether a message's content reads a conversation: a name (`chat_history`, `self.memory`)
-    or a template field (`"{history}\n{question}"`) whose words say so."""
-    names = [n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(content) if isinstance(n, (ast.Name, ast.Attribute))]
-    names += [field for n in ast.walk(content) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-              for field in _FIELD.findall(n.value)]
-    return any(word in name.lower() for name in names for word in _CONVERSATION_WORDS)
+    """Whether a message's content reads a conversation (`chat_history`, `"{history}\n{question}"`)."""
+    nodes = list(ast.walk(content))
+    return reads_a_conversation([n.id if isinstance(n, ast.Name) else n.attr for n in nodes
+                                 if isinstance(n, (ast.Name, ast.Attribute))],
+                                [n.value for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str)])
 
 
 def _role(message: ast.AST) -> str | None:

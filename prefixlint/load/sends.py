@@ -5,7 +5,20 @@ callers then decide), or None (a conversation after it, or a use that cannot be 
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Iterable, Sequence
+
+#: Words of a name whose value is a conversation: a user message built from one is no single turn.
+_CONVERSATION_WORDS = ("history", "conversation", "messages", "memory", "transcript", "chat", "turns", "dialog")
+#: A template's field filled later: `{history}`, `{{ history }}`, `{{$history}}`.
+_FIELD = re.compile(r"\{\{?\s*\$?(\w+)")
+
+
+def reads_a_conversation(names: Iterable[str], texts: Iterable[str] = ()) -> bool:
+    """Whether a message's content reads a conversation: one of its `names` (`chat_history`,
+    `chatMessages`), or a field of one of its `texts` (`"{history}\\n{question}"`), says so."""
+    found = [*names, *(field for text in texts for field in _FIELD.findall(text))]
+    return any(word in name.lower() for name in found for word in _CONVERSATION_WORDS)
 
 
 def first_site_if_all_alone(modules: Iterable[tuple[str, bool, Sequence[int | str | None]]],

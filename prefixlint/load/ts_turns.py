@@ -15,16 +15,12 @@ served with the conversation after it (`check.served`).
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import replace
 
-from prefixlint.load.sends import first_site_if_all_alone
+from prefixlint.load.sends import first_site_if_all_alone, reads_a_conversation
 from prefixlint.load.source_prompts import SourceTemplate
 from prefixlint.load.ts_messages import ROLES, message_call, outside, pairs_of
 
-#: Words of a name whose value is a conversation: a user message built from one is no single turn.
-_CONVERSATION_WORDS = ("history", "conversation", "messages", "memory", "transcript", "chat", "turns", "dialog")
-_FIELD = re.compile(r"\{\{?\s*(\w+)")  # a field filled later: `{history}`, `{{history}}`
 _TEXT_METHODS = frozenset({"trim", "replace", "replaceAll", "concat", "toString"})
 _DECLARING = frozenset({"import_specifier", "import_clause", "namespace_import", "export_specifier",
                         "type_annotation", "type_identifier"})
@@ -252,18 +248,14 @@ def _pairs(holder) -> dict:
 
 
 def _conversational(node) -> bool:
-    """Whether an expression reads a name of a conversation (`history`, `chatMessages`), or is
-    a text with such a field (`"{history}\\n{question}"`, filled later)."""
-    stack = [node]
+    """Whether an expression reads a conversation (`history`, `chatMessages`, `"{history}\\n{question}"`)."""
+    nodes, stack = [], [node]
     while stack:
-        current = stack.pop()
-        stack.extend(current.children)
-        names = [current.text.decode()] if current.type in (
-            "identifier", "property_identifier", "shorthand_property_identifier") else \
-            _FIELD.findall(current.text.decode()) if current.type == "string_fragment" else []
-        if any(word in name.lower() for name in names for word in _CONVERSATION_WORDS):
-            return True
-    return False
+        nodes.append(stack.pop())
+        stack.extend(nodes[-1].children)
+    return reads_a_conversation(
+        [n.text.decode() for n in nodes if n.type in ("identifier", "property_identifier", "shorthand_property_identifier")],
+        [n.text.decode() for n in nodes if n.type == "string_fragment"])
 
 
 def _uses(declarator, name: str) -> list:

@@ -327,7 +327,7 @@ def test_a_file_loaded_into_a_name_is_filled_where_that_name_is_rendered(tmp_pat
     reviewer.write_text(reviewer.read_text().replace("self.deck_config", "self.user_settings"))
     from prefixlint.load import python_index, python_modules
 
-    for cached in (python_modules._calls, python_modules._tree, python_modules._resolver, python_index.module_source,
+    for cached in (python_modules._calls, python_modules._tree, python_modules.module_resolver, python_index.module_source,
                    python_index.module_tree):
         cached.cache_clear()
     (template,) = load_templates(str(package / "card.j2"))
