@@ -119,10 +119,22 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
         severity = _severity(rule, v.frequency)
         if evidence.startswith("its name") and code:  # in program source the name alone is the weakest evidence
             severity = _LOWER.get(severity, severity)
+        unread = _unread(data, item) if code and severity != "info" else None
+        if unread:  # nothing calls the function (reads the constant) it is written in: nothing sends it
+            message += f" Nothing in the repository reads `{unread}`, so nothing sends this text."
+            extra["unread"] = unread
+            severity = "info"
         yield _finding(rule, data, item, message, severity, now.reusable_tokens,
                        now.fixed_reusable_tokens, stable_tokens_after=item.stable_tokens_after,
                        fixed_tokens=now.fixed_tokens, fixed_shared_prefix_tokens=now.fixed_shared_prefix_tokens,
                        **extra)
+
+
+def _unread(data: Measured, item: VolatileMeasurement) -> str | None:
+    from prefixlint.load.reach import unread
+
+    template = data.template
+    return unread(template.path, template.source, item.placeholder.line) if template is not None else None
 
 
 #: One severity lower, for a finding whose only evidence is the value's name.
