@@ -7,7 +7,8 @@ it names (a path's files by size and modification time). Every other file the ch
 (a LangChain `template_path`, Prompty `${file:...}` samples, a chat template) is recorded
 with its sha256 and checked on a hit, so a changed reference is a miss. Files measured with
 a model's chat template or through a promptfoo configuration are not cached (their results
-are shared between files), nor are files that fail. What only `--fix`, `--diff` and `--format
+are shared between files), nor are files that fail, nor a file with a prompt nothing in the
+repository reads (`load.reach`: a caller added anywhere would change it). What only `--fix`, `--diff` and `--format
 html` use (a result's `fix_sources` and `token_view`: closures over the loaded template) is not
 stored: those runs do not use the cache.
 
@@ -208,6 +209,7 @@ def check_cached(files: list[str], settings_for, walked: frozenset[str], cache: 
         own, segment = by_file[path], reads.get(path, [])
         key = keys.get(path)
         if (path not in shared and key and os.path.abspath(path) in segment
-                and all(r.error is None and r.chat_format != "jinja" for r in own)):
+                and all(r.error is None and r.chat_format != "jinja" for r in own)
+                and not any("unread" in f.extra for r in own for f in r.findings)):  # read from the whole repository
             cache.put(key, [replace(r, fix_sources=(), token_view=None) for r in own], segment)
     return [r for path in files for r in (hits[path] if path in hits else by_file[path])] + extra
