@@ -273,7 +273,23 @@ class Measurer:
         """The runs of text after `end` (up to `stop`) that no volatile value changes."""
         everything = self.render(frozenset(v.name for v in self.volatiles) - self.appended)  # earlier turns: stable
         volatile = variants.changed_placeholders(base.messages, everything.messages)
-        return stable_runs(base.messages, base.starts, volatile, end, stop)
+        return stable_runs(base.messages, base.starts, volatile | self._unknown_placeholders, end, stop)
+
+    @cached_property
+    def _unknown_placeholders(self) -> frozenset[int]:
+        """Placeholders whose value nothing says is constant (no fill, declaration or name does):
+        a run of stable text ends there too, as its reuse cannot be counted on."""
+        declared = self.template.variables
+
+        def unknown(name: str) -> bool:
+            v = self.volatility.get(name)
+            variable = declared.get(name)
+            return (v is not None and not v.is_call and v.cls is None and v.signal is None
+                    and (variable is None or variable.kind is None) and name not in self.appended
+                    and name != self.template.slot)
+
+        return frozenset(p.index for p in self.compiled.placeholders
+                         if p.names and not p.calls and all(unknown(n) for n in p.names))
 
     def _tokens(self, text: str) -> int:
         return len(self.encode(text)) if text.strip() else 0

@@ -164,13 +164,15 @@ def boundary_merge(rule: Rule, data: Measured) -> Iterator[Finding]:
             continue
         now = item.now
         unmerged = data.profile.reusable_tokens(item.unmerged_shared_prefix_tokens, now.tokens)
+        if unmerged <= now.reusable_tokens:  # the token it saves is in no more whole blocks: nothing gained
+            continue
         shown = item.merged_text.encode("unicode_escape").decode("ascii")
         token = item.merged_token.encode("unicode_escape").decode("ascii")
         message = (
             f"the stable text before {item.placeholder.text} ends with {shown!r}, which merges with the value"
             f" into the token {token!r}: the shared prefix ends at token {now.shared_prefix_tokens:,} instead of"
-            f" {item.unmerged_shared_prefix_tokens:,}. End the stable text on a token boundary (e.g. a newline"
-            f" after {shown.strip()!r})."
+            f" {item.unmerged_shared_prefix_tokens:,}, {now.reusable_tokens:,} tokens reused after {rounding(data.profile)}"
+            f" instead of {unmerged:,}. End the stable text on a token boundary (e.g. a newline after {shown.strip()!r})."
         )
         yield _finding(rule, data, item, message, rule.severity, now.reusable_tokens, unmerged,
                        merged_text=item.merged_text, merged_token=item.merged_token)

@@ -33,7 +33,7 @@ EXPECTED = [
     ("research_agent_chat.yaml", "PFX004", 10, 17, "error", "iteration", "{{ iteration }}"),
     ("research_agent_chat.yaml", "PFX001", 10, 67, "warning", "strftime_now", '{{ strftime_now("%B %d, %Y") }}'),
     ("support_bot.yaml", "PFX001", 10, 21, "error", "now", "{{ now }}"),
-    ("ticket_classifier.j2", "PFX006", 16, 9, "warning", "user_message", "{{ user_message }}"),
+    ("ticket_classifier.j2", "PFX006", 18, 9, "warning", "user_message", "{{ user_message }}"),
     ("translate_short.txt", "PFX007", 3, 1, "warning", "input", "${input}"),
 ]
 CLEAN = ["code_review.yaml", "support_bot_fixed.yaml"]
