@@ -49,7 +49,8 @@ def test_an_export_nothing_imports_is_information_with_its_name(tmp_path):
 
 
 @pytest.mark.parametrize("caller", [
-    ("src/app.ts", 'import { buildTopicsPrompt } from "./llm";\nexport const handle = (req) => buildTopicsPrompt(req.body.text);\n'),
+    ("src/app.ts", 'import { buildTopicsPrompt } from "./llm";\n'
+                   'export const handle = (req) => buildTopicsPrompt(req.body.text);\n'),
     ("src/app.js", 'const { buildTopicsPrompt } = await import("./llm");\n'),  # a dynamic import
     ("serverless.yml", "functions:\n  topics:\n    handler: src/llm.buildTopicsPrompt\n"),  # configuration names it
 ])
