@@ -52,6 +52,18 @@ def merged_at(tokenizer, base, varied, message: int, shared: int) -> tuple[str, 
     return "", ""
 
 
+def unknown_placeholders(placeholders, volatility, template, appended) -> frozenset[int]:
+    """Placeholders whose value nothing says is constant (no fill, declaration or name does):
+    a run of stable text ends there too (`stable_runs`), as its reuse cannot be counted on."""
+    def unknown(name: str) -> bool:
+        v = volatility.get(name)
+        variable = template.variables.get(name)
+        return (v is not None and not v.is_call and v.cls is None and v.signal is None
+                and (variable is None or variable.kind is None) and name not in appended and name != template.slot)
+
+    return frozenset(p.index for p in placeholders if p.names and not p.calls and all(unknown(n) for n in p.names))
+
+
 def stable_runs(messages, starts, volatile, end: int, stop: int | None) -> list[str]:
     """The runs of text after offset `end` (up to `stop`) that no `volatile` placeholder cuts; a
     message's end does not cut a run (its next message goes on with it)."""

@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import Any
 
 from prefixlint.check.caps import refuse_long_words, refuse_too_many_values
-from prefixlint.check.locate import first_use, merged_at, span_at, stable_runs
+from prefixlint.check.locate import first_use, merged_at, span_at, stable_runs, unknown_placeholders
 from prefixlint.check.memos import Memos
 from prefixlint.check.served import history_region, own_target, serve, tokens_before
 from prefixlint.engines.profiles import EngineProfile
@@ -270,26 +270,11 @@ class Measurer:
         return min((self.compiled.placeholders[i] for i in placeholders), key=lambda p: p.offset)
 
     def _stable_runs(self, base: Request, end: int, stop: int | None) -> list[str]:
-        """The runs of text after `end` (up to `stop`) that no volatile value changes."""
+        """The runs of text after `end` (up to `stop`) that no volatile or unknown value cuts."""
         everything = self.render(frozenset(v.name for v in self.volatiles) - self.appended)  # earlier turns: stable
-        volatile = variants.changed_placeholders(base.messages, everything.messages)
-        return stable_runs(base.messages, base.starts, volatile | self._unknown_placeholders, end, stop)
-
-    @cached_property
-    def _unknown_placeholders(self) -> frozenset[int]:
-        """Placeholders whose value nothing says is constant (no fill, declaration or name does):
-        a run of stable text ends there too, as its reuse cannot be counted on."""
-        declared = self.template.variables
-
-        def unknown(name: str) -> bool:
-            v = self.volatility.get(name)
-            variable = declared.get(name)
-            return (v is not None and not v.is_call and v.cls is None and v.signal is None
-                    and (variable is None or variable.kind is None) and name not in self.appended
-                    and name != self.template.slot)
-
-        return frozenset(p.index for p in self.compiled.placeholders
-                         if p.names and not p.calls and all(unknown(n) for n in p.names))
+        cuts = variants.changed_placeholders(base.messages, everything.messages) | unknown_placeholders(
+            self.compiled.placeholders, self.volatility, self.template, self.appended)  # nor an unknown value
+        return stable_runs(base.messages, base.starts, cuts, end, stop)
 
     def _tokens(self, text: str) -> int:
         return len(self.encode(text)) if text.strip() else 0

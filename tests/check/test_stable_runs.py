@@ -44,3 +44,27 @@ def test_a_run_of_instructions_after_the_values_is_worth_it(tmp_path):
     assert len(encode(LONG_TAIL)) >= 16
     found = [(f["code"], f["line"], f["column"]) for f in findings(tmp_path, template(LONG_TAIL))]
     assert found[0] == ("PFX003", 4, 1)  # {{ memory }}: the line after "What you remember about the user:"
+
+
+PART = ("Check the spelling, the grammar and the register of the answer against the level of the course,"
+        " and explain every mistake in one short sentence a beginner understands.")
+
+
+def test_a_value_nothing_shows_is_constant_cuts_a_run_as_a_volatile_one_does(tmp_path):
+    """Text after `{{ target_word }}` (filled by nothing the file shows) is reused only if that
+    value repeats: it does not count as the gain of moving the question past it."""
+    encode = load_tokenizer("o200k_base").encode
+    before, after = f"\n\n{PART}\nThe word to practise is ", f".\n{PART}\n"
+    assert len(encode(before)) < 48 and len(encode(after)) < 48 and len(encode(before + "bicycle" + after)) > 64
+    text = "Question: {{ query }}" + before + "{{ target_word }}" + after
+    path = tmp_path / "tutor.txt"
+    path.write_text(text, encoding="utf-8")
+    (tmp_path / "prefixlint.toml").write_text("[tool.prefixlint]\nmin-stable-tokens = 48\n")
+    options = ["check", "--offline", "--config", str(tmp_path / "prefixlint.toml"), "--output-format", "json", str(path)]
+    result = CliRunner().invoke(cli, options)
+    assert result.exit_code == 0, result.output  # neither run reaches 48 tokens
+    # named like a deployment constant, the same value is stable: one run, worth the move
+    path.write_text(text.replace("target_word", "company_name"), encoding="utf-8")
+    result = CliRunner().invoke(cli, options)
+    found = [(f["code"], f["line"], f["column"]) for f in json.loads(result.stdout)["files"][0]["findings"]]
+    assert found == [("PFX005", 1, 11)]
