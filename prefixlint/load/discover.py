@@ -3,7 +3,7 @@
 A file named on the command line is checked as given, whatever its extension, and even when
 `.gitignore` or `exclude` would skip it (as ruff and flake8 do). A directory is walked
 recursively and yields the files that match `DEFAULT_PATTERNS`, except:
-- hidden files and directories (`.git`, `.venv`, `.github`, ...) and `SKIPPED_DIRECTORIES`;
+- hidden files and directories (`.git`, `.venv`, `.github`, ...) and `SKIPPED_DIRECTORIES` (`prompt_evidence`);
 - paths ignored by `.gitignore` files (git's rules, via pathspec): every `.gitignore` from the
   git root down applies below its own directory, a deeper file can re-include with `!`, and
   `.git/info/exclude` applies to the whole repository; paths matched by `exclude`;
@@ -37,6 +37,7 @@ from prefixlint.load.prompt_evidence import (
     EVIDENCE_SUFFIXES,
     FILE_REFERENCE,
     NOT_TEMPLATES,
+    SKIPPED_DIRECTORIES,
     TEMPLATE_SUFFIXES,
     not_prompt_tree,
     walk_left_out,
@@ -62,8 +63,6 @@ SNIFFED_PATTERNS: tuple[str, ...] = (
 )
 #: Files larger than this are not opened to sniff them (templates are a few kilobytes).
 SNIFF_MAX_BYTES = 1024 * 1024
-#: Directory names never walked into (hidden directories are skipped as well).
-SKIPPED_DIRECTORIES = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", "site-packages"})
 STDIN = "-"
 def discover(
     paths: list[str],

@@ -24,6 +24,11 @@ NOT_TEMPLATES: tuple[str, ...] = (
     # Skill's SKILL.md is loaded verbatim (its braces are literal text, nothing fills them)
     "claude.md", "agents.md", "gemini.md", "copilot-instructions.md", "skill.md",
 )
+#: Directory names never walked into (hidden directories are skipped as well; `discover`).
+SKIPPED_DIRECTORIES = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", "site-packages"})
+#: Directory names of installed or generated code, which the repository-wide indexes (what fills,
+#: sends or reads a prompt: `python_index`, `ts_callers`, `reach`) do not read either.
+GENERATED_DIRECTORIES = SKIPPED_DIRECTORIES | {"env", "build", "dist", ".next", "coverage"}
 #: Directory names whose files are documentation pages: a website, a blog.
 DOCUMENTATION_TREES = frozenset({
     "docs", "doc", "documentation", "website", "site", "www", "blog", "_posts", "posts", "_site",

@@ -13,11 +13,10 @@ import warnings
 from functools import lru_cache
 from pathlib import Path
 
-from prefixlint.load.prompt_evidence import TEST_TREES
+from prefixlint.load.prompt_evidence import GENERATED_DIRECTORIES, TEST_TREES
 
 MAX_MODULES = 2000
 MAX_BYTES = 1024 * 1024
-_SKIP = frozenset({"node_modules", "site-packages", "venv", "env", "__pycache__", "build", "dist"})
 _ROOT_MARKS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 #: A name of the kind a prompt has, as bytes (`mentioning`).
 _PROMPT_WORD = re.compile(rb"\b\w*(?:[Pp]rompt|PROMPT|[Ss]ystem|SYSTEM|[Ii]nstruction|INSTRUCTION|[Tt]emplate|TEMPLATE)\w*\b")
@@ -59,7 +58,7 @@ def repository_modules(root: Path) -> tuple[Path, ...]:
     (test trees, `test_*.py`, `*_test.py`, `conftest.py`): what they fill and send is made up."""
     found: list[Path] = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP and d not in TEST_TREES)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in GENERATED_DIRECTORIES and d not in TEST_TREES)
         for file in sorted(files):
             if file.endswith(".py") and not (file.startswith("test_") or file.endswith("_test.py")
                                              or file == "conftest.py"):

@@ -28,14 +28,14 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from prefixlint.load.prompt_evidence import NOT_PROMPT_TREES
+from prefixlint.limits import directory_root
+from prefixlint.load.prompt_evidence import GENERATED_DIRECTORIES, NOT_PROMPT_TREES
+from prefixlint.load.ts_grammar import SUFFIXES
 
 #: Bounds of one repository's search (files walked, bytes of one file, bytes in all).
 MAX_FILES = 20000
 MAX_FILE_BYTES = 1024 * 1024
 MAX_TOTAL_BYTES = 128 * 1024 * 1024
-_SKIP = frozenset({"node_modules", "site-packages", "venv", "env", "__pycache__", "build", "dist", ".next", "coverage",
-                   "target", "out"})
 #: Names a framework calls by convention (route handlers, entry points).
 ENTRY_NAMES = frozenset({
     "main", "handler", "lambda_handler", "app", "run", "default", "config", "middleware", "GET", "POST", "PUT", "PATCH",
@@ -49,7 +49,6 @@ _ENTRY_FILES = frozenset({"route", "page", "layout", "template", "middleware", "
 _ENTRY_FOLDERS = frozenset({"pages", "api", "functions", "netlify", "routes", "lambda", "lambdas", "handlers"})
 #: Folders of modules nothing is meant to import: tests, fixtures, examples.
 _STANDALONE = NOT_PROMPT_TREES | {"examples", "example", "samples", "sample", "demo", "demos"}
-_TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
 #: Prose: a function named in a design note is not called by it.
 _PROSE = (".md", ".mdx", ".markdown", ".rst", ".txt", ".adoc", ".org")
 
@@ -63,19 +62,15 @@ def unread(path: str, source: str, line: int) -> str | None:
     root = _checkout(here.parent)
     if root is None or _entry_module(here, root):
         return None
-    if path.endswith((".py", ".pyi")):
-        definitions = _python_definitions(source) if not _python_package(root) else []
-    elif path.lower().endswith(_TS_SUFFIXES) and not _published(here.parent, root):
-        definitions = _ts_definitions(path, source)
-    else:
-        return None
-    if re.search(r"\bglobals\(\)|\bvars\(\)", source):
-        return None
-    files = _repository_files(str(root))
-    if files is None:
-        return None
+    python, script = path.endswith((".py", ".pyi")), path.lower().endswith(SUFFIXES)
+    if not (python and not _python_package(root) or script and not _published(here.parent, root)):
+        return None  # not a module of ours, or others import it
+    definitions = _definitions(path, source)
     holding = next((d for d in definitions if d[1] <= line <= d[2]), None)
-    return _unread_definition(holding, definitions, source, here, files, set()) if holding else None
+    if holding is None or re.search(r"\bglobals\(\)|\bvars\(\)", source):
+        return None
+    files = _repository_files(str(root))  # read only now: for a definition that may be unread
+    return _unread_definition(holding, definitions, source, here, files, set()) if files is not None else None
 
 
 def _unread_definition(definition, definitions, source: str, here: Path, files, seen: set) -> str | None:
@@ -112,8 +107,9 @@ def _read_elsewhere(name: str, here: Path, files) -> bool:
 
 
 def _checkout(folder: Path) -> Path | None:
-    """The nearest folder with `.git` at or above `folder` (at most 12 up), else None."""
-    return next((c for c in [folder, *list(folder.parents)[:12]] if (c / ".git").exists()), None)
+    """The repository `folder` is in (`limits.directory_root`) when it is a checkout (has `.git`), else None."""
+    root = Path(directory_root(str(folder)))
+    return root if (root / ".git").exists() else None
 
 
 def _entry_module(path: Path, root: Path) -> bool:
@@ -154,6 +150,12 @@ def _python_package(root: Path) -> bool:
 #: A module-level definition: (its name, or None when it cannot be claimed: a class, a decorated
 #: function, `export default`, ...; first line; last line).
 Definition = tuple
+
+
+@lru_cache(maxsize=8)
+def _definitions(path: str, source: str) -> tuple[Definition, ...]:
+    """The module's definitions, parsed once for all its findings."""
+    return tuple(_python_definitions(source) if path.endswith((".py", ".pyi")) else _ts_definitions(path, source))
 
 
 def _python_definitions(source: str) -> list[Definition]:
@@ -215,7 +217,7 @@ def _repository_files(root: str) -> tuple[tuple[str, bytes], ...] | None:
     found: list[tuple[str, bytes]] = []
     walked = total = 0
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIP)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in GENERATED_DIRECTORIES)
         for file in sorted(files):
             walked += 1
             if walked > MAX_FILES:

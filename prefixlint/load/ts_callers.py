@@ -16,13 +16,13 @@ import re
 from typing import Any
 
 from prefixlint.errors import PrefixlintError
+from prefixlint.load.prompt_evidence import GENERATED_DIRECTORIES
 from prefixlint.load.template import Variable
 from prefixlint.load.ts_grammar import SUFFIXES, parse
 from prefixlint.load.ts_scopes import node_key
 
 MAX_FILES = 60
 MAX_BYTES = 256 * 1024
-_SKIP = frozenset({"node_modules", ".git", "dist", "build", ".next", "coverage"})
 _parsed: dict[str, Any] = {}
 _found: dict[tuple, list] = {}
 
@@ -38,7 +38,7 @@ def neighbours(path: str) -> list[str]:
         folders.append(os.path.dirname(here))
     try:
         folders += sorted(os.path.join(here, d) for d in os.listdir(here)
-                          if d not in _SKIP and os.path.isdir(os.path.join(here, d)))
+                          if d not in GENERATED_DIRECTORIES and os.path.isdir(os.path.join(here, d)))
     except OSError:
         pass
     found: list[str] = []
