@@ -126,6 +126,7 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
             severity = "info"
         yield _finding(rule, data, item, message, severity, now.reusable_tokens,
                        now.fixed_reusable_tokens, stable_tokens_after=item.stable_tokens_after,
+                       stable_block_after=item.stable_block_after, in_last_user_message=item.in_last_user_message,
                        fixed_tokens=now.fixed_tokens, fixed_shared_prefix_tokens=now.fixed_shared_prefix_tokens,
                        **extra)
 
