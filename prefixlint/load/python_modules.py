@@ -172,7 +172,7 @@ def module_resolver(path: Path):
     """The module's `Resolver` (its whole tree), built once per module while cached."""
     from prefixlint.load.python_values import Resolver
 
-    return Resolver(module_source(path) or "", module_tree(path) or ast.Module(body=[], type_ignores=[]))
+    return Resolver(module_source(path) or "", module_tree(path) or ast.Module(body=[], type_ignores=[]), str(path))
 
 
 def import_name(module: Path) -> str:

@@ -53,6 +53,7 @@ class Scopes:
         self._scopes = [self.module]
         self.runtime: dict[str, list[ast.expr]] = {}  # module names rebound by functions (`global`)
         self.attributes: dict[str, list[ast.expr]] = {}  # `self.x = ...`, `obj.x = ...`
+        self._constants: dict[str, ast.expr] | None = None
         self._walk(tree.body, self.module)
         self._scopes.sort(key=lambda s: s.start)
         self._starts = [s.start for s in self._scopes]
@@ -96,6 +97,17 @@ class Scopes:
             while scope is not None and scope.kind == "class":  # no enclosing scope for what is inside
                 scope = scope.parent
         return None, runtime
+
+    def module_reads(self, name: str, at: int) -> bool:
+        """Whether `name`, used at offset `at`, reads the module's own binding (an import's)."""
+        return self._owner(name, at)[0] is self.module
+
+    def module_constants(self) -> dict[str, ast.expr]:
+        """The module's top-level names bound to a value, that no function rebinds (`global`)."""
+        if self._constants is None:
+            self._constants = {name: value for name, values in self.module.values.items()
+                               if name not in self.runtime and (value := _pick(values)) is not None}
+        return self._constants
 
     def attribute(self, name: str) -> ast.expr | None:
         """What `obj.name` reads: an attribute assignment, a class body's or the module's name."""

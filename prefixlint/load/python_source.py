@@ -84,7 +84,7 @@ def load_all(path: str, text: str) -> list[Template]:
 class _Finder:
     def __init__(self, text: str, tree: ast.Module, path: str | None = None) -> None:
         self.tree, self.path = tree, path
-        self.resolve = Resolver(text, tree)
+        self.resolve = Resolver(text, tree, path)
         self.found: list[tuple[int, SourcePrompt]] = []
         self.done: set[int] = set()  # ids of calls already read as part of another prompt
         self.content_style = "plain"  # how a message's content is filled later (a list assigned to a name)

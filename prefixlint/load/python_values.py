@@ -17,10 +17,11 @@ from functools import lru_cache
 from typing import Any
 
 from prefixlint.load import fill_sites as fills
+from prefixlint.load.python_imports import imported_text, imported_value
 from prefixlint.load.python_lists import joined_items
 from prefixlint.load.python_scopes import Scopes
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_imports, template_kind
-from prefixlint.load.python_walk import calls, dotted, statements
+from prefixlint.load.python_walk import calls, dotted, segments_of, statements
 from prefixlint.load.source_literals import RawField, scan
 from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, stable_variable, variable_name
 from prefixlint.load.source_text import dedent_pieces, strip_pieces, template_fields
@@ -30,8 +31,8 @@ _DEPTH = 8
 
 
 class Resolver:
-    def __init__(self, text: str, tree: ast.Module) -> None:
-        self.source, self.tree = text, tree
+    def __init__(self, text: str, tree: ast.Module, path: str | None = None) -> None:
+        self.source, self.tree, self.path, self.hops = text, tree, path, 0  # hops: `python_imports`
         self._line_starts = line_starts(text)
         self.used: set[int] = set()  # ids of the string nodes already in a prompt
         self.touched: list[int] = []  # ids of the string nodes the last texts read
@@ -97,7 +98,8 @@ class Resolver:
                 pieces += self.raw_field(piece, depth) if isinstance(piece, RawField) else [piece]
             return template_fields(pieces, style, self.source) if style != "plain" else pieces
         if isinstance(node, (ast.Name, ast.Attribute)):
-            return self.text(self.bound(node), style, depth + 1)
+            bound = self.bound(node)
+            return self.text(bound, style, depth + 1) if bound is not None else imported_text(self, node, depth)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.text(node.left, style, depth + 1), self.text(node.right, style, depth + 1)
             if left is None and right is None:
@@ -176,8 +178,9 @@ class Resolver:
         except SyntaxError:
             return [Field(raw.start, written, variable_name([raw.expression]))]
         computed = isinstance(node, ast.Name) and fills.computed_here(self, node.id, raw.start)
-        if isinstance(node, (ast.Name, ast.Attribute)) and (bound := self.bound(node, raw.start)) is not None and not computed:
-            inlined = self.text(bound, "plain", depth + 2)  # another text of the module: its words
+        if isinstance(node, (ast.Name, ast.Attribute)) and not computed:  # another text of the module (or an
+            bound = self.bound(node, raw.start)  # imported one): its words
+            inlined = self.text(bound, "plain", depth + 2) if bound is not None else imported_text(self, node, depth, raw.start)
             if inlined is not None:
                 return inlined
         return [self.field(node, raw.start, written, raw.spec)]
@@ -190,7 +193,7 @@ class Resolver:
         bound = self.bound(node, offset) if isinstance(node, ast.Name) else None
         if clock is None and bound is not None:
             clock = self.clock(bound)
-        segments, keyed = self.segments(node)
+        segments, keyed = segments_of(node)
         if clock is not None:  # named by the code's own name for it (`today`), else by the call
             return Field(offset, written, variable_name(segments) if isinstance(node, ast.Name) else clock.name, clock)
         line = self.line(offset)
@@ -202,7 +205,8 @@ class Resolver:
                 variable = replace(variable, unknown=True, evidence=f"{value}: its text is not in this module, unknown"
                                    " (the same on every request: read once, at import)")
             return Field(offset, written, variable_name(segments, keyed), variable)
-        found = fills.from_callers(self, node, line, parameter=True) if isinstance(node, ast.Name) else None
+        found = imported_value(self, node, "value") if bound is None else None  # `from config import MAX`
+        found = found or (fills.from_callers(self, node, line, parameter=True) if isinstance(node, ast.Name) else None)
         return Field(offset, written, variable_name(segments, keyed), found)
 
     def declared(self, node: ast.expr, name: str = "value"):
@@ -263,25 +267,6 @@ class Resolver:
 
     def in_function(self, line: int) -> bool:
         return self.script or self.function_lines.holds(line)
-
-    def segments(self, node: ast.AST) -> tuple[list[str], bool]:
-        """The names a value is reached by (`self.user.name`, `state['date']`, `state.get('date')`)."""
-        if isinstance(node, ast.Name):
-            return [node.id], False
-        if isinstance(node, ast.Attribute):
-            inner, keyed = self.segments(node.value)
-            return inner + [node.attr], keyed
-        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
-            inner, _ = self.segments(node.value)
-            return inner + [str(node.slice.value)], True
-        if isinstance(node, ast.Call):
-            key = node.args[0] if node.args else None
-            if (isinstance(node.func, ast.Attribute) and node.func.attr == "get"
-                    and isinstance(key, ast.Constant) and isinstance(key.value, str)):
-                return self.segments(node.func.value)[0] + [key.value], True
-            return self.segments(node.args[0]) if node.args else ([dotted(node.func).replace("?", "value")], False)
-        names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
-        return (names[:1] or ["value"]), False
 
 
 def _elsewhere(filler, node: ast.AST, name: str = "value") -> Variable | None:

@@ -107,3 +107,23 @@ def calls(text: str, tree: ast.Module) -> list[ast.Call]:
                 if isinstance(item, ast.AST):
                     found += [n for n in ast.walk(item) if isinstance(n, ast.Call)]
     return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+
+def segments_of(node: ast.AST) -> tuple[list[str], bool]:
+    """The names a value is reached by (`self.user.name`, `state['date']`, `state.get('date')`)."""
+    if isinstance(node, ast.Name):
+        return [node.id], False
+    if isinstance(node, ast.Attribute):
+        inner, keyed = segments_of(node.value)
+        return inner + [node.attr], keyed
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        inner, _ = segments_of(node.value)
+        return inner + [str(node.slice.value)], True
+    if isinstance(node, ast.Call):
+        key = node.args[0] if node.args else None
+        if (isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                and isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            return segments_of(node.func.value)[0] + [key.value], True
+        return segments_of(node.args[0]) if node.args else ([dotted(node.func).replace("?", "value")], False)
+    names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
+    return (names[:1] or ["value"]), False

@@ -184,6 +184,24 @@ def filled_by(variable: Variable, call: str, line: int, module_level: bool) -> V
     return Variable(variable.name, variable.kind, variable.samples, line, f"filled by {call}")
 
 
+def foreign(pieces: list, module: str, offset: int) -> list:
+    """The pieces of another module's text, imported where a name is used at `offset`: each
+    character placed there (as an escape sequence's characters are at the escape), so a finding
+    points at the use and no fix edits the other module; each value's evidence names `module`."""
+    out: list = []
+    for piece in pieces:
+        if isinstance(piece, Text):
+            out.append(Text(piece.chars, (offset,) * len(piece.chars)))
+            continue
+        variable = piece.variable
+        if variable is not None:
+            where = f" ({module}:{variable.line})" if variable.line else f" ({module})"
+            variable = Variable(variable.name, variable.kind, variable.samples, None,
+                                (variable.evidence or f"in {module}") + where, variable.unknown)
+        out.append(Field(offset, piece.text, piece.name, variable))
+    return out
+
+
 def stable_variable(name: str, value: str) -> Variable:
     return Variable(name, "stable", (value,))
 

@@ -9,8 +9,8 @@ as Node and TypeScript do (`./prompts`, `./prompts.ts`, `./prompts.js` written f
 per process while its text is unchanged, through at most `MAX_HOPS` modules. The module is
 evaluated once per process, so every `${...}` in the imported text is a per-process value
 (stable, its evidence naming the other module). The imported text has no place in the checked
-file: each of its characters is placed at the name where it is used (as an escape sequence's
-characters are at the escape), so a finding points at the use and no fix edits the other module.
+file: each of its characters is placed at the name where it is used (`source_prompts.foreign`),
+so a finding points at the use and no fix edits the other module.
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ import os
 from typing import Any
 
 from prefixlint.errors import PrefixlintError
-from prefixlint.load.source_prompts import Field, Text
-from prefixlint.load.template import Variable
+from prefixlint.load.source_prompts import Text, foreign
 from prefixlint.load.ts_callers import MAX_BYTES
 from prefixlint.load.ts_grammar import SUFFIXES, parse
 
@@ -28,7 +27,7 @@ MAX_HOPS = 3
 _parsed: dict[str, tuple[str, Any]] = {}  # path -> (text, Values of that module)
 
 
-def imported_text(values, binding, depth: int) -> list | None:
+def imported_text(values, binding, depth: int, offset: int) -> list | None:
     """The pieces of the constant an import names, placed at the import's use; None when the
     import is not a relative module's `const` text (or the module cannot be read)."""
     specifier = binding.holder.child_by_field_name("source") if binding.holder is not None else None
@@ -50,29 +49,7 @@ def imported_text(values, binding, depth: int) -> list | None:
         other.hops = 0
     if pieces is None or not any(isinstance(p, Text) and p.chars.strip() for p in pieces):
         return None
-    return [_foreign(p, os.path.basename(other.path)) for p in pieces]
-
-
-def placed(pieces: list, offset: int) -> list:
-    """The imported pieces with every character at `offset`, the use of the imported name."""
-    out: list = []
-    for piece in pieces:
-        if isinstance(piece, Text):
-            out.append(Text(piece.chars, (offset,) * len(piece.chars)))
-        else:
-            out.append(Field(offset, piece.text, piece.name, piece.variable))
-    return out
-
-
-def _foreign(piece, module: str):
-    """A piece of another module: its values' evidence names that module, not the checked one."""
-    if isinstance(piece, Text) or piece.variable is None:
-        return piece
-    variable = piece.variable
-    where = f" ({module}:{variable.line})" if variable.line else f" ({module})"
-    evidence = (variable.evidence or f"in {module}") + where
-    return Field(piece.offset, piece.text, piece.name, Variable(variable.name, variable.kind, variable.samples,
-                                                               None, evidence))
+    return foreign(pieces, os.path.basename(other.path), offset)
 
 
 def _imported_name(binding) -> str | None:

@@ -19,7 +19,7 @@ from prefixlint.load.source_text import dedent_pieces, strip_pieces
 from prefixlint.load.ts_assembly import additions, assigned, replaced_field
 from prefixlint.load.ts_callers import parameter_nodes
 from prefixlint.load.ts_fill_sites import FillSites
-from prefixlint.load.ts_imports import imported_text, placed
+from prefixlint.load.ts_imports import imported_text
 from prefixlint.load.ts_scopes import function_around, node_key
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0", "\n": "", "\r\n": ""}
@@ -62,10 +62,10 @@ class Values(FillSites):
         if argument is not None:
             return self.text_of(argument, depth + 1)
         if binding is not None and binding.kind == "import":  # `import { SYSTEM } from "./prompts"`
-            pieces = imported_text(self, binding, depth + 1)
+            pieces = imported_text(self, binding, depth + 1, self.at(node.start_byte))
             if pieces is not None:
                 self.touched.append(node_key(binding.node))
-            return placed(pieces, self.at(node.start_byte)) if pieces is not None else None
+            return pieces
         if binding is None or binding.declarator is None:
             return None
         # read where it is written in the declaring function; a function defined there reads it when called

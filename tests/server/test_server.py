@@ -48,6 +48,17 @@ def placeholder_at(text: str, placeholder: str = "{{ now }}") -> tuple[int, int]
     return line, text.split("\n")[line].index(placeholder)
 
 
+async def hover_on_a_good_file(client: LanguageClient, name: str) -> types.Hover:
+    """The hover on the timestamp of a good file the test opens itself (no test relies on another's documents)."""
+    path = client.scratch / "prompts" / name
+    uri = open_document(client, path, chat_yaml())
+    await published(client, uri, 1)
+    found = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri=uri), types.Position(*placeholder_at(chat_yaml()))))
+    assert found is not None
+    return found
+
+
 async def test_open_gives_the_findings_of_check_on_the_placeholder_range(client: LanguageClient):
     path = client.scratch / "prompts" / "chat.yaml"
     text = path.read_text(encoding="utf-8")
@@ -182,12 +193,8 @@ async def test_a_malformed_document_gets_a_diagnostic_and_the_server_goes_on(cli
     (diagnostic,) = (await published(client, uri, 1)).diagnostics
     assert diagnostic.severity == types.DiagnosticSeverity.Error and diagnostic.code is None
     assert 2 <= diagnostic.range.start.line <= 3  # where the YAML parser stops
-    # Still answering: a hover on the good file, and a fixed text checks clean again.
-    good = client.scratch / "prompts" / "chat.yaml"
-    line, column = placeholder_at(good.read_text(encoding="utf-8"))
-    found = await client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(uri=good.as_uri()), types.Position(line=line, character=column)))
-    assert "PFX001" in found.contents.value
+    # Still answering: a hover on a good file, and a fixed text checks clean again.
+    assert "PFX001" in (await hover_on_a_good_file(client, "after-broken.yaml")).contents.value
     change(client, uri, 2, chat_yaml().replace("{{ now }}", "March 2025"))  # repaired, and no volatile value left
     assert list((await published(client, uri, 2)).diagnostics) == []
 
@@ -297,10 +304,7 @@ async def test_a_render_past_its_time_limit_is_a_diagnostic_and_the_server_answe
     deep_uri = open_document(client, deep, "{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }} {{ now }}\n")
     (diagnostic,) = (await published(client, deep_uri, 1)).diagnostics
     assert "nests too deeply" in diagnostic.message
-    found = await client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(uri=(client.scratch / "prompts" / "chat.yaml").as_uri()),
-        types.Position(*placeholder_at(chat_yaml()))))
-    assert "PFX001" in found.contents.value
+    assert "PFX001" in (await hover_on_a_good_file(client, "after-endless.yaml")).contents.value
 
 
 async def test_an_unsafe_fix_is_marked_and_never_preferred(client: LanguageClient):
