@@ -46,8 +46,8 @@ class Config:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: A volatile value followed by fewer stable tokens than this is not a finding.
     min_stable_tokens: int = DEFAULT_MIN_STABLE_TOKENS
-    #: A value in the last user message is a finding only with this many stable tokens after it.
-    min_tail_tokens: int = 64
+    #: A value no conversation follows is a finding only with a run of this many stable tokens after it.
+    min_tail_tokens: int = 80
     #: Extra volatile-value signals (mappings in the rule catalog's signal format).
     extend_volatile: list[dict[str, Any]] = field(default_factory=list, hash=False)
     #: gitignore-style patterns, relative to the directory of `source` (see `exclude_root`).

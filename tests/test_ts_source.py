@@ -99,7 +99,7 @@ def test_javascript_and_tsx_grammars(tmp_path, suffix):
     module.write_text(
         "export function chat(question) { const sessionId = crypto.randomUUID();\n"  # per call
         "  const messages = [\n"
-        "  { role: 'system', content: `Session ${sessionId}.\\n" + "Follow the support policy closely. " * 12 + "` },\n"
+        "  { role: 'system', content: `Session ${sessionId}.\\n" + "Follow the support policy closely. " * 16 + "` },\n"
         "  { role: 'user', content: question },\n"
         "]; return messages; }\n")
     (finding,) = findings(module)
@@ -130,11 +130,11 @@ def test_suppression_comments_in_source(tmp_path):
     module.write_text(
         "// prefixlint: disable-file PFX002 -- the session id is what this prompt is about\n"
         "export const SYSTEM_PROMPT = (sessionId) => `Session ${sessionId}.\\n"
-        + "Follow the support policy closely. " * 12 + "`;\n")
+        + "Follow the support policy closely. " * 16 + "`;\n")
     assert findings(module) == []
     python = tmp_path / "agent.py"
     python.write_text('def agent_prompt(session_id):\n  return (f"Session {session_id}. "  # prefixlint: disable-line PFX002\n'
-                      '    "' + "Follow the support policy closely. " * 12 + '")\n')
+                      '    "' + "Follow the support policy closely. " * 16 + '")\n')
     assert findings(python) == []
 
 

@@ -77,7 +77,7 @@ class Measurer:
                                   and not (declared.get(name) and (declared[name].kind not in (None, "appended")
                                                                    or declared[name].samples)))
         self._writes_history = bool(self.appended) or any(v.kind == "conversation" for v in declared.values())
-        self.assumed_history = False
+        self.assumed_history, self.conversation = False, self._writes_history  # a history after the text
         self._renders: dict[frozenset[str], Request] = {}
         self.memos: Memos = like.memos if like is not None else memos or Memos()  # `like`: a measurer of the file
         self._encoded, self._lines = self.memos.encodings(tokenizer)  # texts, line runs (`encode_lines`) -> ids
@@ -149,6 +149,7 @@ class Measurer:
                 history = History(()) if alone else self.history
                 # a system prompt on its own: the history a chat server puts after it, which nothing here shows
                 self.assumed_history = bool(history) and not self._writes_history and all(m.role == "system" for m in own)
+                self.conversation = self._writes_history or self.assumed_history
                 messages = serve(own, history, has_history=self._writes_history)
                 target = own_target(own, messages)
             framed = self.framing.frame(messages, self.encode)

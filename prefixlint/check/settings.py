@@ -32,8 +32,8 @@ class Settings:
     #: for the file); None: every rule.
     enabled: Callable[[str], bool] | None = None
     min_stable_tokens: int = 16
-    #: `min-tail-tokens`: stable tokens after a value in the last user message that make a finding.
-    min_tail_tokens: int = 64
+    #: `min-tail-tokens`: the run of stable tokens after a value no conversation follows that makes a finding.
+    min_tail_tokens: int = 80
     extend_volatile: Any = None
     offline: bool = False
     #: `--chat-template` / `chat-template`: the file a chat file's messages are rendered with.

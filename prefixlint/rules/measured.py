@@ -72,17 +72,28 @@ class Measured:
     #: For a chat template checked on its own: what PFX101/PFX102's probes found
     #: (`prefixlint.rules.chat_template_check.ChatTemplateDetections`).
     chat_template: Any = None
-    #: `min-tail-tokens`: the stable tokens after a value in the last user message that make it
-    #: a finding (a short closing instruction after the question is not worth moving it for).
-    min_tail_tokens: int = 64
+    #: `min-tail-tokens`: the run of stable tokens after a value that no conversation follows
+    #: (in the last user message, or in a request program source sends alone) that makes it a
+    #: finding: a short closing instruction after the question or the context is not worth it.
+    min_tail_tokens: int = 80
 
     def worth_reporting(self, item: VolatileMeasurement) -> bool:
         """Enough stable text after the value to be worth a finding (issue 19 item 8), and a move
         of it that serves more of the request from the cache than now (after blocks)."""
         if item.now.fixed_reusable_tokens <= item.now.reusable_tokens:
             return False
-        if item.in_last_user_message:
+        if item.in_last_user_message or not item.history_tokens and self.sent_alone():
             return item.stable_block_after >= max(self.min_tail_tokens, self.min_stable_tokens)
         if not item.history_tokens:  # the labels between later values move with them
             return item.stable_block_after >= self.min_stable_tokens
         return item.stable_tokens_after >= self.min_stable_tokens
+
+    def sent_alone(self) -> bool:
+        """Whether the code shows that no conversation follows the request: program source, whose
+        calls the loader read, with no history written or assumed after its messages (a prompt
+        file checked alone may be the system prompt of a conversation it cannot show, so there
+        the absence of a history is no evidence)."""
+        from prefixlint.load.registry import loader_for
+
+        return self.template is not None and loader_for(self.template.format).program_source \
+            and not getattr(self.measurer, "conversation", True)

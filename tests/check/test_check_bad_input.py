@@ -13,6 +13,9 @@ from prefixlint.cli import cli
 GOOD = """Hello {{ user_name }}, welcome back.
 You are the assistant of Northwind Bank. Never ask for PINs or passwords, explain fees in
 plain language, and offer an appointment with an adviser for loans and mortgages.
+Quote the bank's published rates only, name the page they come from, and say when a rate
+depends on the customer's own situation. Close every answer with the branch's opening hours
+and the number to call for a lost or stolen card.
 """
 BOMB = "\n".join(
     [f'a0: &a0 [{", ".join(["lol"] * 9)}]']

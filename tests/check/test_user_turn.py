@@ -21,7 +21,8 @@ CLOSING = "Reply in a friendly tone, and keep it short unless the user asks for 
 INSTRUCTIONS = ("Use the notes below to answer. Quote the note you used for every claim, say plainly when the "
                 "notes do not hold the answer, and never guess a date, a figure or a name. Keep to two short "
                 "paragraphs with no headings and no lists, in the language of the question, and end with one "
-                "line that names the notes you read.")
+                "line that names the notes you read. When two notes disagree, say so and give the newer one "
+                "first, with its date.")
 
 
 def run(path, *args):
@@ -38,7 +39,7 @@ def builder(tail: str) -> str:
 
 def test_a_question_followed_by_a_closing_line_is_where_it_belongs(tmp_path):
     encode = load_tokenizer("o200k_base").encode
-    assert 10 < len(encode(CLOSING)) < 64 <= len(encode(INSTRUCTIONS))
+    assert 10 < len(encode(CLOSING)) < 80 <= len(encode(INSTRUCTIONS))  # min-tail-tokens: 80
     module = tmp_path / "short.py"
     module.write_text(builder(CLOSING))
     (template,) = load_templates(str(module))
@@ -92,3 +93,30 @@ def test_names_ending_in_system_or_user_hold_one_message_each(tmp_path):
     assert [(t.prompt_name, [m.role for m in t.messages]) for t in load_templates(str(script))] == [
         ("REVIEW_SYSTEM", ["system"]), ("reviewUser", [None])]
     assert run(script) == []  # the diff closes the user's message: where it belongs
+
+
+def test_a_request_the_code_sends_alone_needs_a_long_run_after_the_value_a_prompt_file_does_not(tmp_path):
+    """Item 8 beyond the user's turn: a system prompt the code sends with one user message and no
+    history gains only the run after its value, so a short one is no finding; the same text in a
+    prompt file checked alone may head a conversation the file cannot show, and is one."""
+    encode = load_tokenizer("o200k_base").encode
+    short = "Answer from the notes only, in two short paragraphs, and say plainly when they do not hold it."
+    assert 16 <= len(encode(short)) < 80 <= len(encode(INSTRUCTIONS))
+
+    def sent_alone(rules: str) -> str:
+        return ("from datetime import datetime\nfrom openai import OpenAI\n\nclient = OpenAI()\n\n\n"
+                "def answer(question):\n    now = datetime.now().isoformat()\n"
+                f'    system = f"You are the assistant of the team wiki. Now: {{now}}.\\n{rules}"\n'
+                '    return client.chat.completions.create(model="gpt-4o", messages=[\n'
+                '        {"role": "system", "content": system}, {"role": "user", "content": question}])\n')
+    module = tmp_path / "short.py"
+    module.write_text(sent_alone(short))
+    assert run(module) == []
+    module = tmp_path / "long.py"
+    module.write_text(sent_alone(INSTRUCTIONS))
+    assert [(code, name) for code, name, _ in run(module)] == [("PFX001", "now")]
+    prompts = tmp_path / "prompts"
+    prompts.mkdir()
+    page = prompts / "system.j2"
+    page.write_text(f"You are the assistant of the team wiki. Now: {{{{ now }}}}.\n{short}\n")
+    assert [(code, name, line) for code, name, line in run(page)] == [("PFX001", "now", 1)]

@@ -118,7 +118,8 @@ def test_a_later_values_promise_says_the_files_reuse_now_with_every_value_differ
                       'Answer in two short paragraphs, citing the note you used for every claim. Keep to the'
                       ' notes: when they do not hold the answer, say so and name the note that comes closest, and'
                       ' never guess a date, a figure or a name that the notes do not give. Write plainly, with no'
-                      ' headings and no lists, in the language of the question.\n"""\n')
+                      ' headings and no lists, in the language of the question. When two notes disagree, give'
+                      ' the newer one first.\n"""\n')
     result = CliRunner().invoke(cli, ["check", "--isolated", str(module)])
     lines = result.output.splitlines()
     query = next(line for line in lines if "{query}" in line)

@@ -221,8 +221,10 @@ def test_a_base_blob_over_the_file_limit_is_refused_by_its_size(tmp_path):
                PREFIXLINT_MAX_FILE_BYTES="1000")
     rows = {row["path"]: row for row in json.loads(done.stdout)["templates"]}
     # [base, working tree]: the base blob refused by its size, the file on disk measured
-    assert rows["prompts/big.md"]["errors"] == ["prompts/big.md: file is too large (2,810 bytes; the limit is 1,000)", None]
-    assert rows["prompts/big.md"]["tokens"] == [None, 43]
+    size = len((GOOD + "Stable text. " * 200 + "\n").encode())
+    assert rows["prompts/big.md"]["errors"] == [f"prompts/big.md: file is too large ({size:,} bytes; the limit is 1,000)", None]
+    same = rows["prompts/good.md"]["tokens"]  # big.md's text on disk is good.md's
+    assert same[1] > 0 and rows["prompts/big.md"]["tokens"] == [None, same[1]]
 
 
 def test_a_blob_is_not_read_when_its_size_is_over_the_limit(tmp_path, monkeypatch):

@@ -13,7 +13,8 @@ from tests.test_python_source import findings, where
 _RULES = ("Answer in the language of the question, cite the page of the handbook that you used, "
           "and say plainly when the handbook does not cover the question asked by the employee. Keep "
           "each answer short, name the team that owns the policy, and never give advice on a matter that "
-          "the handbook leaves to a manager, a lawyer or a doctor.")
+          "the handbook leaves to a manager, a lawyer or a doctor. Point to the form to fill in when one "
+          "exists, and the date the policy was last changed.")
 
 
 def write(tmp_path, name: str, text: str):

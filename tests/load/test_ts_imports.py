@@ -63,7 +63,7 @@ def test_a_module_outside_the_repository_or_a_default_import_is_not_followed(tmp
 
 
 def test_fields_an_imported_template_is_filled_with_point_at_the_replace_that_fills_them(tmp_path):
-    write(tmp_path, "prompts.ts", "export const TEMPLATE = `TOOLS: {{tools}}\nINPUT: {{input}}\n" + RULES * 4 + "`;\n")
+    write(tmp_path, "prompts.ts", "export const TEMPLATE = `TOOLS: {{tools}}\nINPUT: {{input}}\n" + RULES * 5 + "`;\n")
     path = write(tmp_path, "agent.ts", (
         'import { TEMPLATE } from "./prompts";\n'
         "export function buildToolPrompt(input: string) {\n"
