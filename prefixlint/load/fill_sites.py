@@ -26,14 +26,26 @@ CONFIG_ROOTS = frozenset({"os", "environ", "getenv", "settings", "config", "conf
                           "env", "CONFIG", "SETTINGS"})
 
 
-def stable_fill(resolver, node: ast.expr) -> Variable | None:
-    """A stable variable with its evidence when `node` reads configuration or is a literal."""
+def stable_fill(resolver, node: ast.expr, depth: int = 0) -> Variable | None:
+    """A stable variable with its evidence when `node` reads configuration or is a literal, or
+    chooses between such values (`config.NAME if config.NAME else "the user"`, `NAME or "you"`),
+    also through the local names it reads when every assignment of them is one."""
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float)):
         value = str(node.value)
     elif _config_read(node):
         value = resolver.source[slice(*resolver.span(node))]
-    else:
-        return None
+    elif depth < 3 and isinstance(node, (ast.IfExp, ast.BoolOp)):
+        choices = [node.body, node.orelse] if isinstance(node, ast.IfExp) else node.values
+        found = [stable_fill(resolver, choice, depth + 1) for choice in choices]
+        return found[0] if all(found) else None
+    elif depth < 3 and isinstance(node, ast.Name) and \
+            (values := resolver.scopes.assigned(node.id, resolver.offset(node.lineno, node.col_offset))):
+        found = [stable_fill(resolver, value, depth + 1) for value in values]
+        return found[-1] if all(found) else None
+    else:  # a value imported from a module of the repository: set once, at import
+        from prefixlint.load.python_imports import imported_value
+
+        return imported_value(resolver, node, "value") if isinstance(node, (ast.Name, ast.Attribute)) else None
     return deployment_constant(value, resolver.source[slice(*resolver.span(node))], node.lineno)
 
 

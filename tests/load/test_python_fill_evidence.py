@@ -130,3 +130,25 @@ def test_doubled_braces_the_module_rewrites_into_fields_are_fields(tmp_path):
     (tmp_path / "prompts.py").write_text(text)
     (time,) = [f for f in findings(tmp_path / "prompts.py") if f["variable"] == "time"]
     assert (time["code"], time["line"], time["column"], time["severity"]) == ("PFX001", 17, 14, "warning")
+
+
+def test_a_choice_between_configured_values_and_literals_is_a_deployment_constant(tmp_path):
+    """`config.USER_NAME if config.USER_NAME else "the user"`, through a local name, and an
+    imported setting `or` a literal: the same on every request, whichever branch is taken; a
+    local name also assigned from the request is not."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "settings.py").write_text('GREETING = "Hello"\n')
+    (tmp_path / "bot.py").write_text(
+        "import config\nfrom openai import OpenAI\n\nfrom settings import GREETING\n\n"
+        f'TEMPLATE = """{{greeting}}, {{user}}.\n{RULES}\n"""\n\n\n'
+        "def answer(client: OpenAI, request):\n"
+        '    user_name = config.USER_NAME if config.USER_NAME else "the user"\n'
+        '    system = TEMPLATE.format(greeting=GREETING or "Hi", user=user_name)\n'
+        '    return client.chat.completions.create(model="m", messages=[{"role": "system", "content": system},'
+        ' {"role": "user", "content": request.text}])\n')
+    assert findings(tmp_path / "bot.py") == []
+    text = (tmp_path / "bot.py").read_text().replace(
+        '    system = ', '    if request.user:\n        user_name = request.user.name\n    system = ')
+    (tmp_path / "bot.py").write_text(text)
+    (finding,) = findings(tmp_path / "bot.py")
+    assert (finding["code"], finding["variable"], finding["line"]) == ("PFX003", "user", 6)
