@@ -152,3 +152,8 @@ def test_a_choice_between_configured_values_and_literals_is_a_deployment_constan
     (tmp_path / "bot.py").write_text(text)
     (finding,) = findings(tmp_path / "bot.py")
     assert (finding["code"], finding["variable"], finding["line"]) == ("PFX003", "user", 6)
+    text = text.replace('    if request.user:\n        user_name = request.user.name\n',
+                        '    for turn in request.turns:\n        user_name += turn.name\n')  # `+=` binds it too
+    (tmp_path / "bot.py").write_text(text)
+    (finding,) = findings(tmp_path / "bot.py")
+    assert (finding["code"], finding["variable"], finding["line"]) == ("PFX003", "user", 6)
