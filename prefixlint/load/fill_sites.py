@@ -40,7 +40,7 @@ def stable_fill(resolver, node: ast.expr, depth: int = 0) -> Variable | None:
         return found[0] if all(found) else None
     elif depth < 3 and isinstance(node, ast.Name) and \
             (values := resolver.scopes.assigned(node.id, resolver.offset(node.lineno, node.col_offset))):
-        if len(values) != _stores(resolver).get(node.id, 0):  # also bound by `+=`, a loop, `with`, ...
+        if len(values) != resolver.stores.get(node.id, 0):  # also bound by `+=`, a loop, `with`, ...
             return None
         found = [stable_fill(resolver, value, depth + 1) for value in values]
         return found[-1] if all(found) else None
@@ -49,18 +49,6 @@ def stable_fill(resolver, node: ast.expr, depth: int = 0) -> Variable | None:
 
         return imported_value(resolver, node, "value") if isinstance(node, (ast.Name, ast.Attribute)) else None
     return deployment_constant(value, resolver.source[slice(*resolver.span(node))], node.lineno)
-
-
-def _stores(resolver) -> dict[str, int]:
-    """How many times the module binds each name anywhere (`x = ...`, `x += ...`, `for x in`),
-    counted once per module: a name bound only by the assignments read is bound by nothing else."""
-    known = getattr(resolver, "_stores", None)
-    if known is None:
-        known = resolver._stores = {}
-        for found in ast.walk(resolver.tree):
-            if isinstance(found, ast.Name) and isinstance(found.ctx, ast.Store):
-                known[found.id] = known.get(found.id, 0) + 1
-    return known
 
 
 def deployment_constant(value: str, shown: str, line: int) -> Variable:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from bisect import bisect_right
 from dataclasses import replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from prefixlint.load import fill_sites as fills
@@ -21,7 +21,7 @@ from prefixlint.load.python_imports import imported_text, imported_value
 from prefixlint.load.python_lists import joined_items
 from prefixlint.load.python_scopes import Scopes
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_imports, template_kind
-from prefixlint.load.python_walk import calls, dotted, segments_of, statements
+from prefixlint.load.python_walk import calls, dotted, segments_of, statements, store_counts
 from prefixlint.load.source_literals import RawField, scan
 from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, stable_variable, variable_name
 from prefixlint.load.source_text import dedent_pieces, strip_pieces, template_fields
@@ -53,6 +53,11 @@ class Resolver:
                     calls_of.setdefault(dotted(node.func.value).rsplit(".", 1)[-1].lower(), node)
         self.scopes = Scopes(tree, self.offset)  # what a name reads, by Python's scoping rules
         self._lowered = {name.lower(): v for name in self.scopes.attributes if (v := self.scopes.attribute(name))}
+
+    @cached_property
+    def stores(self) -> dict[str, int]:
+        """How many times the module binds each name (`python_walk.store_counts`), counted once."""
+        return store_counts(self.tree)
 
     # -- positions --------------------------------------------------------------------------
     def offset(self, line: int, column: int) -> int:

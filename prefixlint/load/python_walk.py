@@ -127,3 +127,13 @@ def segments_of(node: ast.AST) -> tuple[list[str], bool]:
         return segments_of(node.args[0]) if node.args else ([dotted(node.func).replace("?", "value")], False)
     names = [n.id for n in ast.walk(node) if isinstance(n, ast.Name)]
     return (names[:1] or ["value"]), False
+
+
+def store_counts(tree: ast.AST) -> dict[str, int]:
+    """How many times the module binds each name anywhere (`x = ...`, `x += ...`, `for x in`):
+    a name bound only by the assignments read is bound by nothing else."""
+    counts: dict[str, int] = {}
+    for found in ast.walk(tree):
+        if isinstance(found, ast.Name) and isinstance(found.ctx, ast.Store):
+            counts[found.id] = counts.get(found.id, 0) + 1
+    return counts
