@@ -252,6 +252,13 @@ class Resolver:
                         strftime = fmt.value
                 elif method == "date" and frequency == "per_request":
                     frequency, generate = "per_day", "iso_date"
+                elif method == "format" and name == "now" and path.startswith(("arrow.", "pendulum.")) and \
+                        isinstance(around, ast.Call) and around.args and isinstance(around.args[0], ast.Constant) \
+                        and isinstance(around.args[0].value, str):  # `arrow.now().format('YYYY-MM-DD')`
+                    from prefixlint.load.ts_clocks import token_frequency
+
+                    frequency = token_frequency(around.args[0].value)
+                    generate = "iso_date" if frequency == "per_day" else generate
                 elif isinstance(around, ast.Attribute) and around.attr in ("year", "month", "tzinfo") or \
                         method in ("utcoffset", "tzname", "dst"):  # the zone's offset or name: no time
                     frequency = "per_deployment"

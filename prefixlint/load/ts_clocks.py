@@ -2,7 +2,8 @@
 the current time, as `new Date()` is (with an argument they parse a given date: no clock). How
 often the value changes follows the format it is written with: `.format('YYYY-MM-DD HH:mm:ss')`
 to the second (per request), `.format('YYYY-MM-DD')` or `.format('dddd')` per day, a year or a
-month alone rarely (`.format('YYYY')`). Moment's and Day.js's format tokens are the same for this.
+month alone rarely (`.format('YYYY')`). Moment's and Day.js's format tokens are the same for this,
+and Python's arrow and pendulum use them too (`token_frequency`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,13 @@ def format_frequency(call) -> str | None:
         return "per_request"  # moment's default format is to the second
     if given[0].type != "string":
         return None
-    written = re.sub(r"\[[^\]]*\]", "", given[0].text.decode()[1:-1])  # `[at]`: literal text
+    return token_frequency(given[0].text.decode()[1:-1])
+
+
+def token_frequency(written: str) -> str:
+    """How often a clock value written with moment-style tokens changes (`YYYY-MM-DD HH:mm` per
+    request, `YYYY-MM-DD` per day, `YYYY` rarely): Moment, Day.js, and Python's arrow and pendulum."""
+    written = re.sub(r"\[[^\]]*\]", "", written)  # `[at]`: literal text
     if _TIME_TOKENS.search(written):
         return "per_request"
     return "per_day" if _DAY_TOKENS.search(written) else "per_deployment"

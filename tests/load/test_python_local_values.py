@@ -71,6 +71,19 @@ def test_the_year_or_the_zone_of_a_local_clock_value_is_a_deployment_constant(tm
     assert (day["code"], day["frequency"]) == ("PFX001", "per_request")
 
 
+@pytest.mark.parametrize(("call", "frequency"), [
+    ('arrow.now().format("YYYY-MM-DD")', "per_day"), ('pendulum.now().format("dddd D MMMM")', "per_day"),
+    ('arrow.now().format("YYYY-MM-DD HH:mm")', "per_request")])
+def test_arrow_and_pendulum_change_as_their_format_tokens_say(tmp_path, call, frequency):
+    """Moment-style tokens (arrow, pendulum): a date with no hour, minute or second is per day."""
+    library = call.split(".")[0]
+    (tmp_path / "prompt.py").write_text(CHAIN.replace("from datetime import datetime", f"import {library}").replace(
+        "    now = datetime.now()\n", "").replace('now.strftime("%Y-%m-%d")', call))
+    (day,) = [f for f in findings(tmp_path / "prompt.py") if f["variable"] == "day"]
+    assert (day["code"], day["line"], day["frequency"]) == ("PFX001", 7, frequency)
+    assert day["evidence"] == f"filled by {library}.now() (prompt.py:5)"
+
+
 def test_a_name_the_function_computes_is_a_field_not_its_literal_branch(tmp_path):
     (tmp_path / "prompt.py").write_text(BRANCHES)
     found = findings(tmp_path / "prompt.py")
