@@ -271,8 +271,11 @@ def own_text(piece: Field) -> Field:
     `f"{prompt}\n\nCurrent time: ..."`, `content: prompt + memory`) is that message's own text:
     what the deployment or the user configured, the same for a whole conversation, not the
     user's request. Only with no better evidence (a clock, the state, configuration)."""
-    if piece.variable is not None and piece.variable.kind is not None or not _OWN_TEXT_WORDS & set(words(piece.name)):
-        return piece
+    from prefixlint.load.classify import builtin_catalog, classify_variable
+
+    if piece.variable is not None and piece.variable.kind is not None or not _OWN_TEXT_WORDS & set(words(piece.name)) \
+            or classify_variable(builtin_catalog(), piece.name, None).frequency != "per_request":
+        return piece  # better evidence, another name, or a name that already says it is no request's
     line = piece.variable.line if piece.variable is not None else None
     return replace(piece, variable=Variable(piece.name, "per_user", (), line,
                                             "it opens the system message, named as its own text: set per deployment or"
