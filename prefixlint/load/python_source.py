@@ -41,11 +41,11 @@ from prefixlint.load.source_prompts import (
     Field,
     PromptMessage,
     SourcePrompt,
-    has_content,
     is_prompt_name,
     is_system_name,
     to_template,
 )
+from prefixlint.load.source_text import has_content
 from prefixlint.load.template import Template
 
 FORMAT = "python"

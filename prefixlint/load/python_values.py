@@ -151,8 +151,10 @@ class Resolver:
 
     def formatted(self, template: ast.AST, style: str, arguments: Any, depth: int, filler=None) -> list | None:
         """`template.format(...)`, `template % (...)`, `Template(template).substitute(...)`;
-        `filler`: the call is in another module (`python_modules.Fill`), its values read there."""
-        pieces = self.text(template, "plain", depth + 1)
+        `filler`: the call is in another module (`python_modules.Fill`), its values read there. Not
+        an imported template: its own module is measured, with this call's values (`fill_elsewhere`)."""
+        imported = isinstance(template, (ast.Name, ast.Attribute)) and self.bound(template) is None
+        pieces = None if imported and filler is None else self.text(template, "plain", depth + 1)
         if pieces is None:
             return None
         named: dict[Any, ast.expr] = {}  # a dict literal's keys: any constant

@@ -24,7 +24,7 @@ from prefixlint.load.template import SLOT_ROLE, Message, Template, Variable
 
 #: Names that hold prompts: `*PROMPT*`, `SYSTEM*`, `*instruction*`, `*template*` (any case), and
 #: LangChain's agent parts `*_PREFIX` / `*_SUFFIX` (`SQL_PREFIX`); a text without a blank in it
-#: (a key, a path, a URL) is never a prompt (`has_content`).
+#: (a key, a path, a URL) is never a prompt (`source_text.has_content`).
 PROMPT_NAME = re.compile(r"prompt|^_*system|instruction|template|(^|_)(prefix|suffix)$", re.IGNORECASE)
 _SYSTEM_WHAT = ("prompt", "message", "msg", "instruction", "instructions")
 
@@ -235,7 +235,11 @@ def to_template(path: str, source: str, fmt: str, prompt: SourcePrompt) -> Sourc
             continue
         chars: list[str] = []
         offsets: list[int] = []
+        opening = message.role == "system"  # nothing but blanks before this piece in a system message
         for piece in message.pieces:
+            if opening and isinstance(piece, Field):
+                piece = own_text(piece)
+            opening = opening and isinstance(piece, Text) and not piece.chars.strip()
             if isinstance(piece, Text):
                 if prompt.syntax == "format" and ("{" in piece.chars or "}" in piece.chars):
                     for char, offset in zip(piece.chars, piece.offsets):
@@ -258,6 +262,26 @@ def to_template(path: str, source: str, fmt: str, prompt: SourcePrompt) -> Sourc
                           placeholder_texts=texts)
 
 
+#: Words of a name that says the value is a prompt's own text (`prompt`, `custom_instructions`).
+_OWN_TEXT_WORDS = frozenset({"prompt", "prompts", "instruction", "instructions", "persona", "system"})
+
+
+def own_text(piece: Field) -> Field:
+    """A value that opens a system message and is named as a prompt's text (`{prompt}` of
+    `f"{prompt}\n\nCurrent time: ..."`, `content: prompt + memory`) is that message's own text:
+    what the deployment or the user configured, the same for a whole conversation, not the
+    user's request. Only with no better evidence (a clock, the state, configuration)."""
+    from prefixlint.load.classify import builtin_catalog, classify_variable
+
+    if piece.variable is not None and piece.variable.kind is not None or not _OWN_TEXT_WORDS & set(words(piece.name)) \
+            or classify_variable(builtin_catalog(), piece.name, None).frequency != "per_request":
+        return piece  # better evidence, another name, or a name that already says it is no request's
+    line = piece.variable.line if piece.variable is not None else None
+    return replace(piece, variable=Variable(piece.name, "per_user", (), line,
+                                            "it opens the system message, named as its own text: set per deployment or"
+                                            " conversation, not per request"))
+
+
 def _unique(piece: Field, variables: dict[str, Variable]) -> str:
     """The piece's variable name, suffixed when the same name is declared as another value."""
     name, number = piece.name, 1
@@ -266,25 +290,3 @@ def _unique(piece: Field, variables: dict[str, Variable]) -> str:
         number += 1
         name = f"{piece.name}_{number}"
     return name
-
-
-def has_content(prompt: SourcePrompt) -> bool:
-    """Whether a prompt is worth measuring: some text with a blank in it (not a path or a key),
-    and not a page of markup (an e-mail's or a web page's HTML, mostly tags: `is_markup`)."""
-    text = "".join(p.chars for m in prompt.messages for p in m.pieces if isinstance(p, Text))
-    if is_markup(text):
-        return False
-    return any(char.isspace() for char in text.strip()) or any(
-        isinstance(p, Field) for m in prompt.messages for p in m.pieces)
-
-
-#: An HTML or XML tag with its attributes (`<div style="...">`, `</td>`), not a prompt's
-#: `<context>` section marker (no attribute) alone.
-_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s+[\w:-]+(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>")
-
-
-def is_markup(text: str) -> bool:
-    """A text that is mostly HTML tags (more than half its characters) and has tags with
-    attributes: a page or an e-mail body the code renders, which no model is sent."""
-    tags = _TAG.findall(text)
-    return sum(map(len, tags)) * 2 > len(text.strip()) and any(" " in tag for tag in tags)

@@ -11,7 +11,7 @@ import re
 from dataclasses import replace
 from typing import Callable
 
-from prefixlint.load.source_prompts import Field, Text, variable_name
+from prefixlint.load.source_prompts import Field, SourcePrompt, Text, variable_name
 from prefixlint.load.template import Variable
 
 # -- template fields inside a text: str.format, printf-style %, string.Template -----------------
@@ -144,3 +144,25 @@ def _common_prefix(margins: list[str]) -> str:
     while size < len(first) and first[size] == last[size]:
         size += 1
     return first[:size]
+
+
+def has_content(prompt: SourcePrompt) -> bool:
+    """Whether a prompt is worth measuring: some text with a blank in it (not a path or a key),
+    and not a page of markup (an e-mail's or a web page's HTML, mostly tags: `is_markup`)."""
+    text = "".join(p.chars for m in prompt.messages for p in m.pieces if isinstance(p, Text))
+    if is_markup(text):
+        return False
+    return any(char.isspace() for char in text.strip()) or any(
+        isinstance(p, Field) for m in prompt.messages for p in m.pieces)
+
+
+#: An HTML or XML tag with its attributes (`<div style="...">`, `</td>`), not a prompt's
+#: `<context>` section marker (no attribute) alone.
+_TAG = re.compile(r"</?[A-Za-z][\w:-]*(?:\s+[\w:-]+(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>")
+
+
+def is_markup(text: str) -> bool:
+    """A text that is mostly HTML tags (more than half its characters) and has tags with
+    attributes: a page or an e-mail body the code renders, which no model is sent."""
+    tags = _TAG.findall(text)
+    return sum(map(len, tags)) * 2 > len(text.strip()) and any(" " in tag for tag in tags)

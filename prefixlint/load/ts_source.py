@@ -30,11 +30,10 @@ from prefixlint.load.source_prompts import (
     PromptMessage,
     SourcePrompt,
     Text,
-    has_content,
     message_role_by_name,
     to_template,
 )
-from prefixlint.load.source_text import FORMAT_FIELD, template_fields
+from prefixlint.load.source_text import FORMAT_FIELD, has_content, template_fields
 from prefixlint.load.template import Template
 from prefixlint.load.ts_grammar import parse, parser, source_kind
 from prefixlint.load.ts_langchain import is_prompt_object, prompt_object

@@ -7,6 +7,11 @@ followed. Each module is written here in our own words."""
 
 from __future__ import annotations
 
+import json
+
+from click.testing import CliRunner
+
+from prefixlint.cli import cli
 from prefixlint.load.registry import load_templates
 from tests.load.test_ts_assembly import write
 from tests.test_python_source import findings, where
@@ -99,3 +104,23 @@ def test_outside_the_repository_rebound_or_shadowed_names_are_not_followed(tmp_p
         "    now = ", "    RULES = history[0]\n    now = "))
     (template,) = load_templates(str(shadowed))
     assert template.messages[0].content == "{now}\n{rules}"
+
+
+def test_an_imported_template_filled_here_is_measured_once_in_its_own_module(tmp_path):
+    """`SYSTEM_PROMPT.format(now=...)` on an imported template: the template's own module is
+    measured, with this call's values as its evidence; the caller does not measure it again (two
+    findings of one value, the second placed at the imported name)."""
+    folder = repository(tmp_path)
+    write(folder, "prompts.py", f'SYSTEM_PROMPT = """Now: {{now}}\n{RULES}"""\n')
+    caller = write(folder, "chat.py", (
+        "from datetime import datetime\n\nfrom openai import OpenAI\n\nfrom prompts import SYSTEM_PROMPT\n\n"
+        "client = OpenAI()\n\n\ndef reply(history):\n"
+        "    system = SYSTEM_PROMPT.format(now=datetime.now().isoformat())\n"
+        '    return client.chat.completions.create(model="m", messages=[{"role": "system", "content": system},'
+        " *history])\n"))
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--format", "json", str(folder)])
+    found = {entry["path"]: entry["findings"] for entry in json.loads(result.stdout)["files"]}
+    assert result.exit_code == 1 and not found.get(str(caller))
+    (finding,) = found[str(folder / "prompts.py")]
+    assert (finding["code"], finding["line"], finding["column"]) == ("PFX001", *where(folder / "prompts.py", "{now}"))
+    assert finding["evidence"] == "filled by datetime.now() (agents/chat.py:11)"  # the clock, where the call is

@@ -1,0 +1,53 @@
+"""A value that opens a system message and is named as a prompt's text (`{prompt}`, `instructions`,
+`persona`) is that message's own text: what the deployment or the user configured, the same for
+a whole conversation, not the user's request (issue 19 item 5, by where the value sits). Only with
+no better evidence, and only at the opening of a system message. Our own words throughout."""
+
+from __future__ import annotations
+
+from prefixlint.load.registry import load_templates
+from tests.load.test_ts_assembly import write
+
+EVIDENCE = "it opens the system message, named as its own text: set per deployment or conversation, not per request"
+RULES = "Answer from the handbook only, cite its page, and say plainly when it does not cover the question."
+
+
+def python_builder(system: str) -> str:
+    return ("from openai import OpenAI\n\nclient = OpenAI()\n\n\n"
+            "def reply(history, question, prompt, persona):\n"
+            f'    system = f"{system}"\n'
+            '    return client.chat.completions.create(model="m", messages=[{"role": "system", "content": system},'
+            ' *history, {"role": "user", "content": question}])\n')
+
+
+def test_a_prompt_named_value_opening_a_python_system_message_is_its_own_text(tmp_path):
+    path = write(tmp_path, "bot.py", python_builder("{prompt}\\n\\n" + RULES))
+    (template,) = load_templates(str(path))
+    assert template.messages[0].content == "{prompt}\n\n" + RULES
+    prompt = template.variables["prompt"]
+    assert (prompt.kind, prompt.evidence) == ("per_user", EVIDENCE)
+
+
+def test_a_typescript_system_message_opened_by_its_prompt_parameter(tmp_path):
+    path = write(tmp_path, "helpers.ts", (
+        "export const buildSystemPrompt = (prompt: string, memory: string[]) => ({\n"
+        "  role: 'system',\n"
+        f"  content: prompt + `\\n{RULES} Facts you remember: ${{memory.join(', ')}}`,\n"
+        "});\n"))
+    (template,) = load_templates(str(path))
+    assert template.messages[0].content.startswith("{prompt}\n" + RULES)
+    assert (template.variables["prompt"].kind, template.variables["prompt"].evidence) == ("per_user", EVIDENCE)
+
+
+def test_not_after_stable_text_not_for_other_names_and_not_against_better_evidence(tmp_path):
+    later = write(tmp_path, "later.py", python_builder(RULES + "\\n{persona}"))  # not the opening
+    (template,) = load_templates(str(later))
+    assert template.variables.get("persona") is None or template.variables["persona"].evidence != EVIDENCE
+    question = write(tmp_path, "question.py", python_builder("{question}\\n\\n" + RULES))  # not a prompt's name
+    (template,) = load_templates(str(question))
+    assert template.variables.get("question") is None or template.variables["question"].evidence != EVIDENCE
+    clock = write(tmp_path, "clock.py", python_builder("{prompt}\\n\\n" + RULES).replace(
+        "    system = ", "    prompt = datetime.now().isoformat()\n    system = ").replace(
+        "from openai", "from datetime import datetime\nfrom openai"))
+    (template,) = load_templates(str(clock))  # the clock fills it: that evidence stands
+    assert template.variables["prompt"].kind == "per_request" and template.variables["prompt"].evidence != EVIDENCE
