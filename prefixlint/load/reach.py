@@ -97,13 +97,34 @@ def _unread_definition(definition, definitions, source: str, here: Path, files, 
 
 
 def _read_elsewhere(name: str, here: Path, files) -> bool:
-    """Whether another file of the repository names `name` (or reads its module by `import *`/`getattr`)."""
+    """Whether another file of the repository reads `name` (or its module by `import *`/`getattr`):
+    names it anywhere but in an import line (an import nothing in its file uses reads nothing)
+    and in a definition of its own of the same name (a copy of the module elsewhere)."""
     stem = here.stem.encode()
     needle, pattern = name.encode(), re.compile(rb"(?<![\w$])" + re.escape(name.encode()) + rb"(?![\w$])")
     star = re.compile(rb"from\s+[\w.]*\b" + re.escape(stem) + rb"\s+import\s+\*|getattr\(\s*" + re.escape(stem) + rb"\b")
-    return any(other != str(here) and (needle in data and pattern.search(data) is not None
+    return any(other != str(here) and (needle in data and _reads(data, pattern)
                                        or stem in data and star.search(data) is not None)
                for other, data in files)
+
+
+#: An import line (`from config import A, B`, `import { A } from "./a"`), not a re-export.
+_IMPORT_LINE = re.compile(rb"[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b|import\b)")
+#: What comes before a name its own line defines (`def A(`, `export const A =`, `function A`).
+_DEFINES = re.compile(rb"[ \t]*(?:export[ \t]+)?(?:async[ \t]+)?(?:def|function\*?|const|let|var|class)[ \t]+")
+
+
+def _reads(data: bytes, pattern) -> bool:
+    """Whether one of the name's occurrences in `data` is a use (anything else counts)."""
+    for match in pattern.finditer(data):
+        start = data.rfind(b"\n", 0, match.start()) + 1
+        if _IMPORT_LINE.match(data, start):
+            continue
+        before = data[start : match.start()]
+        if _DEFINES.fullmatch(before) or not before and re.match(rb"[ \t]*(?::[^=\n]*)?=(?!=)", data[match.end():]):
+            continue  # `A = ...` at the top of a module, `def A(`: its own definition
+        return True
+    return False
 
 
 def _checkout(folder: Path) -> Path | None:

@@ -60,6 +60,17 @@ def test_a_reader_anywhere_in_code_or_configuration_keeps_the_warning(tmp_path, 
     assert finding["severity"] == "warning" and "unread" not in finding
 
 
+@pytest.mark.parametrize(("other", "unread"), [
+    (("src/app.ts", 'import { buildTopicsPrompt, other } from "./llm";\nexport const handle = () => other();\n'),
+     "buildTopicsPrompt"),
+    (("copy/llm.ts", TS), "buildTopicsPrompt"),  # a copy of the module elsewhere defines the name: it reads nothing
+    (("jobs/run.py", "from src.llm import build_topics_prompt, other\n\nother()\n"), "build_topics_prompt"),
+])
+def test_an_import_nothing_uses_or_a_copy_of_the_definition_is_no_reader(tmp_path, other, unread):
+    _repo(tmp_path, {"src/llm.ts": TS + "export function other() {}\n", "src/llm.py": PY, other[0]: other[1]})
+    assert (3, "info", unread) in {(f["line"], f["severity"], f.get("unread")) for f in _findings(tmp_path / "src")}
+
+
 def test_a_constant_read_only_by_an_unread_function_names_that_function(tmp_path):
     text = (f"export const TEMPLATE = `CONTEXT:\n{{CONTEXT}}\n\n{RULES}\n`;\n\n"
             "export function buildPrompt(context: string) {\n  return TEMPLATE.replace('{CONTEXT}', context);\n}\n")
