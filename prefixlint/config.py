@@ -29,6 +29,8 @@ from prefixlint.render.history import DEFAULT_TURNS
 #: The names looked for in each directory, highest precedence first.
 CONFIG_FILES = (".prefixlint.yaml", ".prefixlint.yml", "pyproject.toml")
 DEFAULT_MIN_STABLE_TOKENS = 16
+#: `min-tail-tokens`: five 16-token blocks (docs/check.md, "How a finding is measured").
+DEFAULT_MIN_TAIL_TOKENS = 80
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ class Config:
     #: A volatile value followed by fewer stable tokens than this is not a finding.
     min_stable_tokens: int = DEFAULT_MIN_STABLE_TOKENS
     #: A value no conversation follows is a finding only with a run of this many stable tokens after it.
-    min_tail_tokens: int = 80
+    min_tail_tokens: int = DEFAULT_MIN_TAIL_TOKENS
     #: Extra volatile-value signals (mappings in the rule catalog's signal format).
     extend_volatile: list[dict[str, Any]] = field(default_factory=list, hash=False)
     #: gitignore-style patterns, relative to the directory of `source` (see `exclude_root`).

@@ -14,7 +14,7 @@ from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from prefixlint.config import Config, load_config
+from prefixlint.config import DEFAULT_MIN_STABLE_TOKENS, DEFAULT_MIN_TAIL_TOKENS, Config, load_config
 from prefixlint.engines.profiles import DEFAULT_ENGINE, get_profile
 from prefixlint.errors import PrefixlintError
 from prefixlint.render.history import DEFAULT_TURNS
@@ -31,9 +31,9 @@ class Settings:
     #: Whether a rule code is reported (`Config.is_enabled`: select/ignore, each code decided once
     #: for the file); None: every rule.
     enabled: Callable[[str], bool] | None = None
-    min_stable_tokens: int = 16
+    min_stable_tokens: int = DEFAULT_MIN_STABLE_TOKENS
     #: `min-tail-tokens`: the run of stable tokens after a value no conversation follows that makes a finding.
-    min_tail_tokens: int = 80
+    min_tail_tokens: int = DEFAULT_MIN_TAIL_TOKENS
     extend_volatile: Any = None
     offline: bool = False
     #: `--chat-template` / `chat-template`: the file a chat file's messages are rendered with.

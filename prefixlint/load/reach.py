@@ -8,9 +8,8 @@ checkout (a folder with `.git` above it: the whole program is there to look at):
 definition's name when that name is written nowhere else, neither elsewhere in its own module
 nor in any other code or configuration file of the repository (prose, a design note's Markdown,
 is no reader; an import, a call, a registration by name, a `serverless.yml` handler, comments
-too all count, but not an
-import line in a file that uses the name nowhere else, nor another file's own definition of the
-same name: a copy of the module); else None.
+too all count, but not an import line in a file that uses the name nowhere else, nor another
+file's own definition of the same name: a copy of the module); else None.
 
 What a framework calls without the repository naming it is never claimed: a decorated Python
 function, a class, `export default`, the conventional exports of route modules (`GET`, `POST`,
