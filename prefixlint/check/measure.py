@@ -76,8 +76,8 @@ class Measurer:
                                                                         for m in template.messages)
                                   and not (declared.get(name) and (declared[name].kind not in (None, "appended")
                                                                    or declared[name].samples)))
-        self._writes_history = bool(self.appended) or any(v.kind == "conversation" for v in declared.values())
-        self.assumed_history, self.conversation = False, self._writes_history  # a history after the text
+        self.writes_history = bool(self.appended) or any(v.kind == "conversation" for v in declared.values())
+        self.assumed_history = False
         self._renders: dict[frozenset[str], Request] = {}
         self.memos: Memos = like.memos if like is not None else memos or Memos()  # `like`: a measurer of the file
         self._encoded, self._lines = self.memos.encodings(tokenizer)  # texts, line runs (`encode_lines`) -> ids
@@ -148,9 +148,8 @@ class Measurer:
                 alone = self.template.sent_alone or loader_for(self.template.format).whole_request
                 history = History(()) if alone else self.history
                 # a system prompt on its own: the history a chat server puts after it, which nothing here shows
-                self.assumed_history = bool(history) and not self._writes_history and all(m.role == "system" for m in own)
-                self.conversation = self._writes_history or self.assumed_history
-                messages = serve(own, history, has_history=self._writes_history)
+                self.assumed_history = bool(history) and not self.writes_history and all(m.role == "system" for m in own)
+                messages = serve(own, history, has_history=self.writes_history)
                 target = own_target(own, messages)
             framed = self.framing.frame(messages, self.encode)
             request = self._renders[vary] = Request(framed.messages, framed.text, framed.starts, framed.ids, target)

@@ -15,6 +15,7 @@ from bisect import bisect_right
 from itertools import accumulate
 
 from prefixlint.load.classify import name_words
+from prefixlint.load.python_imports import imported_value
 from prefixlint.load.python_walk import SYSTEM_KEYWORDS, USER_KEYWORDS, walked
 from prefixlint.load.source_prompts import filled_by
 from prefixlint.load.template import Variable
@@ -45,8 +46,6 @@ def stable_fill(resolver, node: ast.expr, depth: int = 0) -> Variable | None:
         found = [stable_fill(resolver, value, depth + 1) for value in values]
         return found[-1] if all(found) else None
     else:  # a value imported from a module of the repository: set once, at import
-        from prefixlint.load.python_imports import imported_value
-
         return imported_value(resolver, node, "value") if isinstance(node, (ast.Name, ast.Attribute)) else None
     return deployment_constant(value, resolver.source[slice(*resolver.span(node))], node.lineno)
 

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import ast
 import os
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from prefixlint.load.python_index import module_bytes
+from prefixlint.load.python_index import module_bytes, parse_module
 from prefixlint.load.source_prompts import Text, foreign
 from prefixlint.load.template import Variable
 
@@ -40,11 +41,8 @@ def imported_text(resolver, node: ast.expr, depth: int, at: int | None = None) -
     if found is None:
         return None
     other, value, where = found
-    other.hops = resolver.hops + 1
-    try:
+    with _hop(other, resolver.hops):
         pieces = other.text(value, "plain", depth + 1)
-    finally:
-        other.hops = 0
     if pieces is None or not any(isinstance(p, Text) and p.chars.strip() for p in pieces):
         return None
     offset = resolver.offset(node.lineno, node.col_offset) if at is None else at
@@ -67,7 +65,7 @@ def imported_value(resolver, node: ast.expr, name: str) -> Variable | None:
 def _binding(resolver, node: ast.expr, exact: bool = True):
     """(the other module's Resolver, the expression bound there, its file name) for an imported
     name or `module.NAME`; not `exact`: also for `obj.attr` of an imported object (its value)."""
-    if not getattr(resolver, "path", None) or resolver.hops >= MAX_HOPS:
+    if not resolver.path or resolver.hops >= MAX_HOPS:
         return None
     chain: list[str] = []
     while isinstance(node, ast.Attribute):
@@ -86,16 +84,21 @@ def _follow(resolver, name: str, chain: list[str], exact: bool):
     module, level, original = source
     folder = os.path.dirname(os.path.abspath(resolver.path))
     if original is not None:  # `from module import original`: a name bound there, or a submodule
-        target = _module(folder, module, level)
-        other = _other(target) if target is not None else None
-        if target is not None and other is not None and (found := _at(other, original, target, resolver.hops)):
+        loaded = _load(folder, module, level)
+        if loaded is not None and (found := _at(loaded[0], original, loaded[1], resolver.hops)):
             return found if not chain or not exact else None
         module = f"{module}.{original}" if module else original
+    loaded = _load(folder, module, level)
+    if loaded is None or not chain or (exact and len(chain) != 1):
+        return None
+    return _at(loaded[0], chain[0], loaded[1], resolver.hops)
+
+
+def _load(folder: str, module: str, level: int):
+    """(the Resolver, the file) of the repository's module `module`, or None."""
     target = _module(folder, module, level)
     other = _other(target) if target is not None else None
-    if target is None or other is None or not chain or (exact and len(chain) != 1):
-        return None
-    return _at(other, chain[0], target, resolver.hops)
+    return (other, target) if other is not None else None
 
 
 def _at(other, name: str, target: str, hops: int):
@@ -105,11 +108,19 @@ def _at(other, name: str, target: str, hops: int):
         return other, value, os.path.basename(target)
     if name not in _imports(other) or hops + 1 >= MAX_HOPS:
         return None
-    other.hops = hops + 1
-    try:  # a package's `__init__.py` re-exporting `from .prompts import SYSTEM`
+    with _hop(other, hops):  # a package's `__init__.py` re-exporting `from .prompts import SYSTEM`
         return _follow(other, name, [], True)
+
+
+@contextmanager
+def _hop(other, hops: int):
+    """`other` read one module further than `hops` (its own count restored after: a module
+    can be on the way twice)."""
+    previous, other.hops = other.hops, hops + 1
+    try:
+        yield
     finally:
-        other.hops = 0
+        other.hops = previous
 
 
 def _imports(resolver) -> dict[str, tuple[str, int, str | None]]:
@@ -174,8 +185,10 @@ def _other(target: str):
         return known[1]
     try:
         text = data.decode("utf-8")
-        tree = ast.parse(text)
-    except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError, MemoryError):
+    except UnicodeDecodeError:
+        return None
+    tree = parse_module(text)
+    if tree is None:
         return None
     other = Resolver(text, tree, target)
     if len(_resolvers) > 256:

@@ -99,8 +99,12 @@ def mentioning(root: Path) -> dict[str, tuple[Path, ...]]:
 @lru_cache(maxsize=256)
 def module_tree(path: Path) -> ast.Module | None:
     text = module_source(path)
-    if text is None:
-        return None
+    return parse_module(text) if text is not None else None
+
+
+def parse_module(text: str) -> ast.Module | None:
+    """Another module's tree, None when it is no valid Python; its warnings (an invalid escape
+    sequence) are that module's business, not printed while checking this one."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -115,6 +115,10 @@ _IMPORT_LINE = re.compile(rb"[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b|import\b)")
 _DEFINES = re.compile(rb"[ \t]*(?:export[ \t]+)?(?:async[ \t]+)?(?:def|function\*?|const|let|var|class)[ \t]+")
 
 
+#: What follows a name assigned at the top of a module (`A = ...`, `A: str = ...`), not `A == 1`.
+_ASSIGNED = re.compile(rb"[ \t]*(?::[^=\n]*)?=(?!=)")
+
+
 def _reads(data: bytes, pattern) -> bool:
     """Whether one of the name's occurrences in `data` is a use (anything else counts)."""
     for match in pattern.finditer(data):
@@ -122,7 +126,7 @@ def _reads(data: bytes, pattern) -> bool:
         if _IMPORT_LINE.match(data, start):
             continue
         before = data[start : match.start()]
-        if _DEFINES.fullmatch(before) or not before and re.match(rb"[ \t]*(?::[^=\n]*)?=(?!=)", data[match.end():]):
+        if _DEFINES.fullmatch(before) or not before and _ASSIGNED.match(data, match.end()):
             continue  # `A = ...` at the top of a module, `def A(`: its own definition
         return True
     return False

@@ -95,5 +95,6 @@ class Measured:
         the absence of a history is no evidence)."""
         from prefixlint.load.registry import loader_for
 
+        measurer = self.measurer
         return self.template is not None and loader_for(self.template.format).program_source \
-            and not getattr(self.measurer, "conversation", True)
+            and measurer is not None and not (measurer.writes_history or measurer.assumed_history)
