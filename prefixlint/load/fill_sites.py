@@ -11,13 +11,13 @@ when a caller passes a clock call, it is that clock value. Each answer carries i
 from __future__ import annotations
 
 import ast
-from bisect import bisect_right
-from itertools import accumulate
+from typing import Any
 
 from prefixlint.load.classify import name_words
+from prefixlint.load.computed import filled_by
+from prefixlint.load.python_callers import UNKNOWN, argument, callers_elsewhere, default
 from prefixlint.load.python_imports import imported_value
 from prefixlint.load.python_walk import SYSTEM_KEYWORDS, USER_KEYWORDS, walked
-from prefixlint.load.source_prompts import filled_by
 from prefixlint.load.template import Variable
 
 #: The conversation's own state: LangGraph's `state`, a web or Streamlit session, a thread.
@@ -70,25 +70,41 @@ def from_callers(resolver, name: ast.Name, line: int, parameter: bool = False) -
 
 
 def _passed(resolver, function, parameter: str, calls) -> Variable | None:
-    """What every call of `function` in the module passes for `parameter`, when each says."""
-    positional = [a.arg for a in function.args.posonlyargs + function.args.args]
-    index = positional.index(parameter) if parameter in positional else None
+    """What every call of `function` passes for `parameter`, when each says: the calls in its
+    module and in the modules that import it (`python_callers`); a call that passes nothing
+    takes the function's default."""
+    sites: list[tuple[Any, ast.Call, str | None]] = [(resolver, call, None) for call in calls.get(function.name, ())]
+    sites += callers_elsewhere(resolver, function)
     found: list[Variable] = []
-    for call in calls.get(function.name, ()):
-        argument = next((k.value for k in call.keywords if k.arg == parameter), None)
-        if argument is None and index is not None:
-            shift = 1 if isinstance(call.func, ast.Attribute) and index > 0 and function.args.args[:1] and \
-                function.args.args[0].arg in ("self", "cls") else 0
-            if index - shift < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args):
-                argument = call.args[index - shift]
-        if argument is None:
+    for caller, call, where in sites:
+        passed = argument(function, parameter, call)
+        if passed is UNKNOWN:
             return None
-        variable = resolver.clock(argument) or stable_fill(resolver, argument)
+        if not isinstance(passed, ast.expr):
+            variable = _default(resolver, function, parameter)
+        else:
+            variable = caller.clock(passed) or stable_fill(caller, passed)
+            if variable is not None and where is not None:
+                variable = Variable(variable.name, variable.kind, variable.samples, None,
+                                    f"{variable.evidence} ({where}:{variable.line or call.lineno})")
         if variable is None:
             return None
         found.append(variable)
     volatile = [v for v in found if v.kind != "stable"]
     return (volatile or found)[0] if found else None
+
+
+def _default(resolver, function, parameter: str) -> Variable | None:
+    """The variable of `function`'s default for `parameter`, for a call that leaves it out."""
+    value = default(function, parameter)
+    variable = (resolver.clock(value) or stable_fill(resolver, value)) if value is not None else None
+    if variable is None:
+        return None
+    if variable.kind != "stable" and function in resolver.tree.body:  # evaluated where the function is defined
+        variable = Variable(variable.name, "stable", variable.samples[:1], variable.line,
+                            f"{variable.evidence} once per process, at import")
+    return Variable(variable.name, variable.kind, variable.samples, variable.line,
+                    f"{variable.evidence}, the default of {function.name}()'s `{parameter}`: a call that leaves it out")
 
 
 def parameter_fill(resolver, name: ast.Name, line: int) -> Variable | None:
@@ -214,26 +230,6 @@ def _index(resolver):
                 calls.setdefault(_called_name(node.func), []).append(node)
         index = resolver._fill_index = (functions, calls)
     return index
-
-
-def function_lines(tree: ast.Module) -> FunctionLines:
-    """(first, last) line of every function and lambda: code outside them runs once, at import."""
-    return FunctionLines(sorted((n.lineno, n.end_lineno or n.lineno) for n in walked(tree)[0]
-                                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))))
-
-
-class FunctionLines(list):
-    """`function_lines`, in order; `holds(line)`: whether one of them holds the line, found by
-    bisection (each value of a module asks: a module of n prompt functions asks n times)."""
-
-    def __init__(self, spans) -> None:
-        super().__init__(spans)
-        self._firsts = [first for first, _ in self]
-        self._reach = list(accumulate((last for _, last in self), max))  # the last line the first k reach
-
-    def holds(self, line: int) -> bool:
-        k = bisect_right(self._firsts, line)  # the spans starting at or before the line
-        return k > 0 and self._reach[k - 1] >= line
 
 
 #: Calls whose result is text the resolver reads (a literal list joined, a dedented literal).

@@ -44,6 +44,17 @@ class Fill:
     resolver: Any
     call: ast.Call
 
+    def declared(self, node: ast.AST, name: str = "value"):
+        """The variable an argument of this call declares, read in its module; its evidence names
+        that file."""
+        from prefixlint.load.template import Variable
+
+        variable = self.resolver.declared(node, name)
+        if variable is None or not variable.evidence or not variable.line:
+            return variable
+        return Variable(variable.name, variable.kind, variable.samples, None,
+                        f"{variable.evidence} ({self.where}:{variable.line})")
+
 
 def fill_elsewhere(path: str, name: str) -> Fill | None:
     """The first call in another module of the repository that fills `name` of the module at

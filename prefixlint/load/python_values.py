@@ -17,13 +17,15 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from prefixlint.load import fill_sites as fills
+from prefixlint.load.computed import clock_call, clock_variable, filled_by, prefer
 from prefixlint.load.python_imports import imported_text, imported_value
 from prefixlint.load.python_lists import joined_items
+from prefixlint.load.python_runs import function_lines
 from prefixlint.load.python_scopes import Scopes
 from prefixlint.load.python_templates import FILL_METHODS, fill_arguments, template_imports, template_kind
 from prefixlint.load.python_walk import calls, dotted, segments_of, statements, store_counts
 from prefixlint.load.source_literals import RawField, scan
-from prefixlint.load.source_prompts import CLOCK_CALLS, Field, Text, clock_variable, filled_by, stable_variable, variable_name
+from prefixlint.load.source_prompts import Field, Text, stable_variable, variable_name
 from prefixlint.load.source_text import dedent_pieces, strip_pieces, template_fields
 from prefixlint.load.template import Variable, line_starts
 
@@ -39,7 +41,7 @@ class Resolver:
         #: `X.format(...)` calls by the lower-case last name of X (`prompts.SYSTEM_PROMPT.format`)
         self.format_calls: dict[str, ast.Call] = {}
         self.statements = list(statements(tree))
-        self.function_lines = fills.function_lines(tree)  # an expression outside them runs once, at import
+        self.function_lines = function_lines(tree)  # an expression outside them runs once, at import
         self.script = fills.sends_at_top_level(tree)  # ... unless the module's top level sends the request
         self.calls = calls(text, tree)
         self.template_imports = template_imports(tree)
@@ -170,7 +172,7 @@ class Resolver:
             positional = [arguments]
         if filler is not None:
             return template_fields(pieces, style, self.source,
-                                   named=lambda name: _elsewhere(filler, named[name], name) if name in named else None)
+                                   named=lambda name: filler.declared(named[name], name) if name in named else None)
         return template_fields(
             pieces, style, self.source,
             positional=lambda i: self.field(positional[i]) if i < len(positional) else None,
@@ -238,13 +240,13 @@ class Resolver:
         or through the local names it reads (`day = now.strftime(...)` after `now = datetime.now()`;
         `outer`: the expressions on the way, whose `.strftime()` / `.date()` / `.year` apply).
         `where`: (file offset, text) of an f-string field, whose parsed `node` has no file position."""
-        for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
-            path = dotted(call.func)
-            found = CLOCK_CALLS.get(path) or CLOCK_CALLS.get(".".join(path.split(".")[-2:])) \
-                or CLOCK_CALLS.get(path.split(".")[-1] + "()")
-            if found is None:
-                continue
+        found, call = None, None
+        for candidate in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
+            chosen = prefer(found, clock_call(dotted(candidate.func)))
+            found, call = (chosen, candidate) if chosen is not found else (found, call)
+        if found is not None and call is not None:
             name, frequency, generate = found
+            path = dotted(call.func)
             strftime = spec if "%" in spec else None
             for around in (n for tree in (*outer, node) for n in ast.walk(tree)):
                 method = around.func.attr if isinstance(around, ast.Call) and isinstance(around.func, ast.Attribute) else None
@@ -270,7 +272,7 @@ class Resolver:
                 frequency = strftime_frequency(strftime)
             line, written = (self.line(where[0]), where[1]) if where else (call.lineno, self.source[slice(*self.span(call))])
             return filled_by(clock_variable(name, frequency, generate, strftime), written.strip("{}"), line,
-                             not self.in_function(line))
+                             self.runs_once(line))
         for name_node in (n for n in ast.walk(node) if isinstance(n, ast.Name) and len(outer) < 3):
             at = where[0] if where else self.offset(name_node.lineno, name_node.col_offset)
             for value in fills.assigned_before(self, name_node.id, at):
@@ -282,14 +284,9 @@ class Resolver:
     def in_function(self, line: int) -> bool:
         return self.script or self.function_lines.holds(line)
 
-
-def _elsewhere(filler, node: ast.AST, name: str = "value") -> Variable | None:
-    """A `.format()` argument of another module, read there; its evidence names that file."""
-    variable = filler.resolver.declared(node, name)
-    if variable is None or not variable.evidence or not variable.line:
-        return variable
-    return Variable(variable.name, variable.kind, variable.samples, None,
-                    f"{variable.evidence} ({filler.where}:{variable.line})")
+    def runs_once(self, line: int) -> bool | str:
+        """True at import; the name of a function whose result is cached (`python_runs`)."""
+        return not self.in_function(line) or (not self.script and self.function_lines.once(line)) or False
 
 
 @lru_cache(maxsize=4096)

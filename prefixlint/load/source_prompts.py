@@ -67,29 +67,6 @@ RECEIVERS = frozenset({"self", "cls", "this", "props"})
 #: Single trailing words too generic to classify a longer name by (`config.model_name`).
 GENERIC_WORDS = frozenset({"name", "title", "type", "kind", "value", "text", "label", "id", "key", "data",
                            "prompt", "prompts", "instructions", "template", "message", "content"})
-#: Calls whose value changes by construction, by their last two dotted names (`name()`: the last
-#: one alone) -> (variable name, how often it changes, how to generate two samples).
-CLOCK_CALLS: dict[str, tuple[str, str, str]] = {
-    "datetime.now": ("now", "per_request", "iso_datetime"), "datetime.utcnow": ("now", "per_request", "iso_datetime"),
-    "datetime.today": ("now", "per_request", "iso_datetime"), "timezone.now": ("now", "per_request", "iso_datetime"),
-    "pendulum.now": ("now", "per_request", "iso_datetime"), "arrow.now": ("now", "per_request", "iso_datetime"),
-    "arrow.utcnow": ("now", "per_request", "iso_datetime"), "date.today": ("today", "per_day", "iso_date"),
-    "time.time": ("time", "per_request", "epoch"), "time.time_ns": ("time", "per_request", "epoch"),
-    "time.ctime": ("time", "per_request", "rfc2822"), "time.localtime": ("time", "per_request", "strftime"),
-    "time.gmtime": ("time", "per_request", "strftime"), "time.strftime": ("time", "per_request", "strftime"),
-    "time.asctime": ("time", "per_request", "rfc2822"), "utils.formatdate": ("now", "per_request", "rfc2822"),
-    "formatdate()": ("now", "per_request", "rfc2822"),
-    "uuid.uuid4": ("uuid", "per_request", "uuid"), "uuid.uuid1": ("uuid", "per_request", "uuid"),
-    "uuid4()": ("uuid", "per_request", "uuid"), "uuid1()": ("uuid", "per_request", "uuid"),
-    "secrets.token_hex": ("nonce", "per_request", "hex"), "secrets.token_urlsafe": ("nonce", "per_request", "hex"),
-    "random.random": ("random", "per_request", "random"), "random.randint": ("random", "per_request", "integer"),
-    "random.choice": ("random", "per_request", "random"),
-    # JavaScript and TypeScript
-    "new Date()": ("now", "per_request", "iso_datetime"), "Date.now": ("now", "per_request", "epoch"),
-    "performance.now": ("now", "per_request", "epoch"), "crypto.randomUUID": ("uuid", "per_request", "uuid"),
-    "randomUUID()": ("uuid", "per_request", "uuid"), "uuidv4()": ("uuid", "per_request", "uuid"),
-    "nanoid()": ("uuid", "per_request", "uuid"), "Math.random": ("random", "per_request", "random"),
-}
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
@@ -158,30 +135,6 @@ def variable_name(segments: list[str], keyed: bool = False) -> str:
         if any(signal.matches_name(candidate) for signal in catalog.signals):
             return candidate
     return "_".join(found)
-
-
-def clock_variable(name: str, frequency: str, generate: str, strftime: str | None = None) -> Variable:
-    """A value the code computes from the clock, a UUID or a random source."""
-    from prefixlint.load.sample_values import GENERATED, MOMENTS
-
-    if strftime:
-        samples = tuple(moment.strftime(strftime) for moment in MOMENTS)
-    else:
-        samples = GENERATED.get(generate, GENERATED["text"])
-    if frequency == "per_deployment":
-        return Variable(name, "stable", samples[:1])
-    return Variable(name, frequency, samples)
-
-
-def filled_by(variable: Variable, call: str, line: int, module_level: bool) -> Variable:
-    """The evidence of a value the code computes (`call` at `line`): an expression evaluated at
-    module level runs once per process (at import), the same on every request it serves."""
-    call = re.sub(r"(?:![rsa])?(?::[^()\[\]]*)?$", "", " ".join(call.split()))  # an f-string's `:%Y-%m-%d`
-    call = call if len(call) <= 60 else call[:57] + "..."
-    if module_level and variable.kind not in (None, "stable"):
-        return Variable(variable.name, "stable", variable.samples[:1], line,
-                        f"filled by {call} once per process, at import")
-    return Variable(variable.name, variable.kind, variable.samples, line, f"filled by {call}")
 
 
 def foreign(pieces: list, module: str, offset: int) -> list:

@@ -14,15 +14,16 @@ the program says what fills it, with that variable and its evidence:
 - a template literal written at module level is evaluated once per process, whatever it
   interpolates (a clock too): stable, info at most. The scope and the call decide, not the name.
 The vocabulary (clock calls, configuration roots, the evidence wording) is the one Python uses
-(`source_prompts.CLOCK_CALLS`, `fill_sites.CONFIG_ROOTS`, `fill_sites.deployment_constant`).
+(`computed.CLOCK_CALLS`, `fill_sites.CONFIG_ROOTS`, `fill_sites.deployment_constant`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from prefixlint.load.computed import CLOCK_CALLS, clock_call, clock_variable, filled_by, prefer
 from prefixlint.load.fill_sites import CONFIG_ROOTS, deployment_constant
-from prefixlint.load.source_prompts import CLOCK_CALLS, Field, clock_variable, filled_by, variable_name
+from prefixlint.load.source_prompts import Field, variable_name
 from prefixlint.load.template import Variable
 from prefixlint.load.ts_assembly import returned_expression
 from prefixlint.load.ts_callers import from_callers
@@ -224,13 +225,12 @@ class FillSites:
                 arguments = child.child_by_field_name("arguments")
                 if constructor is not None and constructor.text == b"Date" and (
                         arguments is None or not arguments.named_children):
-                    found = found or CLOCK_CALLS["new Date()"]
+                    found = prefer(found, CLOCK_CALLS["new Date()"])
             elif child.type == "call_expression" and factory_clock(child):  # `moment()`, `dayjs()`
-                found = found or CLOCK_CALLS["new Date()"]
+                found = prefer(found, CLOCK_CALLS["new Date()"])
             elif child.type == "call_expression":
                 callee = child.child_by_field_name("function").text.decode()
-                found = found or CLOCK_CALLS.get(".".join(callee.split(".")[-2:])) or CLOCK_CALLS.get(
-                    callee.split(".")[-1] + "()")
+                found = prefer(found, clock_call(callee))
                 if callee.endswith(".format") and formatted is None:
                     formatted = format_frequency(child)
             elif child.type == "property_identifier":
@@ -240,7 +240,7 @@ class FillSites:
                 declarator = self.bound(child)
                 value = declarator.child_by_field_name("value") if declarator is not None else None
                 if value is not None and value.type == "new_expression" and value.text == b"new Date()":
-                    found = found or CLOCK_CALLS["new Date()"]
+                    found = prefer(found, CLOCK_CALLS["new Date()"])
         if found is None:
             return None
         name, frequency, generate = found

@@ -1,4 +1,4 @@
-"""Whether a line is inside a function is answered by bisection (`fill_sites.FunctionLines`):
+"""Whether a line is inside a function is answered by bisection (`python_runs.FunctionLines`):
 what asking every function's span answers, nested functions and lambdas included."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import ast
 from hypothesis import given
 from hypothesis import strategies as st
 
-from prefixlint.load.fill_sites import FunctionLines, function_lines
+from prefixlint.load.python_runs import FunctionLines, function_lines
 
 
 @given(st.lists(st.tuples(st.integers(1, 40), st.integers(0, 12)), max_size=8), st.integers(0, 60))
