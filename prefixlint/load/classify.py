@@ -9,8 +9,8 @@ is split into words at `_ - . [ ] $` and camelCase/PascalCase boundaries (`custo
 longest phrase of a signal's `words` that ends the name: `birth date` before `date`), then a
 phrase anywhere in it (`customer_orders` -> customer). A function's last word decides (`time.Date` -> date).
 A signal whose frequency is `per_deployment` (deployment constants: `assistant name`, `top k`)
-marks a name stable, as does a name opening with a bound (`max_search_queries`, `minScore`): a
-limit the deployment sets, whatever it bounds.
+marks a name stable, as does a name opening with a bound (`max_search_queries`, `minScore`) or
+a size (`num_questions`, `n_results`): a limit the deployment sets, whatever it bounds.
 """
 
 from __future__ import annotations
@@ -176,8 +176,18 @@ def name_words(name: str) -> list[str]:
     return [w.lower() for part in _WORD_SPLIT.split(name) for w in _CAMEL.findall(part)]
 
 
-#: Words that open a name for a bound on something (`max_search_queries`, `minScore`): a limit.
-_BOUNDS = frozenset({"max", "min", "maximum", "minimum"})
+#: Words that open a name for a bound on something (`max_search_queries`, `minScore`): a limit;
+#: or for how many of something there are to be (`num_questions`, `number_of_results`, `n_ideas`):
+#: a size the deployment sets, not a count that runs.
+_BOUNDS = frozenset({"max", "min", "maximum", "minimum", "num", "number", "n"})
+
+
+def _bound(catalog: Catalog, words: list[str]) -> Signal | None:
+    """A deployment constant's signal for a name opening with a bound or a size (`max_docs`,
+    `num_questions`): a limit on what it names, set by the deployment, before its words count."""
+    if len(words) > 1 and words[0] in _BOUNDS:
+        return next((s for s in catalog.signals if s.frequency == "per_deployment" and s.words and not s.calls), None)
+    return None
 
 
 def _by_words(catalog: Catalog, words: tuple[str, ...], calls: bool) -> Signal | None:
@@ -188,8 +198,6 @@ def _by_words(catalog: Catalog, words: tuple[str, ...], calls: bool) -> Signal |
     if calls:
         return next((s for s in catalog.signals if s.calls and s.words and s.phrase_at(words[-1:], True)), None)
     signals = [s for s in catalog.signals if s.words and not s.calls]
-    if len(words) > 1 and words[0] in _BOUNDS:  # `max_search_queries`: a limit on queries, set by the deployment
-        return next((s for s in signals if s.frequency == "per_deployment"), None)
     head = next((s for size in (3, 2, 1) for s in signals if s.phrase_at(words, True, size)), None)
     return head or next((s for s in signals if s.phrase_at(words, False)), None)
 
@@ -229,7 +237,7 @@ def classify_variable(catalog: Catalog, name: str, kind: str | None, samples: It
     if kind == "appended":  # the same written into a text, by what fills it (`fill_sites.conversation_fill`)
         return Volatility(name, False, "request-content", "per_request", "conversation-text", "conversation")
     lowered = name.lower()
-    found = next((s for s in catalog.signals if s.matches_name(lowered)), None)
+    found = _bound(catalog, name_words(name)) or next((s for s in catalog.signals if s.matches_name(lowered)), None)
     if found is None:
         found = _by_words(catalog, tuple(name_words(name)), calls=False)
     if found is not None and found.frequency == "per_deployment" and kind is None:

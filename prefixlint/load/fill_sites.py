@@ -217,6 +217,11 @@ def _called_name(func: ast.AST) -> str | None:
     return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
 
 
+def calls_named(resolver, name: str) -> list[ast.Call]:
+    """The module's calls of `name` (`f(...)`, `obj.f(...)`), in order."""
+    return _index(resolver)[1].get(name, [])
+
+
 def _index(resolver):
     """The module's functions and its calls by called name, built once per module (linear cost)."""
     index = getattr(resolver, "_fill_index", None)

@@ -95,7 +95,7 @@ def _aliases(root: Path, module: Path, name: str) -> tuple[tuple[str, Path], ...
     for other in [m for m in repository_modules(root) if m.parent == module.parent][:MAX_PACKAGE]:
         text = module_source(other) if other != module else None
         tree = module_tree(other) if text is not None and name in text else None
-        if tree is None or not _imports_name(tree, import_name(module), name):
+        if tree is None or not imports_name(tree, import_name(module), name):
             continue
         for node in ast.walk(tree):
             pairs = [(k.arg, k.value) for k in node.keywords if k.arg] if isinstance(node, ast.Call) else \
@@ -112,12 +112,12 @@ def _target(node: ast.Assign | ast.AnnAssign) -> str | None:
     return target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
 
 
-def _imports_name(tree: ast.Module, stem: str, name: str) -> bool:
-    """Whether a module imports `name` from the module `stem`, or that module itself."""
+def imports_name(tree: ast.Module, stem: str, name: str | None) -> bool:
+    """Whether a module imports `name` (any name: None) from the module `stem`, or that module."""
     for node in tree.body:
         if isinstance(node, ast.ImportFrom):
             source = (node.module or "").split(".")
-            if any(source[-1:] == [stem] and a.name == name or a.name == stem for a in node.names):
+            if any(source[-1:] == [stem] and name in (None, a.name) or a.name == stem for a in node.names):
                 return True
         elif isinstance(node, ast.Import) and any(a.name.split(".")[-1] == stem for a in node.names):
             return True

@@ -8,9 +8,9 @@ A string is a prompt when it is
   from the tuples, the placeholder as the conversation slot), `SystemMessage(content=...)`; OpenAI and Anthropic
   SDK calls (`messages=[{"role": "system", "content": ...}]`, `system=`, `instructions=`, `prompt=`/`input=` as
   the user's turn): one chat per call; CrewAI's `Agent(...)` and `Task(...)` (`python_crewai`).
-Texts are followed through names, `.format()`, `%`, `+`, `join`, `dedent` (see `python_values`);
-a message the code fills from a variable (`{"role": "user", "content": question}`) is one
-placeholder. A module without a prompt is not a template (a directory walk skips it).
+Texts are followed through names, `.format()`, `%`, `+`, `join`, `dedent` (`python_values`); a message
+filled from a variable (`{"role": "user", "content": question}`) is one placeholder; a chain's run
+mapping fills its template's fields (`python_mappings`). A module without a prompt is no template.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import re
 
 from prefixlint.load.base import Loader
 from prefixlint.load.python_crewai import crewai_prompt
+from prefixlint.load.python_mappings import mapping_fills
 from prefixlint.load.python_modules import fill_elsewhere
 from prefixlint.load.python_shapes import (
     MESSAGE_CLASSES,
@@ -49,8 +50,8 @@ from prefixlint.load.source_text import has_content
 from prefixlint.load.template import Template
 
 FORMAT = "python"
-HINT = ("prefixlint reads strings assigned to prompt-like names (*PROMPT*, SYSTEM*, *instructions*, *template*),"
-        " lists of chat messages, and strings passed to LangChain prompt classes or to OpenAI/Anthropic message calls")
+HINT = ("prefixlint reads strings assigned to prompt-like names (*PROMPT*, SYSTEM*, *instructions*, *template*), lists"
+        " of chat messages, and strings passed to LangChain prompt classes or to OpenAI/Anthropic message calls")
 _SNIFF = re.compile(r"prompt|system|instruction|template|messages|backstory", re.IGNORECASE)
 LANGCHAIN_SYNTAX = {"f-string": "format", "jinja2": "jinja", "mustache": "mustache"}
 
@@ -75,10 +76,10 @@ def load_all(path: str, text: str) -> list[Template]:
         raise NotATemplate(f"not valid Python: {exc.msg}", path=path, line=exc.lineno, column=exc.offset) from None
     except ValueError as exc:  # a NUL byte, on older Pythons
         raise NotATemplate(f"not valid Python: {exc}", path=path, line=1) from None
-    prompts = _Finder(text, tree, path).prompts()
+    prompts = (finder := _Finder(text, tree, path)).prompts()
     if not prompts:
         raise NotATemplate("no prompt found in this Python module", path=path, line=1, hint=HINT)
-    return [as_sent(to_template(path, text, FORMAT, prompt), tree, path) for prompt in prompts]
+    return [mapping_fills(as_sent(to_template(path, text, FORMAT, p), tree, path), finder.resolve) for p in prompts]
 
 
 class _Finder:
@@ -90,13 +91,10 @@ class _Finder:
         self.content_style = "plain"  # how a message's content is filled later (a list assigned to a name)
 
     def prompts(self) -> list[SourcePrompt]:
-        calls = self.resolve.calls
-        for call in calls:  # chats first: their messages are not prompts of their own
-            if id(call) not in self.done:
-                self.chat_call(call)
-        for call in calls:
-            if id(call) not in self.done:
-                self.single_call(call)
+        for read in (self.chat_call, self.single_call):  # chats first: their messages are not prompts of their own
+            for call in self.resolve.calls:
+                if id(call) not in self.done:
+                    read(call)
         for node in self.resolve.statements:
             self.assignment(node)
         self.found.sort(key=lambda item: item[0])

@@ -227,12 +227,12 @@ def own_text(piece: Field) -> Field:
     from prefixlint.load.classify import builtin_catalog, classify_variable
 
     if piece.variable is not None and piece.variable.kind is not None or not _OWN_TEXT_WORDS & set(words(piece.name)) \
-            or classify_variable(builtin_catalog(), piece.name, None).frequency != "per_request":
-        return piece  # better evidence, another name, or a name that already says it is no request's
-    line = piece.variable.line if piece.variable is not None else None
+            or classify_variable(builtin_catalog(), piece.name, None).frequency != "per_request" or "(" in piece.text:
+        return piece  # better evidence, another name, one that already says it is no request's, or a call's result
+    line = piece.variable.line if piece.variable is not None else None  # the name is all the evidence: one severity lower
     return replace(piece, variable=Variable(piece.name, "per_user", (), line,
-                                            "it opens the system message, named as its own text: set per deployment or"
-                                            " conversation, not per request"))
+                                            f"its name ({piece.name}) where it opens the system message: its own text,"
+                                            " set per deployment or conversation, not per request"))
 
 
 def _unique(piece: Field, variables: dict[str, Variable]) -> str:

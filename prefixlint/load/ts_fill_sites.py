@@ -30,6 +30,7 @@ from prefixlint.load.ts_callers import from_callers
 from prefixlint.load.ts_clocks import factory_clock, format_frequency
 from prefixlint.load.ts_grammar import source_kind, walk
 from prefixlint.load.ts_names import segments
+from prefixlint.load.ts_requests import request_read, request_variable
 from prefixlint.load.ts_scopes import FUNCTIONS, Binding, Scopes, evaluated, in_function, node_key
 
 DAY_METHODS = {"toLocaleDateString", "toDateString"}
@@ -120,7 +121,10 @@ class FillSites:
                 value, where.start_point[0] + 1, True))
         if filled is not None and expression.type != "identifier" and self.clock(expression) is not None:
             return Field(offset, written, filled.name, filled)  # named by the call (`now`)
-        return Field(offset, written, variable_name(segments, keyed), filled)
+        name = variable_name(segments, keyed)
+        if filled is None and expression is not None and (read := request_read(self, expression)) is not None:
+            filled = request_variable(self, read, name)
+        return Field(offset, written, name, filled)
 
     def fill(self, node, depth: int) -> Variable | None:
         """What fills `node`, by the code: a clock value, a deployment constant, or what the

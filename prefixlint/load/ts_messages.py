@@ -1,9 +1,10 @@
 """Chat messages in TypeScript/JavaScript: `{ role, content }` objects (issue 19 item 4).
 
-An object literal with a chat role (`system`, `developer`, `user`, `assistant`) and a text or
-text parts (`content: [{ type: 'text', text }]`) is a message, and so is a call named for its
-role (`new SystemMessage(text)`, `OpenAIChatMessage.system(text)`): in a list (`messages: [...]`,
-also by the name of a module constant, `[SYSTEM_MESSAGE, ...history]`) and as the argument of
+An object literal with a chat role (`system`, `developer`, `user`, `assistant`, Gemini's `model`)
+and a text or text parts (`content: [{ type: 'text', text }]`, Gemini's `parts: [{ text }]`) is
+a message, and so is a call named for its role (`new SystemMessage(text)`,
+`OpenAIChatMessage.system(text)`): in a list (`messages: [...]`, also by the name of a module
+constant, `[SYSTEM_MESSAGE, ...history]`) and as the argument of
 `messages.unshift(...)` (before the conversation so far). A system (or developer) message is a
 prompt on its own too, wherever it is written: a module constant typed
 `ChatCompletionMessageParam` or not, a function's return value; not when a call adds it to a
@@ -14,10 +15,11 @@ the conversation's slot. `ts_source` decides where prompts are; this reads their
 from __future__ import annotations
 
 from prefixlint.load.source_prompts import Field, PromptMessage, variable_name
+from prefixlint.load.template import Variable
 from prefixlint.load.ts_assembly import returned_expression
 from prefixlint.load.ts_values import Values
 
-ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant"}
+ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant", "model": "assistant"}
 #: Message classes whose constructor takes the text: LangChain.js `new SystemMessage(text)`.
 MESSAGE_CLASSES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant"}
 _WRAPPERS = ("as_expression", "satisfies_expression", "parenthesized_expression", "non_null_expression")
@@ -61,11 +63,11 @@ class Messages(Values):
                 continue
             item = self.message_object(item, depth)
             pairs = self.pairs(item) if item is not None else {}
-            role = pairs.get("role")
-            if role is None or "content" not in pairs or role.type != "string":
+            role, body = pairs.get("role"), pairs.get("content") or pairs.get("parts")  # Gemini: `parts`
+            if role is None or body is None or role.type != "string":
                 continue
             name = role.text.decode().strip("'\"")
-            messages += self.content(pairs["content"], ROLES.get(name, name))
+            messages += self.content(body, ROLES.get(name, name))
         return messages
 
     def message_object(self, item, depth: int = 0):
@@ -126,10 +128,29 @@ class Messages(Values):
             texts = [part["text"] for part in parts if "text" in part and part["text"] is not None]
             if texts and len(texts) == len(node.named_children):
                 return [message for text in texts for message in self.content(text, role)]
+            if texts and len(parts) == len(node.named_children) and not any("type" in part for part in parts):
+                return self.gemini_parts(parts, role)
         pieces = self.text_of(node, 0)
         if pieces is None:
             pieces = [self.field(node)]
         return [PromptMessage(role, pieces, self.at(node.start_byte))]
+
+    def gemini_parts(self, parts: list[dict], role: str | None) -> list[PromptMessage]:
+        """Gemini's `parts: [{ text }, { inlineData }, { fileData }]`: the texts, and each other
+        part as the request's own data, where it is sent."""
+        messages: list[PromptMessage] = []
+        for part in parts:
+            if part.get("text") is not None:
+                messages += self.content(part["text"], role)
+                continue
+            key, value = next(iter(part.items()), ("data", None))
+            if value is not None:
+                start = self.at(value.start_byte)
+                variable = Variable("value", "per_request", (), value.start_point[0] + 1,
+                                    f"the {key} part of the message: the request's own data")
+                messages.append(PromptMessage(role, [Field(start, self.written(value), variable_name([key]), variable)],
+                                              start))
+        return messages
 
 
 def message_call(node):

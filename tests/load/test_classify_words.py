@@ -92,3 +92,21 @@ def test_other_calls_stay_stable(name):
                                   "max_search_queries", "maxSearchQueries", "min_score", "maximum_questions"])
 def test_the_assistants_role_stays_a_deployment_constant(name):
     assert classify_variable(CATALOG, name, None).frequency == "per_deployment"
+
+
+@pytest.mark.parametrize("name", ["max_docs", "min_context", "max_history", "maxChatHistory",  # a bound, before globs
+                                  "num_questions", "number_of_results", "n_ideas", "numTurns"])  # a size to produce
+def test_a_bound_or_a_size_is_a_deployment_constant_before_what_it_names(name):
+    # `*_docs`, `*_context`, `*_history` alone would make these request content
+    found = classify_variable(CATALOG, name, None)
+    assert (found.cls, found.frequency) == (None, "per_deployment")
+
+
+@pytest.mark.parametrize(("name", "cls", "frequency"), [
+    ("turn_number", "counter-or-random", "per_request"), ("step_number", "counter-or-random", "per_request"),
+    ("phone_number", "user-data", "per_user"), ("docs", "request-content", "per_request"),
+    ("n", "counter-or-random", "per_request"),
+])
+def test_a_running_count_and_what_a_bound_would_name_keep_their_class(name, cls, frequency):
+    found = classify_variable(CATALOG, name, None)
+    assert (found.cls, found.frequency) == (cls, frequency)

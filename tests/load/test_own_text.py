@@ -8,7 +8,8 @@ from __future__ import annotations
 from prefixlint.load.registry import load_templates
 from tests.load.test_ts_assembly import write
 
-EVIDENCE = "it opens the system message, named as its own text: set per deployment or conversation, not per request"
+EVIDENCE = ("its name (prompt) where it opens the system message: its own text, set per deployment or conversation,"
+            " not per request")
 RULES = "Answer from the handbook only, cite its page, and say plainly when it does not cover the question."
 
 
@@ -51,3 +52,22 @@ def test_not_after_stable_text_not_for_other_names_and_not_against_better_eviden
         "from openai", "from datetime import datetime\nfrom openai"))
     (template,) = load_templates(str(clock))  # the clock fills it: that evidence stands
     assert template.variables["prompt"].kind == "per_request" and template.variables["prompt"].evidence != EVIDENCE
+
+
+def test_the_name_alone_is_weak_evidence_one_severity_lower_and_a_call_is_not_the_text(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from prefixlint.cli import cli
+
+    rules = "\\n".join(f"Rule {i}: {RULES}" for i in range(8))
+    path = write(tmp_path, "bot.py", python_builder("{prompt}\\n\\n" + rules))
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--format", "json", str(path)])
+    (found,) = [f for f in json.loads(result.output)["files"][0]["findings"] if f["variable"] == "prompt"]
+    # request content by its name, per user by where it sits (a warning): the name alone lowers it to info
+    assert (found["code"], found["severity"], found["frequency"]) == ("PFX005", "info", "per_user")
+    assert found["evidence"] == EVIDENCE + " (bot.py:6)"
+    called = write(tmp_path, "called.py", python_builder("{load_prompt()}\\n\\n" + RULES))
+    (template,) = load_templates(str(called))
+    assert all(v.evidence is None or "opens the system message" not in v.evidence for v in template.variables.values())

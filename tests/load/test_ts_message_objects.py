@@ -91,3 +91,27 @@ def test_a_message_added_in_the_middle_of_a_conversation_or_a_lone_turn_is_no_pr
         "}\n"))
     with pytest.raises(NotATemplate, match="no prompt found"):
         load_templates(str(path))
+
+
+def test_gemini_contents_with_parts_and_the_model_role(tmp_path):
+    path = write(tmp_path, "describe.ts", (
+        'import { GoogleGenAI } from "@google/genai";\n'
+        "const ai = new GoogleGenAI({});\n"
+        "export async function describe(image: string) {\n"
+        "  return ai.models.generateContent({\n"
+        '    model: "gemini-2.5-flash",\n'
+        "    contents: [\n"
+        f'      {{ role: "user", parts: [{{ text: "You caption photos. {RULES}" }}] }},\n'
+        '      { role: "model", parts: [{ text: "Understood." }] },\n'
+        '      { role: "user", parts: [{ inlineData: { mimeType: "image/png", data: image } }, { text: "Caption it." }] },\n'
+        "    ],\n"
+        "  });\n"
+        "}\n"))
+    (template,) = load_templates(str(path))
+    # `model` is Gemini's assistant; a part with no text is the request's own data, where it is sent
+    assert [(m.role, m.content) for m in template.messages] == [
+        ("user", f"You caption photos. {RULES}"), ("assistant", "Understood."), ("user", "{inline_data}"),
+        ("user", "Caption it.")]
+    data = template.variables["inline_data"]
+    assert (data.kind, data.line) == ("per_request", 9)
+    assert data.evidence == "the inlineData part of the message: the request's own data"
