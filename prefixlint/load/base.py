@@ -37,6 +37,8 @@ class Format(Protocol):
     def declared(self) -> bool: ...
     @property
     def whole_request(self) -> bool: ...
+    @property
+    def lenient_attributes(self) -> bool: ...
 
     def sniff(self, text: str) -> bool:
         """Does this text look like this format?"""
@@ -83,6 +85,9 @@ class Loader:
     #: renders, its history only through a loop of its own): no conversation is appended after
     #: a lone system section, so a value closing it is the request's own content.
     whole_request: bool = False
+    #: Its runtime renders a missing attribute as nothing (Prompty's jinja2 is not strict): a
+    #: template reading `customer.firstName` of a sample written as text renders, not fails.
+    lenient_attributes: bool = False
 
     def sniff_walked(self, text: str) -> bool:
         return (self.walked or self.sniff)(text)

@@ -32,6 +32,7 @@ import re
 
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.base import Loader
+from prefixlint.load.files import EmptyBody
 from prefixlint.load.front_matter import has_front_matter, python, split, trimmed, variable
 from prefixlint.load.template import SLOT_ROLE, Template, Variable
 from prefixlint.load.yaml_source import line_of, mapping_get
@@ -70,7 +71,7 @@ def load(path: str, text: str) -> Template:
         variables[name] = variable(name, () if default is None else (default,), line)
     messages = _messages(text, body)
     if not messages:
-        raise PrefixlintError("the Dotprompt body is empty", path=path, line=text.count("\n", 0, body) + 1)
+        raise EmptyBody("the Dotprompt body is empty", path=path, line=text.count("\n", 0, body) + 1)
     slot = "history" if any(m.role == SLOT_ROLE for m in messages) else None
     model = front.get("model")
     return Template(path=path, format=FORMAT, source=text, messages=tuple(messages), syntax="handlebars",

@@ -27,6 +27,15 @@ class TextElsewhere(EmptyFile):
         return str(self.args[0])
 
 
+class EmptyBody(EmptyFile):
+    """A prompt file whose front matter declares a prompt with no body (a Dotprompt or Prompty
+    file holding only its settings): nothing to measure, not an error."""
+
+    @property
+    def reason(self) -> str:
+        return f"{self.args[0]}: nothing to measure"
+
+
 STDIN = "-"
 STDIN_NAME = "<stdin>"  # how standard input is named in diagnostics
 

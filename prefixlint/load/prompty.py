@@ -36,6 +36,7 @@ import re
 from prefixlint.errors import PrefixlintError
 from prefixlint.load.base import Loader
 from prefixlint.load.file_refs import resolve
+from prefixlint.load.files import EmptyBody
 from prefixlint.load.front_matter import python, split, trimmed, variable
 from prefixlint.load.template import SLOT_NAMES, Template, Variable
 from prefixlint.load.yaml_source import line_of, mapping_get
@@ -80,6 +81,8 @@ def load(path: str, text: str) -> Template:
             values.append(spec)
         if name in samples:
             values.insert(0, samples[name])
+        if not values and kind in ("integer", "number", "int", "float"):
+            values = [3, 4]  # a number the template may count or compare with, not a text stand-in
         is_slot = kind in SLOT_KINDS or str(name) in SLOT_NAMES
         slot = str(name) if is_slot and slot is None else slot
         variables[str(name)] = variable(str(name), values[:2], line_of(root), slot=is_slot)
@@ -97,7 +100,7 @@ def load(path: str, text: str) -> Template:
         or configuration.get("name") or (front.get("model") if isinstance(front.get("model"), str) else None)
     single = trimmed(None, text, body, len(text))
     if single is None:
-        raise PrefixlintError("the Prompty body is empty", path=path, line=text.count("\n", 0, body) + 1)
+        raise EmptyBody("the Prompty body is empty", path=path, line=text.count("\n", 0, body) + 1)
     # As Prompty does: render the body, then split the result into messages at role lines
     # (so a loop that writes `{{item.role}}:` lines for the history makes messages too).
     return Template(path=path, format=FORMAT, source=text, messages=(single,), syntax=syntax,
@@ -106,4 +109,4 @@ def load(path: str, text: str) -> Template:
                     role_line=ROLE_LINE.pattern if is_chat else None)
 
 
-LOADER = Loader(FORMAT, sniff, load, hint=HINT, whole_request=True)
+LOADER = Loader(FORMAT, sniff, load, hint=HINT, whole_request=True, lenient_attributes=True)

@@ -132,7 +132,7 @@ class JinjaTemplate:
                 continue
             try:
                 with time_limit():
-                    raw = compiled.render(context)
+                    raw = self._rendered(compiled, context)
             except RenderTimeout as exc:
                 raise self._error(message, f"cannot render: {exc}", _template_line(exc),
                                   "a loop in the template runs too long") from None
@@ -157,6 +157,23 @@ class JinjaTemplate:
         return tuple(rendered)
 
 
+    def _rendered(self, compiled, context) -> str:
+        """The message rendered; where the format's runtime reads a missing attribute as nothing
+        (a loader's `lenient_attributes`: a sample `customer: Jane` read as `customer.firstName`),
+        rendered again that way."""
+        from jinja2 import UndefinedError
+
+        from prefixlint.load.registry import loader_for
+
+        try:
+            return compiled.render(context)
+        except UndefinedError as exc:
+            loader = loader_for(self.template.format)
+            if "has no attribute" not in str(exc) or not loader.lenient_attributes:
+                raise
+        return _lenient(compiled).render(context)
+
+
 def _newlines(text: str) -> str:
     """Line breaks as Jinja renders them (newline_sequence "\\n")."""
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
@@ -176,7 +193,16 @@ def _generate(env, ast, name: str):
             exc.lineno = generator.line  # type: ignore[attr-defined]
         raise
     code = compile(stream.getvalue(), _FILENAME, "exec")
-    return env.template_class.from_code(env, code, env.make_globals(None), None), generator.undeclared
+    compiled = env.template_class.from_code(env, code, env.make_globals(None), None)
+    compiled.prefixlint_code = code  # for a lenient render of the same code (`_lenient`)
+    return compiled, generator.undeclared
+
+
+def _lenient(compiled):
+    """The same compiled template, in the sandbox whose missing attribute renders as nothing
+    (`Undefined`): how a format's own runtime renders it (Prompty's jinja2 is not strict)."""
+    env = environment(strict=False)
+    return env.template_class.from_code(env, compiled.prefixlint_code, env.make_globals(None), None)
 
 
 @lru_cache(maxsize=1)

@@ -484,3 +484,64 @@ def test_native_yaml_declares_a_conversation_slot(tmp_path):
     assert [(f["code"], f["line"], f["column"]) for f in findings] == [("PFX001", 8, 13)]
     path.write_text(text.replace("history: {kind: conversation}", "history: {kind: stable, samples: [[]]}"))
     assert json.loads(run("--format", "json", str(path)).stdout)["files"][0]["findings"] == []
+
+
+@pytest.mark.parametrize(("name", "text", "reason"), [
+    ("settings.prompty", "---\nname: settings only\nmodel:\n  api: chat\n---\n", "the Prompty body is empty"),
+    ("settings.prompt", "---\nmodel: googleai/gemini-2.5-flash\n---\n\n", "the Dotprompt body is empty"),
+])
+def test_a_prompt_file_with_settings_and_no_body_is_skipped_with_its_reason(tmp_path, name, text, reason):
+    (tmp_path / name).write_text(text)
+    (tmp_path / "other.prompty").write_text("---\nname: other\n---\nsystem:\nYou sort mail. {{question}}\n")
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--format", "json", str(tmp_path / name),
+                                      str(tmp_path / "other.prompty")])
+    assert result.exit_code == 0, result.output  # nothing to measure is no error; the other file is checked
+    data = json.loads(result.output)
+    assert data["skipped"] == [{"path": str(tmp_path / name), "reason": f"{reason}: nothing to measure"}]
+    assert data["errors"] == [] and [f["path"] for f in data["files"]] == [str(tmp_path / "other.prompty")]
+
+
+PROMPTY_ATTRIBUTE = """---
+name: Greeter
+inputs:
+  customer:
+    type: object
+    sample: Jane
+  tips:
+    type: integer
+  question:
+    type: string
+---
+system:
+You greet the customer{{ customer.firstName }} and give tips.
+{% for i in range(tips) %}- tip {{ i }}
+{% endfor %}
+Always answer politely and cite the catalog page for every product you mention in your reply.
+
+user:
+{{question}}
+"""
+
+
+def test_prompty_renders_a_missing_attribute_as_its_runtime_does_and_counts_with_a_number(tmp_path):
+    """Prompty's runtime renders with jinja2's lenient `Undefined`: `customer.firstName` of a
+    sample written as text is nothing, not an error; an integer input with no sample is a number
+    the template can count with."""
+    path = tmp_path / "greeter.prompty"
+    path.write_text(PROMPTY_ATTRIBUTE)
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--format", "json", str(path)])
+    data = json.loads(result.output)
+    assert data["errors"] == []
+    found = {f["variable"]: f for f in data["files"][0]["findings"]}
+    # rendered, not refused: the customer (per user by its name) ends the prefix where it is read;
+    # `tips` is named like no changing value, so its one number (3) renders the same loop each time
+    assert set(found) == {"customer"}
+    assert (found["customer"]["code"], found["customer"]["line"], found["customer"]["column"]) == ("PFX003", 13, 23)
+
+
+def test_a_missing_attribute_still_fails_where_the_format_renders_strictly(tmp_path):
+    path = tmp_path / "greeter.yaml"
+    path.write_text("messages:\n  - role: system\n    content: 'Hello {{ customer.firstName }}, welcome.'\n"
+                    "variables:\n  customer:\n    samples: [Jane]\n")
+    result = CliRunner().invoke(cli, ["check", "--isolated", str(path)])
+    assert result.exit_code == 2 and "has no attribute 'firstName'" in result.output
