@@ -144,11 +144,14 @@ class Messages(Values):
                 messages += self.content(part["text"], role)
                 continue
             key, value = next(iter(part.items()), ("data", None))
-            if value is not None:
-                start = self.at(value.start_byte)
+            if value is not None:  # placed and shown at its key (`fileData`): the value may span many lines
+                named = value.parent.child_by_field_name("key") if value.parent is not None and \
+                    value.parent.type == "pair" else None
+                shown = named if named is not None else value
+                start = self.at(shown.start_byte)
                 variable = Variable("value", "per_request", (), value.start_point[0] + 1,
                                     f"the {key} part of the message: the request's own data")
-                messages.append(PromptMessage(role, [Field(start, self.written(value), variable_name([key]), variable)],
+                messages.append(PromptMessage(role, [Field(start, self.written(shown), variable_name([key]), variable)],
                                               start))
         return messages
 
