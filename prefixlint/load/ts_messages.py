@@ -63,7 +63,7 @@ class Messages(Values):
                 continue
             item = self.message_object(item, depth)
             pairs = self.pairs(item) if item is not None else {}
-            role, body = pairs.get("role"), pairs.get("content") or pairs.get("parts")  # Gemini: `parts`
+            role, body = pairs.get("role"), pairs.get("content") or _gemini_parts(pairs.get("parts"))
             if role is None or body is None or role.type != "string":
                 continue
             name = role.text.decode().strip("'\"")
@@ -154,6 +154,15 @@ class Messages(Values):
                 messages.append(PromptMessage(role, [Field(start, self.written(shown), variable_name([key]), variable)],
                                               start))
         return messages
+
+
+def _gemini_parts(node):
+    """Gemini's `parts: [{ text }, { inlineData }]`, by its shape: parts without a `type` (the
+    AI SDK's UI messages, `parts: [{ type: "text", text }]`, are what a chat page shows)."""
+    if node is None or node.type != "array":
+        return None
+    parts = [pairs_of(item) for item in node.named_children if item.type == "object"]
+    return node if parts and len(parts) == len(node.named_children) and not any("type" in p for p in parts) else None
 
 
 def message_call(node):

@@ -115,3 +115,15 @@ def test_gemini_contents_with_parts_and_the_model_role(tmp_path):
     data = template.variables["inline_data"]
     assert (data.kind, data.line) == ("per_request", 9)
     assert data.evidence == "the inlineData part of the message: the request's own data"
+
+
+def test_an_ai_sdk_ui_message_with_typed_parts_is_what_a_page_shows_not_a_prompt(tmp_path):
+    path = write(tmp_path, "page.tsx", (
+        "export function onError(error: Error, setMessages: any) {\n"
+        "  setMessages((prev: any[]) => [\n"
+        "    ...prev,\n"
+        f'    {{ role: "system", parts: [{{ type: "text", text: `Sorry: ${{error.message}}. {RULES}` }}], id: "e" }},\n'
+        "  ]);\n"
+        "}\n"))
+    with pytest.raises(NotATemplate):
+        load_templates(str(path))
