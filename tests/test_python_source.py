@@ -389,3 +389,30 @@ def test_a_parameter_with_no_caller_in_the_repository_is_filled_at_each_call(tmp
     assert (finding["code"], finding["variable"], finding["line"], finding["column"], finding["severity"]) == (
         "PFX003", "email", 3, 1, "warning")
     assert finding["evidence"] == "a parameter of user_prompt(), filled at each call (prompts.py:1)"
+
+
+def test_an_attribute_grown_from_itself_is_a_step_of_a_prompt_not_one_of_its_own(tmp_path):
+    """`self.prompt = self.prompt + "..."` in the methods of an object: the text opens with the
+    prompt built so far, whose order the module does not say; not a prompt with a `{prompt}`
+    value of the request. A local name grown so is read in its function's order (kept)."""
+    from prefixlint.load.registry import load_templates
+
+    rules = " ".join(f"Rule {i}: answer in full sentences and cite the ticket you used." for i in range(12))
+    grown = tmp_path / "persona.py"
+    grown.write_text(
+        "class Persona:\n"
+        "    def __init__(self, name):\n"
+        "        self.name = name\n"
+        "        self.prompt = BASE_PROMPT\n"
+        f'        self.prompt = self.prompt + f"\\n\\nPersona key: {{self.name}}. {rules}"\n'
+        f'BASE_PROMPT = "You tell stories to children. {rules}"\n')
+    (template,) = load_templates(str(grown))  # the base constant alone
+    assert template.prompt_name == "BASE_PROMPT"
+    local = tmp_path / "local.py"
+    local.write_text(
+        "from datetime import date\n\n\ndef build():\n"
+        '    prompt = f"Today is {date.today()}."\n'
+        f'    prompt = prompt + " {rules}"\n'
+        "    return prompt\n")
+    names = {t.prompt_name: t.messages[0].content for t in load_templates(str(local))}
+    assert any(content.startswith("Today is {today}.") and content.endswith(rules) for content in names.values())

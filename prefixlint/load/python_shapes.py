@@ -116,3 +116,12 @@ def slot_name(node: ast.AST) -> str:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value.strip("{} ") or "history"
     return "history"
+
+
+def extends_itself(target: ast.expr, value: ast.expr) -> bool:
+    """`self.prompt = self.prompt + "..."`: an attribute's text opening with the attribute itself,
+    the prompt its object has built so far, in methods whose order the module does not say: a
+    step of that prompt, not one of its own (a local name is read in its function's order)."""
+    while isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        value = value.left
+    return isinstance(target, ast.Attribute) and isinstance(value, ast.Attribute) and dotted(value) == dotted(target)

@@ -26,6 +26,7 @@ from prefixlint.load.python_shapes import (
     MESSAGE_CLASSES,
     ROLES,
     concatenated,
+    extends_itself,
     fill_style,
     formatted_later,
     is_text_expression,
@@ -274,8 +275,8 @@ class _Finder:
         pieces = self.filled(name, value, kind)
         if pieces is None:
             pieces = self.resolve.text(value, kind or fill_style(value))
-        if pieces is None or all(touched in before for touched in self.resolve.touched):
-            return  # not a text, or one already read as part of another prompt
+        if pieces is None or all(touched in before for touched in self.resolve.touched) or extends_itself(target, value):
+            return  # not a text, one already read as part of another prompt, or a step of one built elsewhere
         role = "system" if is_system_name(name) else \
             sent_as(self.path, self.tree, name) if isinstance(node, ast.FunctionDef) else None
         self.add(value, SourcePrompt(name, [PromptMessage(role, pieces, self.start(value))], is_chat=role is not None))

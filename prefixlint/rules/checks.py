@@ -185,6 +185,8 @@ def stable_prefix_below_minimum(rule: Rule, data: Measured) -> Iterator[Finding]
     if overall is None or not data.volatiles or overall.fixed_reusable_tokens > 0:
         return
     first = min(data.volatiles, key=lambda item: item.placeholder.offset)
+    if first.in_last_user_message:  # the request's own turn, where its values belong: nothing to reorder
+        return
     profile = data.profile
     minimum = max(profile.min_tokens, profile.unit if profile.whole_units_only else 1)
     limit = (f"{profile.name}'s minimum of {profile.min_tokens:,} tokens" if profile.min_tokens
