@@ -7,6 +7,9 @@ conversation printed as text, or a constant (`fill_sites`).
 A mapping counts for a template when its keys name at least two of the template's fields (or
 its one field): a chain's input names its prompt's variables. Of the mappings that fit best,
 every one that names a field must say what fills it, or the field keeps what its name says.
+A `.partial(time=...)` of the prompt itself fills its field first: a value evaluated where the
+call runs (at module level, once per process), or a clock function LangChain calls on every
+format (`partial(time=datetime.now)`: per request).
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ def mapping_fills(template: Template, resolver) -> Template:
                    and (template.variables.get(name) is None or template.variables[name].evidence is None)}
     if not open_fields:
         return template
+    template = _partially_filled(template, resolver, open_fields)
+    open_fields -= {name for name, v in template.variables.items() if v.evidence}
     mappings = [(overlap, site) for site in _mappings(resolver)
                 if (overlap := len(open_fields & site[2].keys())) >= min(2, len(open_fields))]
     if not mappings:
@@ -44,6 +49,42 @@ def mapping_fills(template: Template, resolver) -> Template:
         if found and len(found) == len(said):
             variables[name] = replace(next((v for v in found if v.kind != "stable"), found[0]), name=name)
     return replace(template, variables=variables)
+
+
+def _partially_filled(template: Template, resolver, fields: set[str]) -> Template:
+    """The fields a `.partial(time=...)` of this very prompt fills (`ChatPromptTemplate
+    .from_messages([...]).partial(time=datetime.now())`, or of the name bound to it): a value,
+    evaluated where the call runs (at module level: once per process), or a function LangChain
+    calls on every format (`partial(time=datetime.now)`: that clock, per request)."""
+    start = min((m.start for m in template.messages), default=-1)
+    variables = dict(template.variables)
+    for call in fills.calls_named(resolver, "partial"):
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if isinstance(receiver, ast.Name):
+            bound = resolver.scopes.assigned(receiver.id, resolver.offset(call.lineno, call.col_offset), module=True)
+            receiver = next((v for v in reversed(bound) if v.lineno <= call.lineno), None)
+        if not isinstance(receiver, ast.Call) or not (resolver.span(receiver)[0] <= start < resolver.span(receiver)[1]):
+            continue
+        for keyword in call.keywords:
+            if keyword.arg in fields:
+                found = _called_each_time(resolver, keyword.value) or _value(resolver, Path(resolver.path or "prompt.py")
+                                                                             .name, keyword.value)
+                if found is not None:
+                    variables[keyword.arg] = replace(found, name=keyword.arg)
+    return replace(template, variables=variables)
+
+
+def _called_each_time(resolver, node: ast.expr) -> Variable | None:
+    """A clock function given uncalled (`datetime.now`): called on every format, per request."""
+    from prefixlint.load.computed import clock_call, clock_variable
+    from prefixlint.load.python_walk import dotted
+
+    if not isinstance(node, (ast.Name, ast.Attribute)) or (found := clock_call(dotted(node))) is None:
+        return None
+    shown = f"{Path(resolver.path or 'prompt.py').name}:{node.lineno}"
+    variable = clock_variable(*found)
+    return Variable(variable.name, variable.kind, variable.samples, None,
+                    f"{dotted(node)}, called by .partial() on every format ({shown})")
 
 
 def _value(resolver, shown: str, node: ast.expr) -> Variable | None:

@@ -84,3 +84,34 @@ def test_of_two_fitting_mappings_the_clock_wins(tmp_path):
     second = RUN.replace("answer", "again").replace("MAPPING", '{"today": "2025-01-01", "user_name": "x", "question": q}')
     found = findings(tmp_path, CHAIN + RUN.replace("MAPPING", CLOCK) + second)
     assert found["today"]["evidence"] == "filled by datetime.now() (chain.py:27, a mapping of its fields)"
+
+
+PARTIAL = f'''from datetime import datetime
+
+from langchain_core.prompts import ChatPromptTemplate
+
+assistant_prompt = ChatPromptTemplate.from_messages([
+    ("system", """You help travellers rebook flights.
+{RULES}
+Current time: {{time}}."""),
+    ("placeholder", "{{messages}}"),
+]).partial(time=TIME)
+'''
+
+
+def test_a_partial_value_at_module_level_is_read_once_per_process(tmp_path):
+    # `.partial(time=datetime.now())` evaluates the clock once, at import: the same on every request
+    assert findings(tmp_path, PARTIAL.replace("TIME", "datetime.now()")) == {}
+
+
+def test_a_partial_function_is_called_on_every_format(tmp_path):
+    time = findings(tmp_path, PARTIAL.replace("TIME", "datetime.now"))["time"]
+    # ahead of the conversation (`{messages}`): the clock LangChain calls on every format
+    assert (time["code"], time["line"], time["frequency"]) == ("PFX001", 19, "per_request")
+    assert time["evidence"] == "datetime.now, called by .partial() on every format (chain.py:21)"
+
+
+def test_a_partial_of_another_prompt_says_nothing_of_this_one(tmp_path):
+    other = PARTIAL.replace(".partial(time=TIME)", "").replace(
+        "assistant_prompt = ", "assistant_prompt = ChatPromptTemplate.from_messages([]).partial(time=datetime.now())\nsecond = ")
+    assert findings(tmp_path, other)["time"]["evidence"] == "its name (time)"
