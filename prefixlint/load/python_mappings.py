@@ -99,10 +99,14 @@ def _value(resolver, shown: str, node: ast.expr) -> Variable | None:
 def _mappings(resolver) -> list[tuple[object, str, dict[str, ast.expr]]]:
     """(resolver, file shown, key -> value) of every mapping a run call of the module, or of a
     module importing from it, passes (a dict literal, or a name bound to one)."""
+    known = getattr(resolver, "_run_mappings", None)  # once per module: each of its prompts asks
+    if known is not None:
+        return known
     shown = Path(resolver.path or "prompt.py").name
     found = [(resolver, shown, keys) for keys in _module_mappings(resolver)]
     for other, where in _importers(resolver):
         found += [(other, where, keys) for keys in _module_mappings(other)]
+    resolver._run_mappings = found
     return found
 
 
