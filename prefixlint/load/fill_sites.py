@@ -100,11 +100,10 @@ def _default(resolver, function, parameter: str) -> Variable | None:
     variable = (resolver.clock(value) or stable_fill(resolver, value)) if value is not None else None
     if variable is None:
         return None
-    if variable.kind != "stable" and function in resolver.tree.body:  # evaluated where the function is defined
-        variable = Variable(variable.name, "stable", variable.samples[:1], variable.line,
-                            f"{variable.evidence} once per process, at import")
-    return Variable(variable.name, variable.kind, variable.samples, variable.line,
-                    f"{variable.evidence}, the default of {function.name}()'s `{parameter}`: a call that leaves it out")
+    once = variable.kind != "stable" and function in resolver.tree.body  # evaluated where the function is defined
+    return Variable(variable.name, "stable" if once else variable.kind, variable.samples[:1] if once else variable.samples,
+                    variable.line, f"{variable.evidence}{' once per process, at import' if once else ''}, the default of"
+                    f" {function.name}()'s `{parameter}`: a call that leaves it out")
 
 
 def parameter_fill(resolver, name: ast.Name, line: int) -> Variable | None:

@@ -54,20 +54,10 @@ def callers_elsewhere(resolver, function: ast.FunctionDef | ast.AsyncFunctionDef
 def _callees(tree: ast.Module, stem: str, name: str) -> set[str]:
     """How the module calls `name` of the module `stem`: `name` (or its alias) after `from ...stem
     import name`, `stem.name` after `import stem` / `from pkg import stem` (or their aliases)."""
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            source = (node.module or "").split(".")
-            for alias in node.names:
-                if source[-1:] == [stem] and alias.name == name:
-                    found.add(alias.asname or name)
-                elif alias.name == stem:
-                    found.add(f"{alias.asname or stem}.{name}")
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.split(".")[-1] == stem:
-                    found.add(f"{alias.asname or alias.name}.{name}")
-    return found
+    from prefixlint.load.python_modules import stem_imports
+
+    names, modules = stem_imports(ast.walk(tree), stem)
+    return {local for local, original in names.items() if original == name} | {f"{m}.{name}" for m in modules}
 
 
 @lru_cache(maxsize=8)

@@ -112,16 +112,29 @@ def _target(node: ast.Assign | ast.AnnAssign) -> str | None:
     return target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
 
 
-def imports_name(tree: ast.Module, stem: str, name: str | None) -> bool:
-    """Whether a module imports `name` (any name: None) from the module `stem`, or that module."""
-    for node in tree.body:
+def stem_imports(statements, stem: str) -> tuple[dict[str, str], set[str]]:
+    """What import `statements` bind of the module `stem`: local name -> the name imported from it
+    (`from pkg.stem import name as local`), and the names the module itself goes by (`import
+    stem`, `from pkg import stem as s`, `import pkg.stem`: `pkg.stem`)."""
+    names: dict[str, str] = {}
+    modules: set[str] = set()
+    for node in statements:
         if isinstance(node, ast.ImportFrom):
             source = (node.module or "").split(".")
-            if any(source[-1:] == [stem] and name in (None, a.name) or a.name == stem for a in node.names):
-                return True
-        elif isinstance(node, ast.Import) and any(a.name.split(".")[-1] == stem for a in node.names):
-            return True
-    return False
+            for alias in node.names:
+                if source[-1:] == [stem]:
+                    names[alias.asname or alias.name] = alias.name
+                elif alias.name == stem:
+                    modules.add(alias.asname or stem)
+        elif isinstance(node, ast.Import):
+            modules.update(alias.asname or alias.name for alias in node.names if alias.name.split(".")[-1] == stem)
+    return names, modules
+
+
+def imports_name(tree: ast.Module, stem: str, name: str | None) -> bool:
+    """Whether a module imports `name` (any name: None) from the module `stem`, or that module."""
+    names, modules = stem_imports(tree.body, stem)
+    return bool(modules) or any(name in (None, original) for original in names.values())
 
 
 @lru_cache(maxsize=8)

@@ -128,7 +128,7 @@ class Messages(Values):
             texts = [part["text"] for part in parts if "text" in part and part["text"] is not None]
             if texts and len(texts) == len(node.named_children):
                 return [message for text in texts for message in self.content(text, role)]
-            if texts and len(parts) == len(node.named_children) and not any("type" in part for part in parts):
+            if texts and _gemini_parts(node) is not None:
                 return self.gemini_parts(parts, role)
         pieces = self.text_of(node, 0)
         if pieces is None:
