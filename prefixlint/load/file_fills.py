@@ -42,6 +42,7 @@ def file_variables(path: str, text: str = "") -> dict[str, Variable]:
             return found
     for module, root in naming_modules(target, filling=False):  # loaded into a name, filled elsewhere
         found = _rendered_elsewhere(module, root, target.name) if (module, root) not in filling else {}
+        found = found or _forwarded(module, root, target.name)
         if found:
             return found
     from prefixlint.load.python_replaces import replaced_placeholders
@@ -63,6 +64,57 @@ def _fills_in(module: Path, root: Path, name: str) -> dict[str, Variable]:
         if call is not None:
             return _keywords(resolver, scope, call, module.relative_to(root).as_posix())
     return {}
+
+
+def _forwarded(module: Path, root: Path, name: str) -> dict[str, Variable]:
+    """The keywords of a call that passes the file's name to a function of the repository which
+    forwards its keywords to a fill (`render("user_turn.j2", url=...)` after `def render(name,
+    **context): return env.get_template(name).render(**context)`)."""
+    from prefixlint.load.python_modules import module_resolver
+    from prefixlint.load.python_walk import dotted, walked
+
+    resolver = module_resolver(module)
+    nodes, parents = walked(resolver.tree)
+    for constant in nodes:
+        call = parents.get(id(constant))
+        if isinstance(constant, ast.Constant) and isinstance(constant.value, str) and isinstance(call, ast.Call) \
+                and constant in call.args and call.keywords and constant.value.replace("\\", "/").rsplit("/", 1)[-1] == name \
+                and forwards_to_fill(resolver.tree, module, root, dotted(call.func).rsplit(".", 1)[-1]):
+            return _keywords(resolver, scope_of(resolver.tree, call.lineno), call, module.relative_to(root).as_posix())
+    return {}
+
+
+def forwards_to_fill(tree: ast.Module, module: Path, root: Path, function: str) -> bool:
+    """Whether `function`, defined in `module` or in the module of the repository it is imported
+    from (`from pkg.prompts import render`), takes `**kwargs` and passes them to a fill call."""
+    from prefixlint.load.python_index import module_tree
+
+    trees = [tree]
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module and any((a.asname or a.name) == function for a in node.names):
+            parts = node.module.split(".")
+            base = module.parent
+            for _ in range(max(node.level - 1, 0)):
+                base = base.parent
+            paths = [base.joinpath(*parts).with_suffix(".py")] if node.level else _under(root, parts)
+            trees.extend(t for p in paths if p.is_file() and (t := module_tree(p)) is not None)
+    for searched in trees:
+        for found in ast.walk(searched):
+            if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)) and found.name == function and found.args.kwarg:
+                spread = found.args.kwarg.arg
+                if any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in FILL_METHODS
+                       and any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == spread for k in c.keywords)
+                       for c in ast.walk(found)):
+                    return True
+    return False
+
+
+def _under(root: Path, parts: list[str]) -> list[Path]:
+    """The modules `a/b/c.py` of the repository for an absolute import `a.b.c` (under any folder)."""
+    from prefixlint.load.python_index import repository_modules
+
+    tail = "/".join(parts) + ".py"
+    return [m for m in repository_modules(root) if m.as_posix().endswith("/" + tail)][:2]
 
 
 def _keywords(resolver, scope: ast.AST, call: ast.Call, where: str) -> dict[str, Variable]:

@@ -72,6 +72,7 @@ def placeholder_syntax(path: str, text: str) -> str:
 def load(path: str, text: str) -> Template:
     from prefixlint.load.compose import compose_origins, composes, through_child
     from prefixlint.load.file_fills import file_variables
+    from prefixlint.load.file_sends import file_sent
 
     if PurePath(path).suffix.lower() not in JINJA_EXTENSIONS and (go := _GO_ACTION.search(text)):
         from prefixlint.load.registry import NotATemplate
@@ -93,9 +94,12 @@ def load(path: str, text: str) -> Template:
     # what the code that reads this file fills its placeholders with (`file_fills`)
     fields = _JINJA.search(text) or _DOLLAR.search(text) or _FORMAT_FIELD.search(text)
     filled = file_variables(path, message.content) if fields else {}
+    # how the code sends the text (`file_sends`): alone, no conversation follows a value in it
+    sent = file_sent(path, message.content) if fields and not has_roles and not slots else None
     return Template(
         path=path, format=FORMAT, source=text, messages=(message,),
         syntax=syntax, is_chat=has_roles, role_markers=has_roles, variables={**filled, **slots},
+        sent_alone=sent[1] if sent else None, sent_as=sent[0] if sent else None,
     )
 
 

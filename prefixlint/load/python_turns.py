@@ -71,10 +71,15 @@ def _index(tree: ast.Module) -> tuple[dict, dict, dict[str, list[ast.Call]]]:
     return found
 
 
+def calls_named(tree: ast.Module, function: str) -> list[ast.Call]:
+    """The calls of `function` (by the last part of their name) in a module."""
+    return list(_index(tree)[2].get(function, ()))
+
+
 def _carried(value: ast.expr, parents: dict, defs: dict, depth: int) -> str | None:
     """The role of the message `value` ends up in: directly, through the name it is assigned to
     in its function, or through the parameter of a module function it is passed to."""
-    role = _message_role(value, parents)
+    role = message_role(value, parents)
     if role is not None or depth > 2:
         return role
     parent = parents.get(id(value))
@@ -102,7 +107,7 @@ def _carried(value: ast.expr, parents: dict, defs: dict, depth: int) -> str | No
     return None
 
 
-def _message_role(value: ast.expr, parents: dict) -> str | None:
+def message_role(value: ast.expr, parents: dict) -> str | None:
     """The role of the message whose content `value` is: `{"role": "user", "content": value}`,
     `HumanMessage(value)` / `HumanMessage(content=value)`, `("human", value)`."""
     parent = parents.get(id(value))
@@ -136,7 +141,7 @@ def sent_alone(path: str | None, tree: ast.Module, name: str, depth: int = 0) ->
         parents, _, _ = _index(module)
         uses = [node for node in walked(module)[0] if isinstance(node, (ast.Name, ast.Attribute))
                 and isinstance(node.ctx, ast.Load) and (node.id if isinstance(node, ast.Name) else node.attr) == name]
-        return [_single_turn(node, parents, 0) for node in sorted(uses, key=lambda n: (n.lineno, n.col_offset))]
+        return [single_turn(node, parents, 0) for node in sorted(uses, key=lambda n: (n.lineno, n.col_offset))]
 
     def follow(function: str) -> str | None:  # a function of the module returns it: where its callers send it
         return sent_alone(path, tree, function, depth + 1) if depth < 2 and function != name else None
@@ -153,19 +158,19 @@ def _imports(tree: ast.Module, stem: str) -> bool:
                for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)))
 
 
-def _single_turn(value: ast.AST, parents: dict, depth: int) -> int | str | None:
+def single_turn(value: ast.AST, parents: dict, depth: int) -> int | str | None:
     """The line of the request `value` (the system prompt, or a text made of it) is sent in
     when that request is one system and one user message; the name of the function that
     returns it; else None."""
     parent = parents.get(id(value))
     if isinstance(parent, ast.Return):
-        function = _function_of(parent, parents)
+        function = function_of(parent, parents)
         return function.name if function is not None else None
     if isinstance(parent, ast.Attribute) and parent.attr in _TEXT_METHODS:  # SYSTEM.format(...), SYSTEM.strip()
         call = parents.get(id(parent))
-        return _single_turn(call, parents, depth) if isinstance(call, ast.Call) and call.func is parent else None
+        return single_turn(call, parents, depth) if isinstance(call, ast.Call) and call.func is parent else None
     if isinstance(parent, ast.Call) and parent.func is value:  # build_system_prompt(...)
-        return _single_turn(parent, parents, depth)
+        return single_turn(parent, parents, depth)
     if isinstance(parent, ast.keyword):
         holder = parents.get(id(parent))
         if parent.arg == "system" and isinstance(holder, ast.Call):  # Anthropic: system=, messages=[one user turn]
@@ -180,13 +185,13 @@ def _single_turn(value: ast.AST, parents: dict, depth: int) -> int | str | None:
         return _in_request(parent, parents)  # {"role": "system", "content": SYSTEM}, ("system", SYSTEM)
     if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name) \
             and depth < 2:  # system_prompt = build_system_prompt(...); then sent
-        uses = _uses(parent, parent.targets[0].id, parents)
-        lines = [_single_turn(use, parents, depth + 1) for use in uses]
+        uses = name_reads(parent, parent.targets[0].id, parents)
+        lines = [single_turn(use, parents, depth + 1) for use in uses]
         return lines[0] if lines and None not in lines else None
     return None
 
 
-def _function_of(node: ast.AST, parents: dict) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+def function_of(node: ast.AST, parents: dict) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     found: ast.AST | None = node
     while found is not None and not isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)):
         found = parents.get(id(found))
@@ -210,7 +215,7 @@ def _sent_as_is(listed: ast.List, parents: dict) -> int | None:
     if isinstance(holder, ast.Call) and (listed in holder.args or any(k.value is listed for k in holder.keywords)):
         return holder.lineno
     if isinstance(holder, ast.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0], ast.Name):
-        uses = _uses(holder, holder.targets[0].id, parents)
+        uses = name_reads(holder, holder.targets[0].id, parents)
         sent = [parents.get(id(use)) for use in uses]
         if uses and all(isinstance(s, ast.Call) and use in s.args or isinstance(s, ast.keyword) and s.arg == "messages"
                         for use, s in zip(uses, sent)):
@@ -262,7 +267,7 @@ def _entries(message: ast.Dict) -> list[tuple[str, ast.AST]]:
             if isinstance(k, ast.Constant) and isinstance(k.value, str)]
 
 
-def _uses(binding: ast.Assign, name: str, parents: dict) -> list[ast.Name]:
+def name_reads(binding: ast.Assign, name: str, parents: dict) -> list[ast.Name]:
     """The reads of `name` after `binding` in its function (or module); none when the name is
     also added to there (`name += ...`, `name.append(...)`, bound again)."""
     scope: ast.AST | None = binding

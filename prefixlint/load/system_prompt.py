@@ -9,6 +9,8 @@ way (`prefixlint.check.served`). A template is a system prompt when
 - its file is named like one: `system.txt`, `system_prompt.md`, `systemprompt.md`,
   `custom-system-prompt.md` (`system`, or `system` and `prompt` in its name), or its folder is
   named `system` or `system_prompts` (`prompts/chat/system/base.j2`); not for a module of program source, whose loader decides;
+- the code that reads the file sends it as the system message of a request
+  (`prefixlint.load.file_sends`); not when it sends it as the user's prompt, whatever its name;
 - the configuration lists it: `system-prompts = ["prompts/agent.md", "agents/*/system.j2"]`
   (gitignore-style patterns, relative to the configuration file's folder, as `exclude`).
 A single prompt recognised by its name or the configuration becomes one system message.
@@ -42,6 +44,9 @@ def as_system_prompt(template: Template, listed: bool = False) -> Template:
 
     # In program source the code says which prompts are system prompts, not the module's name (a
     # `system_prompts.py` may hold user prompts too).
+    if template.sent_as in ("user", "prompt") and not listed:  # the code sends it as the user's prompt
+        return template
+    listed = listed or template.sent_as == "system"
     if template.is_chat or not (listed or (named_like_system_prompt(template.path)
                                            and not loader_for(template.format).program_source)):
         return template

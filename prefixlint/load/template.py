@@ -112,6 +112,10 @@ class Template:
     #: (`"agent.py:42"`: with one user message and no conversation), so no history is assumed
     #: after them (`prefixlint.check.served`, `load.python_turns`, `load.ts_turns`).
     sent_alone: str | None = None
+    #: How a prompt file's text is sent there (`prefixlint.load.file_sends`): "user" (the user's
+    #: message), "prompt" (a whole one-turn prompt) or "system" (with one user message); None for
+    #: a template whose loader read the messages itself.
+    sent_as: str | None = None
     _line_starts: list[int] = field(default_factory=list, repr=False, compare=False)
 
     def origin(self, message: int, index: int) -> tuple[str, int, int] | None:

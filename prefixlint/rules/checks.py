@@ -29,6 +29,11 @@ def rounding(profile: EngineProfile) -> str:
     return f"{profile.name}'s rounding"
 
 
+#: Why no conversation follows the text (`Template.sent_as`), said with the place that sends it.
+_SENT = {"system": "Sent with one user message and no conversation", "user": "Sent as the user's message",
+         "prompt": "Sent as the whole prompt of one turn"}
+
+
 def _severity(rule: Rule, frequency: str) -> str:
     by_frequency = rule.options.get("severity_by_frequency") or {}
     return by_frequency.get(frequency, rule.severity)
@@ -114,7 +119,7 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
         message += f" Evidence: {evidence}." if shown else ""
         alone = data.template.sent_alone if data.template is not None else None
         if alone:  # why no history follows this system prompt
-            message += f" Sent with one user message and no conversation ({alone})."
+            message += f" {_SENT.get(data.template.sent_as or 'system')} ({alone})."
             extra["sent_alone"] = alone
         severity = _severity(rule, v.frequency)
         if evidence.startswith("its name") and code:  # in program source the name alone is the weakest evidence

@@ -90,11 +90,15 @@ class Measured:
 
     def sent_alone(self) -> bool:
         """Whether the code shows that no conversation follows the request: program source, whose
-        calls the loader read, with no history written or assumed after its messages (a prompt
-        file checked alone may be the system prompt of a conversation it cannot show, so there
-        the absence of a history is no evidence)."""
+        calls the loader read, with no history written or assumed after its messages, or a prompt
+        file the code that reads it sends alone (`Template.sent_as`); a prompt file checked alone
+        may be the system prompt of a conversation it cannot show, so there the absence of a
+        history is no evidence."""
         from prefixlint.load.registry import loader_for
 
         measurer = self.measurer
-        return self.template is not None and loader_for(self.template.format).program_source \
-            and measurer is not None and not (measurer.writes_history or measurer.assumed_history)
+        if self.template is None or measurer is None or measurer.writes_history:
+            return False
+        if self.template.sent_as:  # a prompt file the code sends alone (`prefixlint.load.file_sends`)
+            return True
+        return loader_for(self.template.format).program_source and not measurer.assumed_history
