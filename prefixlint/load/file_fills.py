@@ -79,19 +79,21 @@ def _forwarded(module: Path, root: Path, name: str) -> dict[str, Variable]:
         call = parents.get(id(constant))
         if isinstance(constant, ast.Constant) and isinstance(constant.value, str) and isinstance(call, ast.Call) \
                 and constant in call.args and call.keywords and constant.value.replace("\\", "/").rsplit("/", 1)[-1] == name \
-                and forwards_to_fill(resolver.tree, module, root, dotted(call.func).rsplit(".", 1)[-1]):
+                and forwards_to_fill(resolver.tree, module, root, dotted(call.func)):
             return _keywords(resolver, scope_of(resolver.tree, call.lineno), call, module.relative_to(root).as_posix())
     return {}
 
 
-def forwards_to_fill(tree: ast.Module, module: Path, root: Path, function: str) -> bool:
-    """Whether `function`, defined in `module` or in the module of the repository it is imported
-    from (`from pkg.prompts import render`), takes `**kwargs` and passes them to a fill call."""
+def forwards_to_fill(tree: ast.Module, module: Path, root: Path, called: str) -> bool:
+    """Whether the function `called` (`render`, `PromptManager.render`), defined in `module` or in
+    the module of the repository it (or its class) is imported from (`from pkg.prompts import
+    render`), takes `**kwargs` and passes them to a fill call."""
     from prefixlint.load.python_index import module_tree
 
+    function, imported = called.rsplit(".", 1)[-1], called.split(".")[0]
     trees = [tree]
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module and any((a.asname or a.name) == function for a in node.names):
+        if isinstance(node, ast.ImportFrom) and node.module and any((a.asname or a.name) == imported for a in node.names):
             parts = node.module.split(".")
             base = module.parent
             for _ in range(max(node.level - 1, 0)):

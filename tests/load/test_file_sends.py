@@ -141,3 +141,23 @@ def test_a_helper_that_does_not_forward_its_keywords_gives_no_evidence(tmp_path)
     target = repo(tmp_path, "Today is {{ today }}.\n" + SHORT_TAIL, {"src/app/prompts.py": helper, "src/app/job.py": JOB})
     (template,) = load_templates(str(target))
     assert "today" not in template.variables
+
+
+def test_a_class_method_of_an_imported_class_that_forwards_its_keywords(tmp_path):
+    helper = """from jinja2 import Environment, FileSystemLoader
+
+
+class PromptManager:
+    @staticmethod
+    def render(name, **values):
+        return Environment(loader=FileSystemLoader("prompts")).get_template(name).render(**values)
+"""
+    job = """from datetime import datetime
+from app.manager import PromptManager
+
+system_prompt = PromptManager.render("turn.j2", time=datetime.now().isoformat())
+"""
+    target = repo(tmp_path, "The time is {{ time }}.\n" + SHORT_TAIL, {"app/manager.py": helper, "app/job.py": job})
+    (template,) = load_templates(str(target))
+    time = template.variables["time"]  # rendered once, at import: the same on every request
+    assert (time.kind, time.evidence) == ("stable", "filled by datetime.now() once per process, at import (app/job.py:4)")
