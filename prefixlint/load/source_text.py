@@ -148,16 +148,22 @@ def _common_prefix(margins: list[str]) -> str:
 
 #: A word of a prompt's own text: two letters in a row (any script).
 _WORD = re.compile(r"[^\W\d_]{2}")
+#: A prompt object or a name for one (`ChatPromptTemplate.from_messages`, `HELPDESK_PROMPT`):
+#: its slots are the prompt, whatever text they hold; a message (`SystemMessage`) is not one.
+_PROMPT_OBJECT = re.compile(r"prompt|template", re.IGNORECASE)
 
 
 def has_content(prompt: SourcePrompt) -> bool:
     """Whether a prompt is worth measuring: some text with a blank in it (not a path or a key),
-    with a word of its own (a text of values and punctuation only, `f"{self.content}\n```{tool}```"`,
-    formats a stored message: nothing of it is the program's prompt), and not a page of markup
-    (an e-mail's or a web page's HTML, mostly tags: `is_markup`)."""
+    with a word of its own unless it is a prompt object (a text of values and punctuation only,
+    `content = f"{self.content}\n```{tool}```"`, formats a stored message: nothing of it is the
+    program's prompt), and not a page of markup (an e-mail's or a web page's HTML, mostly tags:
+    `is_markup`)."""
     text = "".join(p.chars for m in prompt.messages for p in m.pieces if isinstance(p, Text))
-    if is_markup(text) or not _WORD.search(text):  # values and punctuation only: no text of its own
+    if is_markup(text):
         return False
+    if not _WORD.search(text) and not _PROMPT_OBJECT.search(prompt.name or ""):
+        return False  # values and punctuation only, no prompt object's: a message being formatted
     return any(char.isspace() for char in text.strip()) or any(
         isinstance(p, Field) for m in prompt.messages for p in m.pieces)
 
