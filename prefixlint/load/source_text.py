@@ -11,7 +11,7 @@ import re
 from dataclasses import replace
 from typing import Callable
 
-from prefixlint.load.source_prompts import Field, SourcePrompt, Text, variable_name
+from prefixlint.load.source_prompts import PROMPT_NAME, Field, SourcePrompt, Text, variable_name
 from prefixlint.load.template import Variable
 
 # -- template fields inside a text: str.format, printf-style %, string.Template -----------------
@@ -155,15 +155,17 @@ _PROMPT_OBJECT = re.compile(r"prompt|template", re.IGNORECASE)
 
 def has_content(prompt: SourcePrompt) -> bool:
     """Whether a prompt is worth measuring: some text with a blank in it (not a path or a key),
-    with a word of its own unless it is a prompt object (a text of values and punctuation only,
+    with a word of its own unless it is a prompt object or one of its values is a prompt
+    (`f"{SYSTEM_PROMPT}\n{now}"`) (a text of values and punctuation only,
     `content = f"{self.content}\n```{tool}```"`, formats a stored message: nothing of it is the
     program's prompt), and not a page of markup (an e-mail's or a web page's HTML, mostly tags:
     `is_markup`)."""
     text = "".join(p.chars for m in prompt.messages for p in m.pieces if isinstance(p, Text))
     if is_markup(text):
         return False
-    if not _WORD.search(text) and not _PROMPT_OBJECT.search(prompt.name or ""):
-        return False  # values and punctuation only, no prompt object's: a message being formatted
+    if not _WORD.search(text) and not _PROMPT_OBJECT.search(prompt.name or "") and not any(
+            isinstance(p, Field) and PROMPT_NAME.search(p.name) for m in prompt.messages for p in m.pieces):
+        return False  # values and punctuation only, none a prompt, no prompt object's: a message being formatted
     return any(char.isspace() for char in text.strip()) or any(
         isinstance(p, Field) for m in prompt.messages for p in m.pieces)
 

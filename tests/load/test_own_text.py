@@ -71,3 +71,34 @@ def test_the_name_alone_is_weak_evidence_one_severity_lower_and_a_call_is_not_th
     called = write(tmp_path, "called.py", python_builder("{load_prompt()}\\n\\n" + RULES))
     (template,) = load_templates(str(called))
     assert all(v.evidence is None or "opens the system message" not in v.evidence for v in template.variables.values())
+
+
+CONVERT = '''from langchain_core.messages import SystemMessage
+
+
+class Message:
+    def to_lc(self, additional_kwargs):
+        match self.kind:
+            case "action":
+                content = f"{self.content}\\n```{additional_kwargs['tool']}\\n{additional_kwargs['tool_input']}\\n```"
+            case _:
+                content = self.content
+        return SystemMessage(content=content)
+'''
+
+
+def test_a_stored_message_converted_with_values_and_punctuation_only_is_no_prompt(tmp_path):
+    import pytest
+
+    from prefixlint.load.registry import NotATemplate
+
+    path = write(tmp_path, "schemas.py", CONVERT)
+    with pytest.raises(NotATemplate, match="no prompt found"):
+        load_templates(str(path))
+
+
+def test_values_only_text_is_a_prompt_when_one_of_its_values_is_a_prompt(tmp_path):
+    source = CONVERT.replace("self.content}\\n```{additional_kwargs['tool']}", "SYSTEM_PROMPT}\\n```{additional_kwargs['tool']}")
+    path = write(tmp_path, "schemas.py", "SYSTEM_PROMPT = input()\n" + source)
+    (template,) = load_templates(str(path))
+    assert template.messages[0].content.startswith("{system_prompt}\n```{")

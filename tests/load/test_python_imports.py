@@ -100,10 +100,11 @@ def test_outside_the_repository_rebound_or_shadowed_names_are_not_followed(tmp_p
     rebound = write(folder, "agent.py", agent("from config import SYSTEM_PROMPT\n", 'f"{SYSTEM_PROMPT}\\n{now}"'))
     (template,) = load_templates(str(rebound))
     assert template.messages[0].content == "{system_prompt}\n{now}"
-    shadowed = write(folder, "shadow.py", agent("from config import RULES\n", 'f"{now}\\n{RULES}"').replace(
+    # (a label of its own: a text of values only, none of them a prompt, is no prompt: `has_content`)
+    shadowed = write(folder, "shadow.py", agent("from config import RULES\n", 'f"Now: {now}\\n{RULES}"').replace(
         "    now = ", "    RULES = history[0]\n    now = "))
     (template,) = load_templates(str(shadowed))
-    assert template.messages[0].content == "{now}\n{rules}"
+    assert template.messages[0].content == "Now: {now}\n{rules}"
 
 
 def test_an_imported_template_filled_here_is_measured_once_in_its_own_module(tmp_path):
