@@ -129,6 +129,12 @@ def volatile_before_stable(rule: Rule, data: Measured) -> Iterator[Finding]:
             message += f" Nothing in the repository reads `{unread}`, so nothing sends this text."
             extra["unread"] = unread
             severity = "info"
+        unnamed = _unnamed(data) if not code and severity != "info" else None
+        if unnamed:  # the code opens its folder's files by name, and this one's nowhere
+            message += (f" Nothing in the repository names this file, while its folder's `{unnamed[0]}` is named"
+                        f" ({unnamed[1]}), so nothing sends this text.")
+            extra["unnamed"] = {"sibling": unnamed[0], "named_in": unnamed[1]}
+            severity = "info"
         yield _finding(rule, data, item, message, severity, now.reusable_tokens,
                        now.fixed_reusable_tokens, stable_tokens_after=item.stable_tokens_after,
                        stable_block_after=item.stable_block_after, in_last_user_message=item.in_last_user_message,
@@ -141,6 +147,12 @@ def _unread(data: Measured, item: VolatileMeasurement) -> str | None:
 
     template = data.template
     return unread(template.path, template.source, item.placeholder.line) if template is not None else None
+
+
+def _unnamed(data: Measured) -> tuple[str, str] | None:
+    from prefixlint.load.file_reach import unnamed
+
+    return unnamed(data.template.path) if data.template is not None else None
 
 
 #: One severity lower, for a finding whose only evidence is the value's name.
