@@ -10,43 +10,63 @@ the code asks for under another name) and its findings are information.
 
 Never claimed where the code may build the name: the extension written after a substitution, a
 concatenation or a glob (`f"{kind}.j2"`, `name + ".md"`, `"%s.txt"`, `glob("*.md")`), or a
-repository over `reach`'s bounds.
+repository over `MAX_INDEX_BYTES` of code and configuration.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 from pathlib import Path
 
+#: The most bytes of code and configuration indexed (a larger repository: no claim).
+MAX_INDEX_BYTES = 32 * 1024 * 1024
 #: What comes right before an extension the code writes when it builds a file name.
-_BUILT = re.compile(rb"[}\"'*)]|%s")
+_BUILT = re.compile(rb"(?:[}\"'*)]|%s)(\.\w{1,10})\b")
+#: A word (a name's stem), and a file name written in quotes or after a path separator.
+_WORD = re.compile(rb"[\w-]+")
+_QUOTED = re.compile(rb"[\"'/\\]([\w.-]+\.\w{1,10})[\"']")
 
 
 def unnamed(path: str) -> tuple[str, str] | None:
     """(a sibling named in code, the file that names it) when nothing in the repository names the
     prompt file at `path` while the code reads its folder's files by name (above); else None."""
-    from prefixlint.load.reach import _checkout, _repository_files
+    from prefixlint.load.reach import _checkout
 
     here = Path(os.path.abspath(path))
     root = _checkout(here.parent)
-    files = _repository_files(str(root)) if root is not None else None
-    if not files or not here.suffix:
+    index = _index(str(root)) if root is not None else None
+    if index is None or not here.suffix or not here.parent.is_dir():
         return None
-    stem = here.name.split(".")[0].encode()
-    mention = re.compile(rb"(?<![\w-])" + re.escape(stem) + rb"(?![\w-])")
-    suffix = here.suffix.encode()
-    built = re.compile(rb"(" + _BUILT.pattern + rb")" + re.escape(suffix) + rb"\b")
-    siblings = {s.name.encode() for s in here.parent.iterdir() if s.suffix == here.suffix and s != here} \
-        if here.parent.is_dir() else set()
-    evidence: tuple[str, str] | None = None
+    words, quoted, built = index
+    writer = words.get(here.name.split(".")[0].encode())
+    if here.suffix.encode() in built or writer is not None and writer != str(here):
+        return None  # named (by another file: "" is several), or a name the code may build
+    for sibling in sorted(s.name for s in here.parent.iterdir() if s.suffix == here.suffix and s != here):
+        readers = quoted.get(sibling.encode(), set()) - {str(here)}
+        if readers:
+            return sibling, Path(min(readers)).relative_to(root).as_posix()  # type: ignore[arg-type]
+    return None
+
+
+@lru_cache(maxsize=4)
+def _index(root: str) -> tuple[dict[bytes, str], dict[bytes, set[str]], set[bytes]] | None:
+    """Of the repository's code and configuration files (`reach`), once per process: each word ->
+    the file writing it ("" for several), each quoted file name -> the files writing it, the
+    extensions written where a name is built; None over the bounds (`MAX_INDEX_BYTES` here)."""
+    from prefixlint.load.reach import _repository_files
+
+    files = _repository_files(root)
+    if files is None or sum(len(data) for _, data in files) > MAX_INDEX_BYTES:
+        return None
+    words: dict[bytes, str] = {}
+    quoted: dict[bytes, set[str]] = {}
+    built: set[bytes] = set()
     for other, data in files:
-        if other == str(here):
-            continue
-        if mention.search(data) or built.search(data):
-            return None  # named, or a name the code may build
-        if evidence is None:
-            named = next((s for s in siblings if re.search(rb"[\"'/\\]" + re.escape(s) + rb"[\"']", data)), None)
-            if named is not None:
-                evidence = named.decode(), Path(other).relative_to(root).as_posix()  # type: ignore[arg-type]
-    return evidence
+        for word in set(_WORD.findall(data)):
+            words[word] = other if words.get(word, other) == other else ""
+        for name in set(_QUOTED.findall(data)):
+            quoted.setdefault(name, set()).add(other)
+        built.update(_BUILT.findall(data))
+    return words, quoted, built
