@@ -19,6 +19,7 @@ import ast
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import TypeGuard
 
 from prefixlint.load.template import Variable
 
@@ -50,14 +51,20 @@ def file_variables(path: str, text: str = "") -> dict[str, Variable]:
     return replaced_placeholders(target, text) if text else {}
 
 
+def names_file(node: ast.AST, name: str) -> TypeGuard[ast.Constant]:
+    """Whether `node` is a string constant naming the file `name` (`"system.j2"`,
+    `"prompts/system.j2"`)."""
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) \
+        and node.value.replace("\\", "/").rsplit("/", 1)[-1] == name
+
+
 def _fills_in(module: Path, root: Path, name: str) -> dict[str, Variable]:
     from prefixlint.load.python_modules import module_resolver
 
     resolver = module_resolver(module)
     tree = resolver.tree
     for constant in ast.walk(tree):
-        if not (isinstance(constant, ast.Constant) and isinstance(constant.value, str)
-                and constant.value.replace("\\", "/").rsplit("/", 1)[-1] == name):
+        if not names_file(constant, name):
             continue
         scope = scope_of(tree, constant.lineno)
         call = _fill_call(scope, constant.lineno)
@@ -77,14 +84,13 @@ def _forwarded(module: Path, root: Path, name: str) -> dict[str, Variable]:
     nodes, parents = walked(resolver.tree)
     for constant in nodes:
         call = parents.get(id(constant))
-        if isinstance(constant, ast.Constant) and isinstance(constant.value, str) and isinstance(call, ast.Call) \
-                and constant in call.args and call.keywords and constant.value.replace("\\", "/").rsplit("/", 1)[-1] == name \
-                and forwards_to_fill(resolver.tree, module, root, dotted(call.func)):
+        if names_file(constant, name) and isinstance(call, ast.Call) and constant in call.args and call.keywords \
+                and _forwards_to_fill(resolver.tree, module, root, dotted(call.func)):
             return _keywords(resolver, scope_of(resolver.tree, call.lineno), call, module.relative_to(root).as_posix())
     return {}
 
 
-def forwards_to_fill(tree: ast.Module, module: Path, root: Path, called: str) -> bool:
+def _forwards_to_fill(tree: ast.Module, module: Path, root: Path, called: str) -> bool:
     """Whether the function `called` (`render`, `PromptManager.render`), defined in `module` or in
     the module of the repository it (or its class) is imported from (`from pkg.prompts import
     render`), takes `**kwargs` and passes them to a fill call."""
@@ -152,8 +158,7 @@ def _rendered_elsewhere(module: Path, root: Path, name: str) -> dict[str, Variab
         return {}  # no module-level `NAME = ...("file")` line: nothing to follow (most modules naming it)
     for statement in (module_tree(module) or ast.Module(body=[], type_ignores=[])).body:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) \
-                and any(isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.rsplit("/", 1)[-1] == name
-                        for n in ast.walk(statement.value)):
+                and any(names_file(n, name) for n in ast.walk(statement.value)):
             bound = statement.targets[0].id
             filled = re.compile(re.escape(bound) + r"\.(?:render|format|substitute|safe_substitute)\(")
             if not any(filled.search(module_source(other) or "") for other in mentioning(root).get(bound, ())):

@@ -45,6 +45,7 @@ _TEXT_WRAPPERS = frozenset({"Template", "from_string", "dedent", "cleandoc", "st
 def file_sent(path: str, text: str) -> tuple[str, str] | None:
     """("user" / "prompt" / "system", "agent.py:42") when every place of the repository that names
     the file at `path` sends its text alone (above), with the first such place; else None."""
+    from prefixlint.load.file_fills import names_file
     from prefixlint.load.python_index import module_tree
     from prefixlint.load.python_modules import naming_modules
     from prefixlint.load.sends import reads_a_conversation
@@ -63,8 +64,7 @@ def file_sent(path: str, text: str) -> tuple[str, str] | None:
         nodes, parents = walked(tree)
         shown = module.relative_to(root).as_posix()
         for constant in nodes:
-            if isinstance(constant, ast.Constant) and isinstance(constant.value, str) \
-                    and constant.value.replace("\\", "/").rsplit("/", 1)[-1] == target.name:
+            if names_file(constant, target.name):
                 sent = _sent(_lifted(constant, parents), tree, parents, 0)
                 if sent is None:
                     return None

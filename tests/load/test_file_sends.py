@@ -161,3 +161,20 @@ system_prompt = PromptManager.render("turn.j2", time=datetime.now().isoformat())
     (template,) = load_templates(str(target))
     time = template.variables["time"]  # rendered once, at import: the same on every request
     assert (time.kind, time.evidence) == ("stable", "filled by datetime.now() once per process, at import (app/job.py:4)")
+
+
+def test_a_string_names_the_file_by_its_last_path_part_in_either_separator():
+    import ast
+
+    from prefixlint.load.file_fills import names_file
+
+    def node(source: str) -> ast.AST:
+        return ast.parse(source, mode="eval").body
+
+    assert names_file(node('"system.j2"'), "system.j2")
+    assert names_file(node('"prompts/system.j2"'), "system.j2")
+    assert names_file(node('"prompts\\\\system.j2"'), "system.j2")
+    assert not names_file(node('"my_system.j2"'), "system.j2")
+    assert not names_file(node('"system.j2.bak"'), "system.j2")
+    assert not names_file(node("system_j2"), "system.j2")  # a name, not a string
+    assert not names_file(node("42"), "42")
