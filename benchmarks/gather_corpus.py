@@ -3,6 +3,7 @@
 
     python benchmarks/gather_corpus.py --mirrors /work/.mirror --out /tmp/realcorpus
     python benchmarks/gather_corpus.py --repos-out /tmp/realrepos   # whole repositories too
+    python benchmarks/gather_corpus.py --checkouts --out /tmp/realcorpus_checkouts  # each file in its repository
 
 Each (repo, commit) has its own folder, so the two halves of a before/after pair keep their own
 text. An entry's `also:` paths (files it reads, such as a promptfoo config's prompt file or a
@@ -11,6 +12,12 @@ comes from a repository too large to fetch: save its text, read with the read_fi
 that commit, under `--saved` (<repo>/<commit>/<path>) and it is copied from there (so is a file
 whose commit the fetched snapshot no longer holds, after a force-push). `--repos-out` writes each repository
 of tests/corpus/real_repos.yaml at its pinned commit under <dir>/<owner>+<name> (`git archive`).
+
+`--checkouts` writes, for each (repo, commit), the whole tree at that commit (`git archive`) with
+an empty `.git` folder, so that each file is checked inside its own repository, as a user runs
+`check FILE` in a checkout (or pre-commit does): the code that fills and sends a prompt file is
+there, as it was when the file was labelled. A file from `--saved` (a repository too large to
+fetch) stays alone in its folder.
 
 `--mirrors` holds one git directory per repository, as the `fetch` tool leaves them
 (`<owner>+<name>/repo`). Each file of tests/corpus/real_corpus.yaml is read with
@@ -67,6 +74,29 @@ def checkout_repos(mirrors: Path, out: Path) -> list[str]:
     return missing
 
 
+def _inside(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
+    """tarfile's `data` filter, leaving out (not failing on) a link that points outside."""
+    try:
+        return tarfile.data_filter(member, path)
+    except tarfile.FilterError:
+        return None
+
+
+def checkout_commit(gdir: Path, commit: str, target: Path) -> str | None:
+    """Write the tree of `commit` under `target` with an empty `.git` (the repository's mark);
+    the error when the snapshot cannot archive it, else None."""
+    if (target / ".git").is_dir():
+        return None  # another entry of the same commit wrote it
+    archive = subprocess.run(["git", "--git-dir", str(gdir), "archive", commit], capture_output=True)
+    if archive.returncode != 0:
+        return archive.stderr.decode().strip()[:80]
+    target.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(target, filter=_inside)
+    (target / ".git").mkdir()
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
@@ -76,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="files saved from the read_file tool, laid out <repo>/<commit>/<path>")
     parser.add_argument("--repos-out", type=Path, default=None,
                         help="also check out real_repos.yaml's repositories under this folder")
+    parser.add_argument("--checkouts", action="store_true",
+                        help="write each file's whole repository at its commit (an empty .git marks it)")
     args = parser.parse_args(argv)
     entries = yaml.safe_load(args.corpus.read_text(encoding="utf-8"))["files"]
     missing: list[str] = []
@@ -92,6 +124,11 @@ def main(argv: list[str] | None = None) -> int:
         if gdir is None:
             missing.append(f"{entry['repo']}@{entry['commit']}:{entry['path']}  "
                            f"(no snapshot: fetch github:{entry['repo']})")
+            continue
+        failed = checkout_commit(gdir, entry["commit"], args.out / entry["repo"] / entry["commit"]) \
+            if args.checkouts else "not asked"
+        if failed is None and (args.out / entry["repo"] / entry["commit"] / entry["path"]).is_file():
+            written += 1
             continue
         for index, path in enumerate([entry["path"], *entry.get("also", [])]):
             target = args.out / entry["repo"] / entry["commit"] / path

@@ -101,10 +101,11 @@ def volatile_findings(report: dict) -> tuple[list[str], list[str], list[str]]:
     return codes, variables, info
 
 
-def run_check(command: list[str], case: Case, timeout: float) -> Outcome:
+def run_check(command: list[str], case: Case, timeout: float, hook: bool = False) -> Outcome:
     if not case.file.is_file():
         return Outcome("REFUSED", error="file not gathered")
-    argv = [*command, "check", "--format", "json", "--isolated", case.file.name]
+    argv = [*command, "check", "--format", "json", "--isolated", *(["--skip-non-templates"] if hook else []),
+            case.file.name]
     try:
         done = subprocess.run(argv, cwd=case.file.parent, capture_output=True, text=True,
                               timeout=timeout)
@@ -209,6 +210,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kind", action="append", help="only files of this source kind (repeatable)")
     parser.add_argument("--held-out", "--heldout", dest="held_out", action="store_true",
                         help="with --real: only the entries marked `held_out: true` (scored apart)")
+    parser.add_argument("--hook", action="store_true",
+                        help="check each file as the pre-commit hook does (`--skip-non-templates`: a "
+                             "file a walk of its repository would skip is skipped); with files gathered "
+                             "`--checkouts`, each file is judged as in its repository")
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--json", type=Path, help="also write the per-file results and summary here")
     args = parser.parse_args(argv)
@@ -223,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     cases = [c for c in cases if c.gathered]
     for case in missing:
         print(f"not gathered (left out): {case.ident}  {case.file}")
-    outcomes = [run_check(command, case, args.timeout) for case in cases]
+    outcomes = [run_check(command, case, args.timeout, args.hook) for case in cases]
     print_table(cases, outcomes)
     summary = summarize(cases, outcomes)
     print_summary(summary)
