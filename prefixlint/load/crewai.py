@@ -17,6 +17,9 @@ English `translations/en.json` (MIT, crewAIInc/crewAI): an agent is its system p
 `role_playing` slice (`You are {role}. {backstory}\\nYour personal goal is: {goal}`) then the
 `no_tools` slice; a task is the user prompt, the `task` slice around the task's description
 and the `expected_output` slice. CrewAI's fixed text points at the agent's or task's key.
+CrewAI sends a task's prompt as the user's message of its agent's run (the tool steps that
+follow it repeat it): it is `sent_as` "user", so a value in it is a finding only with a long run
+of stable text after it (`min-tail-tokens`), as for a prompt file the code sends as the user's.
 """
 
 from __future__ import annotations
@@ -100,8 +103,10 @@ def _template(path: str, text: str, key, node, pieces: tuple[str, ...], role: st
                                 f"filled by the literal {literals[name][0]!r} passed to kickoff ({literals[name][1]})")
                  if name in literals else Variable(name, "per_request", (), line_of(node)) for name in names}
     message = Message(role, content, offsets, at)
+    task = role == "user"
     return Template(path=path, format=FORMAT, source=text, messages=(message,), syntax="format",
-                    variables=variables, is_chat=True)
+                    variables=variables, is_chat=True, sent_alone="CrewAI's task execution" if task else None,
+                    sent_as="user" if task else None)
 
 
 LOADER = Loader(FORMAT, sniff, load, hint=HINT, many=load_all, assembled=True)

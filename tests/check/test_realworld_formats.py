@@ -115,7 +115,22 @@ def test_crewai_tasks_are_the_user_prompt(tmp_path):
     (template,) = load_templates(str(config))
     assert template.messages[0].role == "user"
     assert template.messages[0].content.startswith("\nCurrent Task: Summarise the news of {date}")
-    assert check(config)["findings"][0]["variable"] == "date"
+    assert (template.sent_as, template.sent_alone) == ("user", "CrewAI's task execution")
+    # the user's message of the agent's run: CrewAI's ~50-token closing text after the values is
+    # not the long run of stable text (min-tail-tokens, 80) that makes a finding
+    assert check(config)["findings"] == []
+
+
+def test_a_crewai_task_with_long_instructions_after_its_value_is_a_finding(tmp_path):
+    config = tmp_path / "tasks.yaml"
+    rules = "".join(f"    {n}. Check every claim against at least two independent sources before use.\n"
+                    for n in range(1, 8))
+    config.write_text("summary_task:\n  description: >\n    Summarise the news of {date}.\n" + rules
+                      + "  expected_output: >\n    Five bullet points.\n  agent: analyst\n")
+    finding = check(config)["findings"][0]
+    assert (finding["code"], finding["line"], finding["column"], finding["variable"]) == ("PFX001", 3, 27, "date")
+    assert finding["stable_block_after"] >= 80
+    assert finding["message"].endswith("Sent as the user's message (CrewAI's task execution).")
 
 
 def test_prompty_file_sample_is_read_beside_the_file(tmp_path):
