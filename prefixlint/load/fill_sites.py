@@ -2,20 +2,17 @@
 
 A value read from the configuration, the environment or the command line (`os.environ[...]`,
 `os.getenv(...)`, `settings.X`, `config.x`, `args.name`) or written as a literal is the same on
-every request: a deployment constant, stable. A function parameter is followed to the calls of
-that function in the module: when every caller passes such a value, the parameter is stable;
-when a caller passes a clock call, it is that clock value. Each answer carries its evidence
-(`filled by os.getenv("BOT_NAME") (bot.py:12)`).
+every request: a deployment constant, stable. What a function's arguments fill (its callers,
+its defaults, the locals computed from them) is `python_arguments`. Each answer carries its
+evidence (`filled by os.getenv("BOT_NAME") (bot.py:12)`).
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Any
 
 from prefixlint.load.classify import name_words
 from prefixlint.load.computed import filled_by
-from prefixlint.load.python_callers import UNKNOWN, argument, callers_elsewhere, default
 from prefixlint.load.python_imports import imported_value
 from prefixlint.load.python_walk import SYSTEM_KEYWORDS, USER_KEYWORDS, walked
 from prefixlint.load.template import Variable
@@ -56,81 +53,6 @@ def deployment_constant(value: str, shown: str, line: int) -> Variable:
     variable = filled_by(Variable("value", "per_deployment", (value,)), shown, line, False)
     return Variable(variable.name, "stable", (value,), variable.line,
                     f"{variable.evidence}: the same on every request")
-
-
-def from_callers(resolver, name: ast.Name, line: int, parameter: bool = False) -> Variable | None:
-    """The variable of the parameter `name` (used at `line`) by what the callers of its function
-    pass; None when a caller passes anything else, or no caller is in the module (`parameter`:
-    then the parameter's own evidence, as `parameter_fill` gives it)."""
-    function = enclosing_function(resolver, line, line, name.id)
-    if function is None:
-        return None
-    found = _passed(resolver, function, name.id, _index(resolver)[1])
-    return _parameter(function) if found is None and parameter else found
-
-
-def _passed(resolver, function, parameter: str, calls) -> Variable | None:
-    """What every call of `function` passes for `parameter`, when each says: the calls in its
-    module and in the modules that import it (`python_callers`); a call that passes nothing
-    takes the function's default."""
-    sites: list[tuple[Any, ast.Call, str | None]] = [(resolver, call, None) for call in calls.get(function.name, ())]
-    sites += callers_elsewhere(resolver, function)
-    found: list[Variable] = []
-    for caller, call, where in sites:
-        passed = argument(function, parameter, call)
-        if passed is UNKNOWN:
-            return None
-        if not isinstance(passed, ast.expr):
-            variable = _default(resolver, function, parameter)
-        else:
-            variable = caller.clock(passed) or stable_fill(caller, passed)
-            if variable is not None and where is not None:
-                variable = Variable(variable.name, variable.kind, variable.samples, None,
-                                    f"{variable.evidence} ({where}:{variable.line or call.lineno})")
-        if variable is None:
-            return None
-        found.append(variable)
-    volatile = [v for v in found if v.kind != "stable"]
-    return (volatile or found)[0] if found else None
-
-
-def _default(resolver, function, parameter: str) -> Variable | None:
-    """The variable of `function`'s default for `parameter`, for a call that leaves it out."""
-    value = default(function, parameter)
-    variable = (resolver.clock(value) or stable_fill(resolver, value)) if value is not None else None
-    if variable is None:
-        return None
-    once = variable.kind != "stable" and function in resolver.tree.body  # evaluated where the function is defined
-    return Variable(variable.name, "stable" if once else variable.kind, variable.samples[:1] if once else variable.samples,
-                    variable.line, f"{variable.evidence}{' once per process, at import' if once else ''}, the default of"
-                    f" {function.name}()'s `{parameter}`: a call that leaves it out")
-
-
-def parameter_fill(resolver, name: ast.Name, line: int) -> Variable | None:
-    """A parameter of the function that builds the prompt, no caller saying it is constant: its
-    caller fills it at each call. That is evidence the value changes between calls (how often
-    its name says), stronger than the name alone."""
-    function = enclosing_function(resolver, line, line, name.id)
-    return _parameter(function) if function is not None else None
-
-
-def _parameter(function) -> Variable:
-    return Variable("value", None, (), function.lineno, f"a parameter of {function.name}(), filled at each call")
-
-
-def enclosing_function(resolver, first: int, last: int, parameter: str | None = None):
-    """The innermost function of the module whose lines hold lines `first` to `last` (and that
-    takes `parameter`, when given), or None."""
-    best = None
-    for node in _index(resolver)[0]:
-        if node.lineno <= first and last <= (node.end_lineno or 0) and (best is None or node.lineno > best.lineno) \
-                and (parameter is None or parameter in _parameters(node)):
-            best = node
-    return best
-
-
-def _parameters(function) -> list[str]:
-    return [a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs]
 
 
 def state_fill(resolver, node: ast.expr, name: str) -> Variable | None:
@@ -218,10 +140,10 @@ def _called_name(func: ast.AST) -> str | None:
 
 def calls_named(resolver, name: str) -> list[ast.Call]:
     """The module's calls of `name` (`f(...)`, `obj.f(...)`), in order."""
-    return _index(resolver)[1].get(name, [])
+    return module_index(resolver)[1].get(name, [])
 
 
-def _index(resolver):
+def module_index(resolver):
     """The module's functions and its calls by called name, built once per module (linear cost)."""
     index = getattr(resolver, "_fill_index", None)
     if index is None:

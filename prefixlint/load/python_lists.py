@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 
-from prefixlint.load.fill_sites import enclosing_function
+from prefixlint.load.python_arguments import enclosing_function
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 

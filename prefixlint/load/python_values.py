@@ -17,6 +17,7 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from prefixlint.load import fill_sites as fills
+from prefixlint.load import python_arguments as arguments
 from prefixlint.load.computed import clock_call, clock_variable, filled_by, prefer
 from prefixlint.load.python_imports import imported_text, imported_value
 from prefixlint.load.python_lists import joined_items
@@ -215,7 +216,7 @@ class Resolver:
                                    " (the same on every request: read once, at import)")
             return Field(offset, written, variable_name(segments, keyed), variable)
         found = imported_value(self, node, "value") if bound is None else None  # `from config import MAX`
-        found = found or (fills.from_callers(self, node, line, parameter=True) if isinstance(node, ast.Name) else None)
+        found = found or (arguments.from_callers(self, node, line, parameter=True) if isinstance(node, ast.Name) else None)
         return Field(offset, written, variable_name(segments, keyed), found)
 
     def declared(self, node: ast.expr, name: str = "value"):
@@ -233,7 +234,9 @@ class Resolver:
         if pieces and all(isinstance(p, Text) for p in pieces):
             return stable_variable("value", "".join(p.chars for p in pieces))
         stable = fills.stable_fill(self, node)  # settings, the environment, CLI options, literals
-        return stable or (fills.parameter_fill(self, node, node.lineno) if isinstance(node, ast.Name) else None)
+        if stable is not None or not isinstance(node, ast.Name):
+            return stable
+        return arguments.parameter_fill(self, node, node.lineno) or arguments.local_fill(self, node)
 
     def clock(self, node: ast.AST, spec: str = "", where: tuple[int, str] | None = None, outer: tuple = ()):
         """The variable of an expression that calls the clock, a UUID or a random source, directly

@@ -157,3 +157,47 @@ def test_a_choice_between_configured_values_and_literals_is_a_deployment_constan
     (tmp_path / "bot.py").write_text(text)
     (finding,) = findings(tmp_path / "bot.py")
     assert (finding["code"], finding["variable"], finding["line"]) == ("PFX003", "user", 6)
+
+
+ANALYSIS = f'''ANALYSIS_PROMPT = """You are the journal's reflective companion.
+The writer is {{username}}.
+{RULES}
+
+Entry: {{entry}}"""
+'''
+
+
+def _journal(tmp_path, handler: str):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'journal'\n")
+    package = tmp_path / "journal"
+    package.mkdir()
+    (package / "prompts.py").write_text(ANALYSIS)
+    (package / "handlers.py").write_text("from journal.prompts import ANALYSIS_PROMPT\n\n\n" + handler)
+    return {f["variable"]: f for f in findings(package / "prompts.py")}
+
+
+def test_a_local_computed_from_the_handler_s_arguments_is_evidence_of_a_value_per_call(tmp_path):
+    found = _journal(tmp_path, '''async def handle(update, text):
+    user = update.effective_user
+    profile = await load_profile(user.id)
+    username = profile.get("username", "friend")
+    prompt = ANALYSIS_PROMPT.format(username=username, entry=text)
+    return model.generate_content([prompt])
+''')
+    username = found["username"]
+    # its name says per user; the code says it is computed from `update` at each call: not the
+    # name alone, so not one severity lower
+    assert (username["code"], username["severity"], username["line"], username["column"]) == ("PFX003", "warning", 2, 15)
+    assert username["evidence"] == "computed in handle() from its arguments, at each call (journal/handlers.py:5)"
+
+
+def test_a_local_read_from_the_object_s_own_attributes_is_no_such_evidence(tmp_path):
+    found = _journal(tmp_path, '''class Bot:
+    def handle(self, text):
+        username = self.owner.name
+        prompt = ANALYSIS_PROMPT.format(username=username, entry=text)
+        return self.model.generate_content([prompt])
+''')
+    # `self`'s attributes are often the object's settings: the name is the only evidence left
+    assert found["username"]["evidence"] == "its name (username)"
+    assert found["username"]["severity"] == "info"
