@@ -128,11 +128,28 @@ def _under(root: Path, parts: list[str]) -> list[Path]:
 def _keywords(resolver, scope: ast.AST, call: ast.Call, where: str) -> dict[str, Variable]:
     """The variable of each keyword a fill call passes, placed in its module (`where`)."""
     out: dict[str, Variable] = {}
+    pairs = [(keyword.arg, keyword.value) for keyword in call.keywords if keyword.arg is not None]
     for keyword in call.keywords:
-        variable = fill_value(resolver, keyword.value, scope, where) if keyword.arg is not None else None
-        if keyword.arg is not None and variable is not None:
-            out[keyword.arg] = variable
+        if keyword.arg is None:  # `render(**values)`: the keys of the dict written for it
+            pairs += _spread(resolver, keyword.value)
+    for name, value in pairs:
+        variable = fill_value(resolver, value, scope, where)
+        if variable is not None:
+            out.setdefault(name, variable)
     return out
+
+
+def _spread(resolver, value: ast.expr) -> list[tuple[str, ast.expr]]:
+    """(key, value) of the dict a `**` argument spreads: a dict display, or the one dict display
+    its local name is assigned in the function (`vars_ = {"battery_soc_pct": ...}`); its own
+    spreads (`**context.model_dump()`) and computed keys say nothing."""
+    if isinstance(value, ast.Name):
+        assigned = resolver.scopes.assigned(value.id, resolver.offset(value.lineno, value.col_offset))
+        value = assigned[0] if len(assigned) == 1 else value
+    if not isinstance(value, ast.Dict):
+        return []
+    return [(key.value, item) for key, item in zip(value.keys, value.values)
+            if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier()]
 
 
 def fill_value(resolver, value: ast.expr, scope: ast.AST, where: str) -> Variable | None:

@@ -55,6 +55,35 @@ def deployment_constant(value: str, shown: str, line: int) -> Variable:
                     f"{variable.evidence}: the same on every request")
 
 
+def attribute_fill(resolver, node: ast.expr) -> Variable | None:
+    """A value computed from an attribute of the object (`int(self.battery_soc * 100)`) that a
+    method of its class other than `__init__` updates from itself (`self.battery_soc -= used`,
+    `self.turn = self.turn + 1`): the object's state evolves while it lives, so the value changes
+    between the requests it builds. An attribute a method only sets (`self.persona = persona`)
+    shows no such thing."""
+    reads = {n.attr: n for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+             and n.value.id == "self" and isinstance(n.ctx, ast.Load)}
+    if not reads:
+        return None
+    owner = next((c for c in ast.walk(resolver.tree) if isinstance(c, ast.ClassDef)
+                  and c.lineno <= node.lineno <= (c.end_lineno or c.lineno)), None)
+    for method in (m for m in (owner.body if owner is not None else ()) if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   and m.name != "__init__"):
+        for statement in ast.walk(method):  # `self.x -= n`, `self.x = max(0, self.x)`: a state that evolves
+            targets = [statement.target] if isinstance(statement, ast.AugAssign) else \
+                statement.targets if isinstance(statement, ast.Assign) else []
+            for target in targets:
+                if isinstance(statement, ast.Assign) and isinstance(target, ast.Attribute) and not any(
+                        isinstance(n, ast.Attribute) and n.attr == target.attr and isinstance(n.value, ast.Name)
+                        and n.value.id == "self" for n in ast.walk(statement.value)):
+                    continue  # set anew (`self.persona = persona` in a setup method): no evolution shown
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                        and target.value.id == "self" and target.attr in reads:
+                    return Variable("value", "per_request", (), target.lineno,
+                                    f"self.{target.attr}, which {method.name}() changes")
+    return None
+
+
 def state_fill(resolver, node: ast.expr, name: str) -> Variable | None:
     """A value read from the conversation's own state (`state.project.path`, `session["plan"]`),
     directly or through a local variable its function assigns from it: the same on every turn of

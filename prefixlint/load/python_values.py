@@ -227,7 +227,7 @@ class Resolver:
             clock = self.clock(bound)
         if clock is not None:
             return clock
-        state = fills.state_fill(self, node, name) or fills.conversation_fill(self, node)
+        state = fills.state_fill(self, node, name) or fills.conversation_fill(self, node) or fills.attribute_fill(self, node)
         if state is not None:
             return state
         pieces = self.text(node, "plain") if isinstance(node, (ast.Constant, ast.Name, ast.Attribute)) else None
