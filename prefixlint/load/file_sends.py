@@ -2,15 +2,19 @@
 modules of the repository that name the file.
 
 From the string naming the file (`"user_turn.j2"`, `read_resource_file("search_prompt.md")`) the
-text is followed outward: through the calls that read and fill it (`open(path).read()`,
+text is followed outward (from the reads of the module constant holding the name, when it is one:
+`_FILENAME = "system.j2"`): through the calls that read and fill it (`open(path).read()`,
 `env.get_template(name).render(...)`, a helper `render("x.j2", **values)`), the name or `self`
-attribute it is bound to, the module function it is passed to, to where it is sent:
+attribute it is bound to, the function returning it (its callers in the module and in the
+modules importing it), to where it is sent:
 - the content of a user message (`{"role": "user", "content": text}`, `HumanMessage(text)`): the
   file is the user's turn;
 - a whole one-turn prompt: Haystack's `PromptBuilder(template=text)`, LangChain's
   `PromptTemplate(template=text)` / `PromptTemplate.from_template(text)`, a `prompt=` or
   `input=` or Gemini's `contents=` argument;
-- a system message sent with one user message and no conversation (`python_turns`).
+- a system message, or a `system=` / `system_prompt=` / `instructions=` argument, sent with one user
+  message (a dict, `HumanMessage`, or a message object with `role="user"`) and no conversation
+  (`python_turns`).
 When every place that names the file sends it one of these ways, and the file reads no
 conversation (`{{ history }}`), no conversation follows a value in it: it costs only the stable
 text after it in that request, which `min-tail-tokens` weighs, as for a prompt program source
@@ -23,9 +27,8 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Sequence
 
-from prefixlint.load.python_walk import USER_KEYWORDS, dotted, walked
+from prefixlint.load.python_walk import SYSTEM_KEYWORDS, USER_KEYWORDS, dotted, walked
 
 #: Classes whose `template` is a whole one-turn prompt (Haystack, LangChain's completion template).
 _PROMPT_CLASSES = frozenset({"PromptBuilder", "PromptTemplate"})
@@ -62,14 +65,37 @@ def file_sent(path: str, text: str) -> tuple[str, str] | None:
         if tree is None:
             return None
         nodes, parents = walked(tree)
-        shown = module.relative_to(root).as_posix()
+        place = _Place(module, root, tree, parents)
         for constant in nodes:
             if names_file(constant, target.name):
-                sent = _sent(_lifted(constant, parents), tree, parents, 0)
-                if sent is None:
-                    return None
-                found.append((sent[0], f"{shown}:{sent[1]}"))
+                for start in _named_by(constant, tree, parents):
+                    sent = _sent(_lifted(start, parents), place, 0)
+                    if sent is None:
+                        return None
+                    found.append(sent)
     return found[0] if found else None
+
+
+class _Place:
+    """A module being read: its file, the repository's root, its tree and each node's parent."""
+
+    def __init__(self, module: Path, root: Path, tree: ast.Module, parents: dict):
+        self.module, self.root, self.tree, self.parents = module, root, tree, parents
+
+    def at(self, line: int) -> str:
+        return f"{self.module.relative_to(self.root).as_posix()}:{line}"
+
+
+def _named_by(constant: ast.expr, tree: ast.Module, parents: dict) -> list[ast.expr]:
+    """Where the file's name is used: the string itself, or the reads of the module-level name it is
+    bound to (`_SYSTEM_PROMPT_FILENAME = "system_prompt.j2"`, when the module never binds it again)."""
+    binding = parents.get(id(constant))
+    if not (isinstance(binding, ast.Assign) and binding in tree.body and len(binding.targets) == 1
+            and isinstance(binding.targets[0], ast.Name)):
+        return [constant]
+    name = binding.targets[0].id
+    uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and n is not binding.targets[0]]
+    return [] if any(not isinstance(n.ctx, ast.Load) for n in uses) else list[ast.expr](uses)
 
 
 def _lifted(node: ast.expr, parents: dict) -> ast.expr:
@@ -100,31 +126,49 @@ def _callee(call: ast.Call) -> str:
     return dotted(call.func).rsplit(".", 1)[-1]
 
 
-def _sent(value: ast.expr, tree: ast.Module, parents: dict, depth: int) -> tuple[str, int] | None:
-    """(how, line) when the text `value` is sent alone (the module docstring), else None."""
+def _sent(value: ast.expr, place: _Place, depth: int) -> tuple[str, str] | None:
+    """(how, "agent.py:42") when the text `value` is sent alone (the module docstring), else None."""
     from prefixlint.load import python_turns
 
+    parents = place.parents
     parent = parents.get(id(value))
     role = message_role(value, parents)
     if role == "user":
-        return "user", value.lineno
+        return "user", place.at(value.lineno)
     if _prompt_class(value, parents) or isinstance(parent, ast.keyword) and parent.arg in _USER_KEYWORDS:
-        return "prompt", value.lineno
+        return "prompt", place.at(value.lineno)
     if depth >= MAX_DEPTH:
         return None
-    if role == "system" or isinstance(parent, ast.keyword) and parent.arg == "system":
+    if role == "system" or isinstance(parent, ast.keyword) and parent.arg in SYSTEM_KEYWORDS:
         line = python_turns.single_turn(value, parents, 0)
-        return ("system", line) if isinstance(line, int) else None
+        return ("system", place.at(line)) if isinstance(line, int) else None
     if isinstance(parent, ast.Call) and value in parent.args[:1] and isinstance(parent.func, ast.Attribute) \
             and parent.func.attr in _PROMPT_METHODS:  # llm.invoke(text), model.generate_content(text)
-        return "prompt", parent.lineno
-    uses: Sequence[ast.expr] = ()
+        return "prompt", place.at(parent.lineno)
+    uses: list[tuple[ast.expr, _Place]] = []
     if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
-        uses = _reads(parent, parent.targets[0], tree, parents)
+        uses = [(use, place) for use in _reads(parent, parent.targets[0], place.tree, parents)]
     elif isinstance(parent, ast.Return) and (function := python_turns.function_of(parent, parents)) is not None:
-        uses = list(python_turns.calls_named(tree, function.name))  # its callers in the module
-    sent = [_sent(_lifted(use, parents), tree, parents, depth + 1) for use in uses]
+        uses = [(call, place) for call in python_turns.calls_named(place.tree, function.name)]  # in the module
+        uses += _callers_elsewhere(place, function)
+    sent = [_sent(_lifted(use, where.parents), where, depth + 1) for use, where in uses]
     return sent[0] if sent and None not in sent else None
+
+
+def _callers_elsewhere(place: _Place, function) -> list[tuple[ast.expr, _Place]]:
+    """The calls of a public module-level `function` in the modules of the repository importing it."""
+    from prefixlint.load.python_callers import callers_elsewhere
+    from prefixlint.load.python_modules import module_resolver
+
+    found: list[tuple[ast.expr, _Place]] = []
+    for resolver, call, where in callers_elsewhere(module_resolver(place.module), function):
+        other = _Place(place.root / where, place.root, resolver.tree, walked(resolver.tree)[1])
+        same = next((n for n in ast.walk(other.tree) if isinstance(n, ast.Call)
+                     and (n.lineno, n.col_offset) == (call.lineno, call.col_offset)), None)
+        if same is None:
+            return []  # a call that cannot be followed: nothing is known of how it sends the text
+        found.append((same, other))
+    return found
 
 
 def _reads(binding: ast.Assign, target: ast.expr, tree: ast.Module, parents: dict) -> list[ast.expr]:

@@ -23,7 +23,7 @@ import ast
 from dataclasses import replace
 from pathlib import Path
 
-from prefixlint.load.python_walk import dotted, walked
+from prefixlint.load.python_walk import SYSTEM_KEYWORDS, dotted, walked
 from prefixlint.load.sends import first_site_if_all_alone, reads_a_conversation
 from prefixlint.load.source_prompts import SourceTemplate
 
@@ -173,7 +173,7 @@ def single_turn(value: ast.AST, parents: dict, depth: int) -> int | str | None:
         return single_turn(parent, parents, depth)
     if isinstance(parent, ast.keyword):
         holder = parents.get(id(parent))
-        if parent.arg == "system" and isinstance(holder, ast.Call):  # Anthropic: system=, messages=[one user turn]
+        if parent.arg in SYSTEM_KEYWORDS and isinstance(holder, ast.Call):  # system=, messages=[one user turn]
             messages = next((k.value for k in holder.keywords if k.arg == "messages"), None)
             return holder.lineno if _user_turns(messages, parents) == 1 else None
         if parent.arg == "content" and isinstance(holder, ast.Call) and _role(holder) == "system":
@@ -244,9 +244,11 @@ def _conversational(content: ast.AST) -> bool:
 
 
 def _role(message: ast.AST) -> str | None:
-    if isinstance(message, ast.Call):
-        return _MESSAGE_CLASSES.get(dotted(message.func).rsplit(".", 1)[-1])
     role: ast.AST | None = None
+    if isinstance(message, ast.Call):  # HumanMessage(...), or a message object `ChatMessage(role="user", ...)`
+        role = next((k.value for k in message.keywords if k.arg == "role"), None)
+        if role is None:
+            return _MESSAGE_CLASSES.get(dotted(message.func).rsplit(".", 1)[-1])
     if isinstance(message, ast.Tuple) and len(message.elts) == 2:  # LangChain's ("human", "{question}")
         role = message.elts[0]
     elif isinstance(message, ast.Dict):
@@ -275,6 +277,19 @@ def name_reads(binding: ast.Assign, name: str, parents: dict) -> list[ast.Name]:
         scope = parents.get(id(scope))
     names = [n for n in ast.walk(scope or binding) if isinstance(n, ast.Name) and n.id == name
              and getattr(n, "lineno", 0) >= binding.lineno and n is not binding.targets[0]]
-    if any(not isinstance(n.ctx, ast.Load) or isinstance(parents.get(id(n)), ast.Attribute) for n in names):
+    if any(not isinstance(n.ctx, ast.Load) or _added_to(n, parents) for n in names):
         return []
     return names
+
+
+#: Methods that add to a list, a dict or a set in place (`messages.append(...)`).
+_ADDING = frozenset({"append", "extend", "insert", "update", "add", "setdefault", "__setitem__", "__iadd__"})
+
+
+def _added_to(name: ast.Name, parents: dict) -> bool:
+    """Whether the read is an access to the value's own contents: a method adding to it in place,
+    an attribute set, or an item set (`template.render(...)`, `text.strip()` are reads)."""
+    parent = parents.get(id(name))
+    if isinstance(parent, ast.Attribute):
+        return parent.attr in _ADDING or not isinstance(parent.ctx, ast.Load)
+    return isinstance(parent, ast.Subscript) and not isinstance(parent.ctx, ast.Load)

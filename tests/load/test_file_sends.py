@@ -178,3 +178,53 @@ def test_a_string_names_the_file_by_its_last_path_part_in_either_separator():
     assert not names_file(node('"system.j2.bak"'), "system.j2")
     assert not names_file(node("system_j2"), "system.j2")  # a name, not a string
     assert not names_file(node("42"), "42")
+
+
+RENDERER = '''from jinja2 import Environment, FileSystemLoader
+
+_FILENAME = "turn.j2"
+
+
+def render_system(folder, context):
+    environment = Environment(loader=FileSystemLoader(folder))
+    template = environment.get_template(_FILENAME)
+    return template.render(context=context)
+'''
+ANSWER = '''from app.domain import Message
+from app.infrastructure.renderer import render_system
+
+
+def answer(question, store, provider):
+    context = "\\n".join(chunk.text for chunk in store.search(question))
+    system = render_system("prompts", context=context)
+    return provider.generate(
+        system_prompt=system,
+        messages=[Message(role="user", content=question)],
+    )
+'''
+
+
+def test_a_named_file_name_a_renderer_in_another_module_and_a_system_prompt_keyword(tmp_path):
+    # the name is a module constant, the helper returns the rendered text, a use case in another
+    # module sends it as `system_prompt=` with one user message object: no conversation follows
+    target = repo(tmp_path, "Answer from the context only.\n" + LONG_TAIL + "Context:\n{{ context }}\n",
+                  {"app/infrastructure/renderer.py": RENDERER, "app/use_cases/answer.py": ANSWER})
+    assert file_sent(str(target), target.read_text()) == ("system", "app/use_cases/answer.py:8")
+    assert findings(target) == (0, [])  # the context closes the request's system prompt
+
+
+def test_the_same_renderer_before_the_conversation_keeps_the_file_as_it_was(tmp_path):
+    answer = ANSWER.replace('messages=[Message(role="user", content=question)]',
+                            'messages=[*history, Message(role="user", content=question)]')
+    target = repo(tmp_path, "Answer from the context only.\n{{ context }}\n" + LONG_TAIL,
+                  {"app/infrastructure/renderer.py": RENDERER, "app/use_cases/answer.py": answer})
+    assert file_sent(str(target), target.read_text()) is None
+    code, found = findings(target)
+    assert code == 1 and [(f["code"], f["line"]) for f in found] == [("PFX005", 2)]
+
+
+def test_a_file_name_constant_bound_again_is_not_followed(tmp_path):
+    renderer = RENDERER.replace("    environment =", "    global _FILENAME\n    _FILENAME = folder\n    environment =")
+    target = repo(tmp_path, "Context:\n{{ context }}\n", {"app/infrastructure/renderer.py": renderer,
+                                                          "app/use_cases/answer.py": ANSWER})
+    assert file_sent(str(target), target.read_text()) is None
