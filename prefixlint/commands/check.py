@@ -135,10 +135,12 @@ def check(ctx, paths, tokenizer, offline, engine, block_size, chat_template, sel
     # named on the command line is reported, unless --skip-non-templates (pre-commit names every
     # staged file that matches the hook's extensions).
     walked = frozenset(inputs.files) - (set() if skip_non_templates else inputs.named)
-    if skip_non_templates:  # the hook: a named file is taken as the walk would take it
-        from prefixlint.load.hook_files import walk_takes
+    if skip_non_templates:  # the hook: a named file is taken as the walk would take it, else skipped with why
+        from prefixlint.load.hook_files import walk_skips
 
-        inputs.files = {p: v for p, v in inputs.files.items() if p not in inputs.named or p in texts or walk_takes(p)}
+        left = {p: why for p in inputs.files if p in inputs.named and p not in texts and (why := walk_skips(p))}
+        inputs.files = {p: v for p, v in inputs.files.items() if p not in left}
+        inputs.skipped.update(left)
     bar = check_inputs.progress(len(inputs.files))
     with bar if bar is not None else _nothing():
         tick = (lambda: bar.update(1)) if bar is not None else None

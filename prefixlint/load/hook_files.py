@@ -13,14 +13,23 @@ from prefixlint.limits import directory_root
 from prefixlint.load.discover import discover
 
 
-def walk_takes(path: str | Path) -> bool:
-    """Whether a directory walk of the repository holding `path` takes that file."""
+def walk_skips(path: str | Path) -> str | None:
+    """Why a directory walk of the repository holding `path` leaves that file out (`--show-files`
+    says it, and `--format json` under `skipped`); None when the walk takes it."""
     absolute = os.path.abspath(path)
-    return absolute in _walked(directory_root(os.path.dirname(absolute)))
+    taken, reasons = _walked(directory_root(os.path.dirname(absolute)))
+    if absolute in taken:
+        return None
+    for place in (absolute, *(str(folder) for folder in Path(absolute).parents)):  # the file, or a folder left out
+        if place in reasons:
+            return reasons[place]
+    return "a directory walk of its repository does not take it"
 
 
 @lru_cache(maxsize=8)
-def _walked(root: str) -> frozenset[str]:
-    """The files (absolute) a walk of `root` takes: walked once a run, however many files the
-    hook names."""
-    return frozenset(os.path.abspath(p) for p in discover([root], errors=[], exclude_root=Path(root)))
+def _walked(root: str) -> tuple[frozenset[str], dict[str, str]]:
+    """The files (absolute) a walk of `root` takes, and why it leaves out each other file it saw:
+    walked once a run, however many files the hook names."""
+    reasons: dict[str, str] = {}
+    taken = frozenset(os.path.abspath(p) for p in discover([root], errors=[], exclude_root=Path(root), skipped=reasons))
+    return taken, {os.path.abspath(os.path.join(root, p)).rstrip(os.sep) or os.sep: why for p, why in reasons.items()}

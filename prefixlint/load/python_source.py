@@ -40,6 +40,7 @@ from prefixlint.load.python_values import Resolver, dotted
 from prefixlint.load.python_walk import SYSTEM_KEYWORDS, USER_KEYWORDS
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import (
+    CALLS_A_MODEL,
     Field,
     PromptMessage,
     SourcePrompt,
@@ -63,7 +64,7 @@ def sniff(text: str) -> bool:
 
 def sniff_walked(text: str) -> bool:
     """A walk opens only modules that mention a prompt-like word at all."""
-    return _SNIFF.search(text) is not None
+    return _SNIFF.search(text) is not None or CALLS_A_MODEL.search(text) is not None
 
 
 def load(path: str, text: str) -> Template:

@@ -25,6 +25,15 @@ from prefixlint.load.template import SLOT_ROLE, Message, Template, Variable
 #: Names that hold prompts: `*PROMPT*`, `SYSTEM*`, `*instruction*`, `*template*` (any case), and
 #: LangChain's agent parts `*_PREFIX` / `*_SUFFIX` (`SQL_PREFIX`); a text without a blank in it
 #: (a key, a path, a URL) is never a prompt (`source_text.has_content`).
+#: What a module that talks to a model mentions, whatever its variables are called: an LLM SDK
+#: or framework by name, a call that sends, a message's user role, a CrewAI task's
+#: `expected_output`. A directory walk opens program source that says one of these, or a
+#: prompt-like word (`python_source.sniff_walked`, `ts_source.sniff_walked`).
+CALLS_A_MODEL = re.compile(
+    r"\b(?:openai|anthropic|langchain|llama_index|llamaindex|crewai|litellm|ollama|mistralai|cohere|groq"
+    r"|google\.generativeai|google\.genai|@google/genai|@google/generative-ai|@ai-sdk/|bedrock"
+    r"|generate_?content|chat\.completions|expected_output)\b|[\"']?role[\"']?\s*[:=]\s*[\"'](?:user|human)[\"']",
+    re.IGNORECASE)
 PROMPT_NAME = re.compile(r"prompt|^_*system|instruction|template|(^|_)(prefix|suffix)$", re.IGNORECASE)
 _SYSTEM_WHAT = ("prompt", "message", "msg", "instruction", "instructions")
 

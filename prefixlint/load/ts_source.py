@@ -26,6 +26,7 @@ from prefixlint.load.base import Loader
 from prefixlint.load.files import TextElsewhere
 from prefixlint.load.registry import NotATemplate
 from prefixlint.load.source_prompts import (
+    CALLS_A_MODEL,
     PROMPT_NAME,
     PromptMessage,
     SourcePrompt,
@@ -55,7 +56,7 @@ def sniff(text: str) -> bool:
 
 
 def sniff_walked(text: str) -> bool:
-    return _SNIFF.search(text) is not None
+    return _SNIFF.search(text) is not None or CALLS_A_MODEL.search(text) is not None
 
 
 _QUERY = """

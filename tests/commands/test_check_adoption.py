@@ -143,3 +143,18 @@ def test_the_hook_passes_a_docs_page_and_fails_a_prompt(repo):
     prompt = CliRunner().invoke(cli, ["check", "--no-cache", "--skip-non-templates", "docs/guide.md", "prompts/a.md"])
     assert prompt.exit_code == 1
     assert prompt.stdout.splitlines()[0].startswith("prompts/a.md:1:10: PFX001")
+
+
+def test_a_file_the_hook_leaves_out_is_listed_with_the_walk_s_reason(repo):
+    """pre-commit names every staged file: one the walk does not take is skipped, not silently,
+    with the reason the walk gives (`--format json` under `skipped`, `--show-files` on stderr)."""
+    (repo / "docs").mkdir()
+    (repo / "docs" / "guide.md").write_text(PROMPT)
+    (repo / "util.py").write_text("def add(a, b):\n    return a + b\n")
+    result = CliRunner().invoke(cli, ["check", "--no-cache", "--format", "json", "--skip-non-templates",
+                                      "docs/guide.md", "util.py", "prompts/a.md"])
+    report = json.loads(result.stdout)
+    assert [f["path"] for f in report["files"]] == ["prompts/a.md"]
+    assert report["skipped"] == [
+        {"path": "docs/guide.md", "reason": "a documentation, website or fixture tree (docs/), not prompts"},
+        {"path": "util.py", "reason": "program source that names no prompt-like word"}]
