@@ -46,9 +46,12 @@ def file_variables(path: str, text: str = "") -> dict[str, Variable]:
         found = found or _forwarded(module, root, target.name)
         if found:
             return found
+    from prefixlint.load.file_helpers import stem_fills
+    from prefixlint.load.python_index import repository_root
     from prefixlint.load.python_replaces import replaced_placeholders
 
-    return replaced_placeholders(target, text) if text else {}
+    found = stem_fills(target, repository_root(target.parent))  # `load_prompt("CHAT", ...)` for CHAT.md
+    return found or (replaced_placeholders(target, text) if text else {})
 
 
 def names_file(node: ast.AST, name: str) -> TypeGuard[ast.Constant]:
@@ -106,15 +109,18 @@ def _forwards_to_fill(tree: ast.Module, module: Path, root: Path, called: str) -
                 base = base.parent
             paths = [base.joinpath(*parts).with_suffix(".py")] if node.level else _under(root, parts)
             trees.extend(t for p in paths if p.is_file() and (t := module_tree(p)) is not None)
-    for searched in trees:
-        for found in ast.walk(searched):
-            if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)) and found.name == function and found.args.kwarg:
-                spread = found.args.kwarg.arg
-                if any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in FILL_METHODS
-                       and any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == spread for k in c.keywords)
-                       for c in ast.walk(found)):
-                    return True
-    return False
+    return any(isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)) and found.name == function
+               and spreads_into_fill(found) for searched in trees for found in ast.walk(searched))
+
+
+def spreads_into_fill(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether `function` takes `**kwargs` and passes them to a fill call (`.format(**kwargs)`)."""
+    if not function.args.kwarg:
+        return False
+    spread = function.args.kwarg.arg
+    return any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in FILL_METHODS
+               and any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == spread for k in c.keywords)
+               for c in ast.walk(function))
 
 
 def _under(root: Path, parts: list[str]) -> list[Path]:

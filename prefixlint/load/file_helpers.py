@@ -1,0 +1,65 @@
+"""A prompt file named by its stem through a helper of the repository that builds the file's name
+(issue 19 item 5): `load_prompt("CHAT", locale=getenv("LOCALE"), current_time=datetime.now())`
+after
+
+    async def load_prompt(name, **kwargs):
+        return (await get_prompt(name)).format(**kwargs)      # the keywords reach the fill
+
+    async def get_prompt(name):
+        async with aiofiles.open(HERE / f"{name.upper()}.md") as f: ...   # the name, built
+
+A helper is a module-level function of a module that writes the file's suffix after a
+formatted value (`f"{name}.md"`, `name + ".md"`) and that passes its `**kwargs` to a fill call
+(`.format`, `.render`); each call of it in the repository whose first argument is the file's
+stem (in any case, as `.upper()`/`.lower()` make it) fills the file with its keywords.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from prefixlint.load.template import Variable
+
+
+def stem_fills(target: Path, root: Path) -> dict[str, Variable]:
+    """The keywords of the first call of a name-building helper that names `target` by its stem."""
+    from prefixlint.load.file_fills import _keywords, scope_of
+    from prefixlint.load.python_callers import repository_calls
+    from prefixlint.load.python_modules import module_resolver
+    from prefixlint.load.python_walk import dotted
+
+    stem = target.stem.lower()
+    for helper in _helpers(root, target.suffix.lower()):
+        for module in repository_calls(root).get(helper, ()):
+            resolver = module_resolver(module)
+            for call in (n for n in ast.walk(resolver.tree) if isinstance(n, ast.Call) and n.args and n.keywords):
+                first = call.args[0]
+                if dotted(call.func).rsplit(".", 1)[-1] == helper and isinstance(first, ast.Constant) \
+                        and isinstance(first.value, str) and first.value.lower() == stem:
+                    found = _keywords(resolver, scope_of(resolver.tree, call.lineno), call,
+                                      module.relative_to(root).as_posix())
+                    if found:
+                        return found
+    return {}
+
+
+@lru_cache(maxsize=16)
+def _helpers(root: Path, suffix: str) -> tuple[str, ...]:
+    """The names of the functions that forward `**kwargs` to a fill, in the repository's modules
+    that build a file name ending in `suffix` from a formatted value."""
+    from prefixlint.load.file_fills import spreads_into_fill
+    from prefixlint.load.python_index import module_source, module_tree, repository_modules
+
+    if not suffix:
+        return ()
+    built = re.compile(r"\}" + re.escape(suffix) + r"[\"']|\+\s*[\"']" + re.escape(suffix) + r"[\"']", re.IGNORECASE)
+    names: list[str] = []
+    for module in repository_modules(root):
+        text = module_source(module)
+        tree = module_tree(module) if text is not None and built.search(text) else None
+        names += [node.name for node in (tree.body if tree is not None else ())
+                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and spreads_into_fill(node)]
+    return tuple(dict.fromkeys(names))

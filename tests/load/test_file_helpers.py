@@ -1,0 +1,68 @@
+"""A prompt file named by its stem through a helper that builds the file's name and forwards its
+keywords to the fill (`load_prompt("CHAT", locale=getenv(...), current_time=datetime.now())`)."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from prefixlint.cli import cli
+
+RULES = "".join(f"{n}. Answer from the documents only and say so when they do not hold the answer.\n" for n in range(12))
+HELPER = '''from pathlib import Path
+
+from langchain_core.prompts import PromptTemplate
+
+
+def load_prompt(name, **kwargs):
+    return get_prompt(name).format(**kwargs)
+
+
+def get_prompt(name):
+    text = (Path(__file__).resolve().parent / f"{name.upper()}.md").read_text(encoding="utf-8")
+    return PromptTemplate.from_template(text)
+'''
+NODE = '''from datetime import datetime
+from os import getenv
+
+from prompt.prompt import load_prompt
+
+
+def chat_node(state, llm):
+    system = load_prompt(
+        "chat",
+        locale=getenv("LOCALE", "en"),
+        current_time=datetime.now().isoformat(),
+    )
+    return llm.invoke([("system", system), *state["messages"]])
+'''
+
+
+def _findings(tmp_path, helper: str = HELPER) -> dict[str, dict]:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "prompt").mkdir()
+    (tmp_path / "nodes").mkdir()
+    (tmp_path / "prompt" / "prompt.py").write_text(helper)
+    (tmp_path / "prompt" / "CHAT.md").write_text("You are the library's assistant.\nLocale: {locale}\n"
+                                                 "Current time: {current_time}\n" + RULES)
+    (tmp_path / "nodes" / "chat.py").write_text(NODE)
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--format", "json", str(tmp_path / "prompt" / "CHAT.md")])
+    assert result.exit_code in (0, 1), result.output
+    return {f["variable"]: f for f in json.loads(result.output)["files"][0]["findings"]}
+
+
+def test_the_helper_s_call_with_the_file_s_stem_fills_it(tmp_path):
+    found = _findings(tmp_path)
+    # the locale is read from the environment: a deployment constant, no finding
+    assert set(found) == {"current_time"}
+    time = found["current_time"]
+    assert (time["code"], time["severity"], time["line"], time["column"]) == ("PFX001", "error", 3, 15)
+    assert time["evidence"] == "filled by datetime.now() (nodes/chat.py:11)"
+
+
+def test_a_helper_that_does_not_forward_its_keywords_fills_nothing(tmp_path):
+    found = _findings(tmp_path, HELPER.replace(".format(**kwargs)", ".format(locale=\"en\")"))
+    # no fill site: each value is judged by its name alone
+    assert found["current_time"]["evidence"] == "its name (current_time)"
+    assert found["locale"]["evidence"] == "its name (locale)"
