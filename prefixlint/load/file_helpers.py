@@ -63,3 +63,28 @@ def _helpers(root: Path, suffix: str) -> tuple[str, ...]:
         names += [node.name for node in (tree.body if tree is not None else ())
                   if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and spreads_into_fill(node)]
     return tuple(dict.fromkeys(names))
+
+
+def named_stems(root: Path, suffix: str) -> dict[str, str] | None:
+    """Each stem (lower case) the calls of the repository's name-building helpers pass -> the
+    module passing it (the first); None when there is no helper, or a call passes anything but a
+    string literal first (then the names the code opens are not all written)."""
+    from prefixlint.load.python_callers import repository_calls
+    from prefixlint.load.python_index import module_tree
+    from prefixlint.load.python_walk import dotted
+
+    helpers = _helpers(root, suffix.lower())
+    if not helpers:
+        return None
+    stems: dict[str, str] = {}
+    for helper in helpers:
+        for module in repository_calls(root).get(helper, ()):
+            tree = module_tree(module)
+            for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)) if tree is not None else ():
+                if dotted(call.func).rsplit(".", 1)[-1] != helper:
+                    continue
+                first = call.args[0] if call.args else None
+                if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+                    return None
+                stems.setdefault(first.value.lower(), module.relative_to(root).as_posix())
+    return stems or None

@@ -10,7 +10,10 @@ the code asks for under another name) and its findings are information.
 
 Never claimed where the code may build the name: the extension written after a substitution, a
 concatenation or a glob (`f"{kind}.j2"`, `name + ".md"`, `"%s.txt"`, `glob("*.md")`), or a
-repository over `MAX_INDEX_BYTES` of code and configuration.
+repository over `MAX_INDEX_BYTES` of code and configuration; unless the names are built by
+helpers of the repository (`load_prompt("CHAT")` building `f"{name.upper()}.md"`,
+`file_helpers.named_stems`) whose every call passes a literal stem, a sibling's but not this
+file's.
 """
 
 from __future__ import annotations
@@ -41,12 +44,29 @@ def unnamed(path: str) -> tuple[str, str] | None:
         return None
     words, quoted, built = index
     writer = words.get(here.name.split(".")[0].encode())
+    if here.suffix.encode() in built and writer is None:  # built from a stem: by a helper whose calls all say it?
+        return _unnamed_stem(here, root) if root is not None else None
     if here.suffix.encode() in built or writer is not None and writer != str(here):
         return None  # named (by another file: "" is several), or a name the code may build
     for sibling in sorted(s.name for s in here.parent.iterdir() if s.suffix == here.suffix and s != here):
         readers = quoted.get(sibling.encode(), set()) - {str(here)}
         if readers:
             return sibling, Path(min(readers)).relative_to(root).as_posix()  # type: ignore[arg-type]
+    return None
+
+
+def _unnamed_stem(here: Path, root: Path) -> tuple[str, str] | None:
+    """(a sibling the code opens by its stem, the module passing it) when the repository's
+    name-building helpers are called with literal stems only, a sibling's among them and this
+    file's not (`load_prompt("CHAT")` for CHAT.md, never "AGENT" for AGENT.md)."""
+    from prefixlint.load.file_helpers import named_stems
+
+    stems = named_stems(root, here.suffix)
+    if stems is None or here.stem.lower() in stems:
+        return None
+    for sibling in sorted(s for s in here.parent.iterdir() if s.suffix == here.suffix and s != here):
+        if sibling.stem.lower() in stems:
+            return sibling.name, stems[sibling.stem.lower()]
     return None
 
 

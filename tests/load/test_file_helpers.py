@@ -41,8 +41,8 @@ def chat_node(state, llm):
 
 def _findings(tmp_path, helper: str = HELPER) -> dict[str, dict]:
     (tmp_path / ".git").mkdir()
-    (tmp_path / "prompt").mkdir()
-    (tmp_path / "nodes").mkdir()
+    (tmp_path / "prompt").mkdir(exist_ok=True)
+    (tmp_path / "nodes").mkdir(exist_ok=True)
     (tmp_path / "prompt" / "prompt.py").write_text(helper)
     (tmp_path / "prompt" / "CHAT.md").write_text("You are the library's assistant.\nLocale: {locale}\n"
                                                  "Current time: {current_time}\n" + RULES)
@@ -66,3 +66,27 @@ def test_a_helper_that_does_not_forward_its_keywords_fills_nothing(tmp_path):
     # no fill site: each value is judged by its name alone
     assert found["current_time"]["evidence"] == "its name (current_time)"
     assert found["locale"]["evidence"] == "its name (locale)"
+
+
+def test_a_sibling_no_call_of_the_helper_names_is_information(tmp_path):
+    (tmp_path / "prompt").mkdir(parents=True)
+    (tmp_path / "prompt" / "AGENT.md").write_text("Current time: {current_time}\n" + RULES)
+    found = _findings(tmp_path)
+    # CHAT.md is still measured as filled; AGENT.md, which no call of load_prompt names, is info
+    assert found["current_time"]["severity"] == "error"
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--format", "json", str(tmp_path / "prompt" / "AGENT.md")])
+    (agent,) = json.loads(result.output)["files"][0]["findings"]
+    assert (agent["code"], agent["severity"], agent["line"]) == ("PFX001", "info", 1)
+    assert agent["unnamed"] == {"sibling": "CHAT.md", "named_in": "nodes/chat.py"}
+
+
+def test_a_helper_called_with_a_computed_name_makes_no_claim(tmp_path):
+    (tmp_path / "prompt").mkdir(parents=True)
+    (tmp_path / "prompt" / "AGENT.md").write_text("Current time: {current_time}\n" + RULES)
+    (tmp_path / "nodes").mkdir(exist_ok=True)
+    (tmp_path / "nodes" / "agent.py").write_text("from prompt.prompt import load_prompt\n\n\n"
+                                                 "def run(kind):\n    return load_prompt(kind, current_time=1)\n")
+    _findings(tmp_path)
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--format", "json", str(tmp_path / "prompt" / "AGENT.md")])
+    (agent,) = json.loads(result.output)["files"][0]["findings"]
+    assert agent["severity"] == "error" and "unnamed" not in agent
