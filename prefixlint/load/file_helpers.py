@@ -27,23 +27,41 @@ from prefixlint.load.template import Variable
 def stem_fills(target: Path, root: Path) -> dict[str, Variable]:
     """The keywords of the first call of a name-building helper that names `target` by its stem."""
     from prefixlint.load.file_fills import _keywords, scope_of
-    from prefixlint.load.python_callers import repository_calls
     from prefixlint.load.python_modules import module_resolver
+
+    for module, call in stem_calls(target, root):
+        resolver = module_resolver(module)
+        same = at_position(resolver.tree, call)
+        found = _keywords(resolver, scope_of(resolver.tree, same.lineno), same, module.relative_to(root).as_posix()) \
+            if same is not None and same.keywords else {}
+        if found:
+            return found
+    return {}
+
+
+def stem_calls(target: Path, root: Path) -> list[tuple[Path, ast.Call]]:
+    """(module, call) for each call of a name-building helper whose first argument is `target`'s
+    stem, in the modules of the repository (the call a node of `module_tree(module)`)."""
+    from prefixlint.load.python_callers import repository_calls
+    from prefixlint.load.python_index import module_tree
     from prefixlint.load.python_walk import dotted
 
-    stem = target.stem.lower()
+    stem, found = target.stem.lower(), []
     for helper in _helpers(root, target.suffix.lower()):
         for module in repository_calls(root).get(helper, ()):
-            resolver = module_resolver(module)
-            for call in (n for n in ast.walk(resolver.tree) if isinstance(n, ast.Call) and n.args and n.keywords):
+            tree = module_tree(module)
+            for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.args) if tree is not None else ():
                 first = call.args[0]
                 if dotted(call.func).rsplit(".", 1)[-1] == helper and isinstance(first, ast.Constant) \
                         and isinstance(first.value, str) and first.value.lower() == stem:
-                    found = _keywords(resolver, scope_of(resolver.tree, call.lineno), call,
-                                      module.relative_to(root).as_posix())
-                    if found:
-                        return found
-    return {}
+                    found.append((module, call))
+    return found
+
+
+def at_position(tree: ast.Module, call: ast.Call) -> ast.Call | None:
+    """The call of `tree` at the place of `call` (a node of another parse of the same module)."""
+    return next((n for n in ast.walk(tree) if isinstance(n, ast.Call)
+                 and (n.lineno, n.col_offset) == (call.lineno, call.col_offset)), None)
 
 
 @lru_cache(maxsize=16)

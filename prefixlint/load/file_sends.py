@@ -73,6 +73,18 @@ def file_sent(path: str, text: str) -> tuple[str, str] | None:
                     if sent is None:
                         return None
                     found.append(sent)
+    from prefixlint.load.file_helpers import at_position, stem_calls
+    from prefixlint.load.python_index import repository_root
+
+    for module, call in stem_calls(target, repository_root(target.parent)):  # `load_prompt("CHAT", ...)`
+        tree = module_tree(module)
+        parents = walked(tree)[1] if tree is not None else {}
+        same = at_position(tree, call) if tree is not None else None
+        sent = _sent(_lifted(same.args[0], parents), _Place(module, repository_root(target.parent), tree, parents), 0) \
+            if same is not None and tree is not None else None
+        if sent is None:
+            return None
+        found.append(sent)
     return found[0] if found else None
 
 
@@ -108,8 +120,8 @@ def _lifted(node: ast.expr, parents: dict) -> ast.expr:
     reading = True
     while True:
         parent = parents.get(id(node))
-        if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div) and reading:
-            node = parent
+        if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div) and reading or isinstance(parent, ast.Await):
+            node = parent  # a path joined, or the awaited result of the reading call
         elif isinstance(parent, ast.Attribute) and parent.value is node:
             call = parents.get(id(parent))
             if not (isinstance(call, ast.Call) and call.func is parent):

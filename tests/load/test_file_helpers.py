@@ -90,3 +90,21 @@ def test_a_helper_called_with_a_computed_name_makes_no_claim(tmp_path):
     result = CliRunner().invoke(cli, ["check", "--isolated", "--format", "json", str(tmp_path / "prompt" / "AGENT.md")])
     (agent,) = json.loads(result.output)["files"][0]["findings"]
     assert agent["severity"] == "error" and "unnamed" not in agent
+
+
+def test_a_user_turn_named_by_its_stem_and_awaited_is_sent_as_the_user_s_message(tmp_path):
+    from prefixlint.load.file_sends import file_sent
+
+    helper = HELPER.replace("def load_prompt(", "async def load_prompt(")
+    _findings(tmp_path, helper)
+    (tmp_path / "prompt" / "CHAT_INPUT.md").write_text("{documents}\n# Now the user's query:\n{query}\n")
+    (tmp_path / "nodes" / "ask.py").write_text(
+        "from langchain_core.messages import HumanMessage, SystemMessage\n\nfrom prompt.prompt import load_prompt\n\n\n"
+        "async def ask(llm, documents, query):\n"
+        "    user = HumanMessage(\n        await load_prompt(\"CHAT_INPUT\", documents=documents, query=query)\n    )\n"
+        "    return await llm.ainvoke([SystemMessage(\"You are terse.\"), user])\n")
+    target = tmp_path / "prompt" / "CHAT_INPUT.md"
+    assert file_sent(str(target), target.read_text()) == ("user", "nodes/ask.py:8")
+    result = CliRunner().invoke(cli, ["check", "--isolated", "--format", "json", str(target)])
+    # its values are the request's own turn: no PFX007 for a stable prefix too short to cache
+    assert json.loads(result.output)["files"][0]["findings"] == []
