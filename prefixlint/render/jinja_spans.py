@@ -79,6 +79,9 @@ class JinjaTemplate:
                 outputs.append((index, child))
                 wrapped += [nodes.Const(f"{OPEN}{index}{SEP}"), child, nodes.Const(CLOSE)]
             output.nodes = wrapped
+        from prefixlint.render.jinja_filters import drop_unknown_filters
+
+        drop_unknown_filters(env, ast)  # the application's own filters (`env.filters["xml_text"] = ...`)
         try:
             compiled, undeclared = _generate(env, ast, f"{self.template.path}#{number}")
         except TemplateError as exc:  # an unknown filter or test, `loop` assigned, a constant that fails

@@ -153,7 +153,7 @@ def test_show_files_lists_what_would_be_checked(tmp_path, monkeypatch):
 
 def test_show_files_leaves_out_what_check_skips_once_it_reads_it(tmp_path, monkeypatch):
     """Some files a walk takes turn out to be no prompt only when read or rendered (an empty
-    template, a walked Jinja file whose filter no environment has): --show-files lists exactly
+    template, a walked Jinja file that assigns Jinja's `loop`): --show-files lists exactly
     the files check reports on, and a promptfoo configuration with the prompt file it names."""
     import shutil
 
@@ -161,15 +161,15 @@ def test_show_files_leaves_out_what_check_skips_once_it_reads_it(tmp_path, monke
     (tmp_path / "prompts").mkdir()
     (tmp_path / "prompts" / "good.j2").write_text("Today is {{ today }}. " + "Answer in English. " * 40 + "\n")
     (tmp_path / "prompts" / "empty.j2").write_text("")
-    (tmp_path / "prompts" / "filter.j2").write_text("Hello\n{{ name | nosuchfilter }}\n")
+    (tmp_path / "prompts" / "filter.j2").write_text("Hello\n{% for loop in names %}{{ loop }}{% endfor %}\n")
     monkeypatch.chdir(tmp_path)
     result = check("--isolated", "--show-files", ".")
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == ["eval/promptfooconfig.yaml", "eval/prompts/translate_chat.json",
                                           "prompts/good.j2"]
     assert "skipped: prompts/empty.j2 (empty: nothing to measure)" in result.stderr.splitlines()
-    assert "skipped: prompts/filter.j2 (Jinja template error: No filter named 'nosuchfilter'. (line 2))" in (
-        result.stderr.splitlines())
+    assert ("skipped: prompts/filter.j2 (Jinja template error: Can't assign to special loop variable in for-loop"
+            " target (line 2))") in result.stderr.splitlines()
     checked = json.loads(check("--isolated", "--no-cache", "--output-format", "json", ".").stdout)["files"]
     assert sorted({f["path"] for f in checked} | {f["config"] for f in checked if f.get("config")}) == (
         result.stdout.splitlines())

@@ -20,8 +20,9 @@ LC_HEAD = '{"lc": 1, "type": "constructor", "id": ["langchain", "prompts", "chat
 
 # file name, content, message fragment, line (None: the file as a whole)
 CLASSES = [
-    ("filter.j2", "Intro line\n{{ x|nosuchfilter }}\n", "No filter named 'nosuchfilter'", 2),
-    ("dotted_filter.j2", "{{ x|sort.keys }}\n", "No filter named 'sort.keys'", 1),
+    # a filter Jinja does not define is the application's own: measured with it taken out
+    ("filter.j2", "Intro line\n{{ x|nosuchfilter }}\n", None, None),
+    ("dotted_filter.j2", "{{ x|sort.keys }}\n", None, None),
     ("loop_target.j2", "a\nb\n{% for loop in x %}{{ loop }}{% endfor %}\n", "special loop variable", 3),
     ("const_attr.j2", "a\n{{ 1 if 'a'.role else 2 }}\n", "'str object' has no attribute 'role'", 2),
     ("date.yaml", "variables:\n  day: {samples: [2024-13-45]}\nprompt: 'On {{ day }}'\n",
