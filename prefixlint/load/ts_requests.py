@@ -1,7 +1,8 @@
 """A TypeScript/JavaScript value read from the HTTP request being served (issue 19 item 5): a
 route handler's `req.body.topic`, `const { topic } = await req.json()`, `formData.get("topic")`
 after `const formData = await request.formData()`, `new URL(req.url).searchParams.get("q")`,
-`req.query.q`. The handler's parameter is the request when it is named `req`/`request` or typed
+`req.query.q`, also through a validation (`formSchema.safeParse(await req.json()).data`,
+`JSON.parse(body)`). The handler's parameter is the request when it is named `req`/`request` or typed
 `Request`/`NextRequest` (Express, Next.js, Hono, the Fetch API); local `const`s are followed.
 
 Each request brings its own value, whatever the name: the placeholder is per request, unless
@@ -17,7 +18,11 @@ REQUEST_NAMES = frozenset({"req", "request"})
 REQUEST_TYPES = frozenset({"Request", "NextRequest", "IncomingMessage", "FastifyRequest", "HonoRequest"})
 _WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "non_null_expression", "await_expression",
                        "satisfies_expression", "type_assertion"})
-_DEPTH = 6
+_DEPTH = 8
+#: Methods that validate or decode a value and give back the same data (zod's `parse`/`safeParse`,
+#: yup's and joi's `validate`, `JSON.parse`): the request's value is followed through their argument.
+_VALIDATORS = frozenset({"parse", "safeParse", "parseAsync", "safeParseAsync", "validate", "validateSync",
+                         "validateAsync"})
 
 
 def request_read(sites, node, depth: int = 0):
@@ -32,8 +37,14 @@ def request_read(sites, node, depth: int = 0):
             node = node.child_by_field_name("object")
         elif node.type == "call_expression":
             callee = node.child_by_field_name("function")
-            node = callee.child_by_field_name("object") if callee is not None and callee.type == "member_expression" \
-                else None
+            member = callee is not None and callee.type == "member_expression"
+            method = callee.child_by_field_name("property") if member else None
+            arguments = node.child_by_field_name("arguments")
+            if method is not None and method.text.decode("utf-8", "replace") in _VALIDATORS and arguments is not None \
+                    and arguments.named_children:  # `schema.safeParse(body).data`: the same values, checked
+                node = arguments.named_children[0]
+            else:
+                node = callee.child_by_field_name("object") if member else None
         elif node.type == "new_expression":  # `new URL(req.url)`
             arguments = node.child_by_field_name("arguments")
             node = arguments.named_children[0] if arguments is not None and arguments.named_children else None

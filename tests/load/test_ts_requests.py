@@ -45,6 +45,10 @@ def findings(tmp_path, parameter: str, read: str, field: str = "topic") -> dict[
     ("incoming: Request", "const topic = new URL(incoming.url).searchParams.get('q');",
      "new URL(incoming.url).searchParams.get('q')"),
     ("req, res", "const topic = req.body.topic;", "req.body.topic"),
+    # through a validation that gives back the same data (zod's safeParse, JSON.parse)
+    ("req: Request", "const parsed = essaySchema.safeParse(await req.json());\n  const { topic } = parsed.data;",
+     "parsed.data"),
+    ("req: Request", "const { topic } = JSON.parse(await req.text());", "JSON.parse(await req.text())"),
 ])
 def test_a_value_read_from_the_request_is_per_request_whatever_its_name(tmp_path, parameter, read, shown):
     found = findings(tmp_path, parameter, read)
