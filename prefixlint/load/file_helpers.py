@@ -42,20 +42,27 @@ def stem_fills(target: Path, root: Path) -> dict[str, Variable]:
 def stem_calls(target: Path, root: Path) -> list[tuple[Path, ast.Call]]:
     """(module, call) for each call of a name-building helper whose first argument is `target`'s
     stem, in the modules of the repository (the call a node of `module_tree(module)`)."""
+    stem = target.stem.lower()
+    return [(module, call) for module, call in _helper_calls(root, target.suffix.lower()) if call.args
+            and isinstance(first := call.args[0], ast.Constant) and isinstance(first.value, str)
+            and first.value.lower() == stem]
+
+
+@lru_cache(maxsize=16)
+def _helper_calls(root: Path, suffix: str) -> tuple[tuple[Path, ast.Call], ...]:
+    """(module, call) for each call in the repository of a helper that builds names ending in
+    `suffix` (`_helpers`): found once per repository, for every prompt file asking."""
     from prefixlint.load.python_callers import repository_calls
     from prefixlint.load.python_index import module_tree
     from prefixlint.load.python_walk import dotted
 
-    stem, found = target.stem.lower(), []
-    for helper in _helpers(root, target.suffix.lower()):
+    found = []
+    for helper in _helpers(root, suffix):
         for module in repository_calls(root).get(helper, ()):
             tree = module_tree(module)
-            for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.args) if tree is not None else ():
-                first = call.args[0]
-                if dotted(call.func).rsplit(".", 1)[-1] == helper and isinstance(first, ast.Constant) \
-                        and isinstance(first.value, str) and first.value.lower() == stem:
-                    found.append((module, call))
-    return found
+            found += [(module, n) for n in (ast.walk(tree) if tree is not None else ())
+                      if isinstance(n, ast.Call) and dotted(n.func).rsplit(".", 1)[-1] == helper]
+    return tuple(found)
 
 
 def at_position(tree: ast.Module, call: ast.Call) -> ast.Call | None:
@@ -87,22 +94,10 @@ def named_stems(root: Path, suffix: str) -> dict[str, str] | None:
     """Each stem (lower case) the calls of the repository's name-building helpers pass -> the
     module passing it (the first); None when there is no helper, or a call passes anything but a
     string literal first (then the names the code opens are not all written)."""
-    from prefixlint.load.python_callers import repository_calls
-    from prefixlint.load.python_index import module_tree
-    from prefixlint.load.python_walk import dotted
-
-    helpers = _helpers(root, suffix.lower())
-    if not helpers:
-        return None
     stems: dict[str, str] = {}
-    for helper in helpers:
-        for module in repository_calls(root).get(helper, ()):
-            tree = module_tree(module)
-            for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)) if tree is not None else ():
-                if dotted(call.func).rsplit(".", 1)[-1] != helper:
-                    continue
-                first = call.args[0] if call.args else None
-                if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
-                    return None
-                stems.setdefault(first.value.lower(), module.relative_to(root).as_posix())
+    for module, call in _helper_calls(root, suffix.lower()):
+        first = call.args[0] if call.args else None
+        if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+            return None
+        stems.setdefault(first.value.lower(), module.relative_to(root).as_posix())
     return stems or None

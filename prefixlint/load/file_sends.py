@@ -76,12 +76,14 @@ def file_sent(path: str, text: str) -> tuple[str, str] | None:
     from prefixlint.load.file_helpers import at_position, stem_calls
     from prefixlint.load.python_index import repository_root
 
-    for module, call in stem_calls(target, repository_root(target.parent)):  # `load_prompt("CHAT", ...)`
+    root = repository_root(target.parent)
+    for module, call in stem_calls(target, root):  # `load_prompt("CHAT", ...)`
         tree = module_tree(module)
-        parents = walked(tree)[1] if tree is not None else {}
         same = at_position(tree, call) if tree is not None else None
-        sent = _sent(_lifted(same.args[0], parents), _Place(module, repository_root(target.parent), tree, parents), 0) \
-            if same is not None and tree is not None else None
+        if tree is None or same is None:
+            return None
+        parents = walked(tree)[1]
+        sent = _sent(_lifted(same.args[0], parents), _Place(module, root, tree, parents), 0)
         if sent is None:
             return None
         found.append(sent)
@@ -161,24 +163,27 @@ def _sent(value: ast.expr, place: _Place, depth: int) -> tuple[str, str] | None:
     if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
         uses = [(use, place) for use in _reads(parent, parent.targets[0], place.tree, parents)]
     elif isinstance(parent, ast.Return) and (function := python_turns.function_of(parent, parents)) is not None:
-        uses = [(call, place) for call in python_turns.calls_named(place.tree, function.name)]  # in the module
-        uses += _callers_elsewhere(place, function)
+        elsewhere = _callers_elsewhere(place, function)
+        if elsewhere is None:
+            return None
+        uses = [(call, place) for call in python_turns.calls_named(place.tree, function.name)] + elsewhere
     sent = [_sent(_lifted(use, where.parents), where, depth + 1) for use, where in uses]
     return sent[0] if sent and None not in sent else None
 
 
-def _callers_elsewhere(place: _Place, function) -> list[tuple[ast.expr, _Place]]:
-    """The calls of a public module-level `function` in the modules of the repository importing it."""
+def _callers_elsewhere(place: _Place, function) -> list[tuple[ast.expr, _Place]] | None:
+    """The calls of a public module-level `function` in the modules of the repository importing it;
+    None when one cannot be found again in its module's tree."""
+    from prefixlint.load.file_helpers import at_position
     from prefixlint.load.python_callers import callers_elsewhere
     from prefixlint.load.python_modules import module_resolver
 
     found: list[tuple[ast.expr, _Place]] = []
     for resolver, call, where in callers_elsewhere(module_resolver(place.module), function):
         other = _Place(place.root / where, place.root, resolver.tree, walked(resolver.tree)[1])
-        same = next((n for n in ast.walk(other.tree) if isinstance(n, ast.Call)
-                     and (n.lineno, n.col_offset) == (call.lineno, call.col_offset)), None)
+        same = at_position(other.tree, call)
         if same is None:
-            return []  # a call that cannot be followed: nothing is known of how it sends the text
+            return None  # a call that cannot be followed: nothing is known of how it sends the text
         found.append((same, other))
     return found
 

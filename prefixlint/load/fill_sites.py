@@ -10,6 +10,7 @@ evidence (`filled by os.getenv("BOT_NAME") (bot.py:12)`).
 from __future__ import annotations
 
 import ast
+from typing import TypeGuard
 
 from prefixlint.load.classify import name_words
 from prefixlint.load.computed import filled_by
@@ -61,27 +62,32 @@ def attribute_fill(resolver, node: ast.expr) -> Variable | None:
     `self.turn = self.turn + 1`): the object's state evolves while it lives, so the value changes
     between the requests it builds. An attribute a method only sets (`self.persona = persona`)
     shows no such thing."""
-    reads = {n.attr: n for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
-             and n.value.id == "self" and isinstance(n.ctx, ast.Load)}
-    if not reads:
-        return None
+    reads = {n.attr for n in ast.walk(node) if _self_attribute(n) and isinstance(n.ctx, ast.Load)}
     owner = next((c for c in ast.walk(resolver.tree) if isinstance(c, ast.ClassDef)
-                  and c.lineno <= node.lineno <= (c.end_lineno or c.lineno)), None)
-    for method in (m for m in (owner.body if owner is not None else ()) if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
-                   and m.name != "__init__"):
-        for statement in ast.walk(method):  # `self.x -= n`, `self.x = max(0, self.x)`: a state that evolves
-            targets = [statement.target] if isinstance(statement, ast.AugAssign) else \
-                statement.targets if isinstance(statement, ast.Assign) else []
-            for target in targets:
-                if isinstance(statement, ast.Assign) and isinstance(target, ast.Attribute) and not any(
-                        isinstance(n, ast.Attribute) and n.attr == target.attr and isinstance(n.value, ast.Name)
-                        and n.value.id == "self" for n in ast.walk(statement.value)):
-                    continue  # set anew (`self.persona = persona` in a setup method): no evolution shown
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                        and target.value.id == "self" and target.attr in reads:
+                  and c.lineno <= node.lineno <= (c.end_lineno or c.lineno)), None) if reads else None
+    for method in (owner.body if owner is not None else ()):
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name != "__init__":
+            for target in _updated_from_itself(method):
+                if target.attr in reads:
                     return Variable("value", "per_request", (), target.lineno,
                                     f"self.{target.attr}, which {method.name}() changes")
     return None
+
+
+def _self_attribute(node: ast.AST) -> TypeGuard[ast.Attribute]:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _updated_from_itself(method: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Attribute]:
+    """The `self.x` the method updates from its own value: `self.x -= n`, `self.x = max(0, self.x)`."""
+    found: list[ast.Attribute] = []
+    for statement in ast.walk(method):
+        if isinstance(statement, ast.AugAssign) and _self_attribute(statement.target):
+            found.append(statement.target)
+        elif isinstance(statement, ast.Assign):
+            found += [t for t in statement.targets if _self_attribute(t)
+                      and any(_self_attribute(n) and n.attr == t.attr for n in ast.walk(statement.value))]
+    return found
 
 
 def state_fill(resolver, node: ast.expr, name: str) -> Variable | None:

@@ -85,8 +85,10 @@ def local_fill(resolver, name: ast.Name) -> Variable | None:
     for _ in range(3):
         reads = []
         for local, at in names:
-            for value in resolver.scopes.assigned(local, at) if local not in seen else ():
-                seen.add(local)
+            if local in seen:
+                continue
+            seen.add(local)
+            for value in resolver.scopes.assigned(local, at):
                 read = [n for n in ast.walk(value) if isinstance(n, ast.Name)]
                 if any(n.id in parameters for n in read):
                     return Variable("value", None, (), value.lineno,

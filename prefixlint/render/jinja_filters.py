@@ -9,27 +9,18 @@ from __future__ import annotations
 from typing import Any
 
 
-def drop_unknown_filters(env: Any, tree: Any) -> tuple[str, ...]:
+def drop_unknown_filters(env: Any, tree: Any) -> None:
     """Replace, in the parsed template `tree`, each filter that `env` does not define by the value
-    it filters (a `{% filter name %}` block by its body); the names taken out, in order."""
+    it filters (a `{% filter name %}` block by its body)."""
     from jinja2.visitor import NodeTransformer
-
-    dropped: list[str] = []
 
     class Dropper(NodeTransformer):
         def visit_Filter(self, node):  # noqa: N802  (jinja2's visitor names)
             node = self.generic_visit(node)
-            if node.name in env.filters or node.node is None:
-                return node
-            dropped.append(node.name)
-            return node.node
+            return node if node.name in env.filters or node.node is None else node.node
 
         def visit_FilterBlock(self, node):  # noqa: N802
             node = self.generic_visit(node)
-            if node.filter.name in env.filters:
-                return node
-            dropped.append(node.filter.name)
-            return node.body
+            return node if node.filter.name in env.filters else node.body
 
     Dropper().visit(tree)
-    return tuple(dict.fromkeys(dropped))

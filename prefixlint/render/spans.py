@@ -58,10 +58,13 @@ def last_user_turn(messages: Sequence[RenderedMessage], index: int, template: An
     """Whether `messages[index]` is the last user message: a user message no user message follows,
     in a conversation, the only message of a chat program source sends (the user's turn:
     LangChain's `from_template`, `messages: [{role: 'user', content}]`), or a text program source
-    sends with no role the code shows (a builder's returned f-string: the whole request). Its
+    sends with no role the code shows (a builder's returned f-string: the whole request), or a file
+    the code sends as the user's message (`Template.sent_as`). Its
     system prompts are known by evidence (`system=`, a system role, a name that says so)."""
     from prefixlint.load.registry import loader_for
 
+    if len(messages) == 1 and getattr(template, "sent_as", None) == "user":
+        return True  # a prompt file the code sends as the user's message (`load.file_sends`), a CrewAI task
     alone = len(messages) == 1 and template is not None and loader_for(template.format).program_source
     if alone and messages[0].role is None and not template.is_chat:
         return True

@@ -202,8 +202,7 @@ def stable_prefix_below_minimum(rule: Rule, data: Measured) -> Iterator[Finding]
     if overall is None or not data.volatiles or overall.fixed_reusable_tokens > 0:
         return
     first = min(data.volatiles, key=lambda item: item.placeholder.offset)
-    sent_as_user = data.template is not None and data.template.sent_as == "user"
-    if first.in_last_user_message or sent_as_user:  # the request's own turn, where its values belong
+    if first.in_last_user_message:  # the request's own turn, where its values belong: nothing to reorder
         return
     profile = data.profile
     minimum = max(profile.min_tokens, profile.unit if profile.whole_units_only else 1)
